@@ -1,0 +1,78 @@
+//! `keel lint`: judge every spec node at HEAD.
+//!
+//! Owns: opening the database, running lint, choosing the exit status, `--stats`.
+//! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
+
+use super::{CommandError, Format};
+use crate::exit::ExitStatus;
+use crate::render;
+use keel_engine::KeelDatabase;
+use keel_queries::lint::{LintError, LintReport, lint};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Did a commit since a spec's last version change the code units it pins?
+///
+/// Exit 0: nothing blocks; 1: a blocking finding or unverified anchors; 2: bad usage or
+/// unreadable input.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LintArgs {
+    /// The repository (any folder inside its work tree).
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Print one JSON line of work counters to stderr: images parsed, hunk sets diffed,
+    /// tracked queries executed.
+    #[arg(long)]
+    stats: bool,
+}
+
+pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
+    let db = KeelDatabase::open(&args.repo)?;
+    let report = lint_or_refuse(&db)?;
+    print_report(&report, args.format)?;
+    if args.stats {
+        eprintln!("{}", render::stats_line(&db));
+    }
+    Ok(status_of(&report))
+}
+
+/// Runs lint; a spec keel refuses to read becomes a usage error naming file and line.
+pub(crate) fn lint_or_refuse(db: &KeelDatabase) -> Result<LintReport, CommandError> {
+    lint(db).map_err(|err| match err {
+        LintError::Specs(errors) => CommandError(
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\nerror: "),
+        ),
+        LintError::Object(err) => {
+            CommandError(format!("{err}; repair: run `git fsck` on the repository"))
+        }
+    })
+}
+
+/// Prints the report in the chosen format on stdout.
+pub(crate) fn print_report(report: &LintReport, format: Format) -> Result<(), CommandError> {
+    let text = match format {
+        Format::Text => render::lint_text(report, render::use_colour()),
+        Format::Json => render::lint_json(report),
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()) {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(CommandError::from),
+    }
+}
+
+/// Exit 1 when the report blocks.
+pub(crate) fn status_of(report: &LintReport) -> ExitStatus {
+    if report.blocks() {
+        ExitStatus::Blocked
+    } else {
+        ExitStatus::Clean
+    }
+}

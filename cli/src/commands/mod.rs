@@ -1,0 +1,57 @@
+//! The commands: one module each, plus the shared argv types and error.
+//!
+//! Owns: the clap definitions and dispatch. Does not own: rendering (`render`).
+
+mod demo;
+mod lint;
+
+use crate::exit::ExitStatus;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::fmt;
+
+/// keel: spec drift, session impact and semantic impact for git repositories.
+#[derive(Debug, Parser)]
+#[command(name = "keel", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Lint(lint::LintArgs),
+    Demo(demo::DemoArgs),
+}
+
+/// Output formats of report commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Human-readable, grouped by node.
+    Text,
+    /// Machine-readable JSON (one document on stdout).
+    Json,
+}
+
+/// A command that could not run: printed as one `error:` line, exit 2.
+#[derive(Debug)]
+pub(crate) struct CommandError(pub(crate) String);
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<E: std::error::Error> From<E> for CommandError {
+    fn from(err: E) -> Self {
+        Self(err.to_string())
+    }
+}
+
+/// Runs the parsed command.
+pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
+    match cli.command {
+        Command::Lint(args) => lint::cmd_lint(&args),
+        Command::Demo(args) => demo::cmd_demo(&args),
+    }
+}

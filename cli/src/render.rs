@@ -1,0 +1,139 @@
+//! Rendering: lint reports as text (grouped by node) or JSON, and the `--stats` line.
+//!
+//! Owns: layout, colour (only on a terminal, never with `NO_COLOR`) and JSON encoding.
+//! Does not own: what a finding says (`keel_queries::lint` words it).
+
+use keel_engine::KeelDatabase;
+use keel_queries::lint::{Finding, HitRecord, LintReport, Severity};
+use std::fmt::Write;
+use std::io::IsTerminal;
+
+/// True when stdout is a terminal and `NO_COLOR` is unset or empty.
+pub(crate) fn use_colour() -> bool {
+    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_colour && std::io::stdout().is_terminal()
+}
+
+fn paint(text: &str, code: &str, colour: bool) -> String {
+    if colour {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// The text report: a header, then each node with its findings (or `ok`), then totals.
+pub(crate) fn lint_text(report: &LintReport, colour: bool) -> String {
+    let mut out = String::new();
+    let Some(tip) = &report.tip else {
+        out.push_str("keel lint: the repository has no commits; nothing to judge\n");
+        return out;
+    };
+    let s = &report.summary;
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        out,
+        "keel lint at {} ({} nodes, {} anchors)",
+        &tip[..tip.len().min(12)],
+        s.nodes,
+        s.anchors
+    );
+    let mut current: Option<&str> = None;
+    for finding in &report.findings {
+        if current != Some(finding.node.as_str()) {
+            current = Some(&finding.node);
+            let _ = writeln!(out, "\n{}", paint(&finding.node, "1", colour));
+        }
+        finding_text(&mut out, finding, colour);
+    }
+    let clean: Vec<&str> = report
+        .nodes
+        .iter()
+        .filter(|node| !report.findings.iter().any(|f| &f.node == *node))
+        .map(String::as_str)
+        .collect();
+    if !clean.is_empty() {
+        let _ = writeln!(out, "\nclean: {}", clean.join(", "));
+    }
+    for item in &report.unverified {
+        let _ = writeln!(
+            out,
+            "\nunverified: {} {}#{} ({})",
+            item.node,
+            item.path,
+            item.selectors.join(","),
+            item.reason
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n{} error(s), {} warning(s){}",
+        s.errors,
+        s.warnings,
+        if report.blocks() { ": blocked" } else { ": ok" }
+    );
+    out
+}
+
+fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
+    let label = match finding.severity {
+        Severity::Error => paint(&format!("error[{}]", finding.code), "31", colour),
+        Severity::Warning => paint(&format!("warning[{}]", finding.code), "33", colour),
+    };
+    let target = if finding.selectors.is_empty() {
+        finding.path.clone()
+    } else {
+        format!("{}#{}", finding.path, finding.selectors.join(","))
+    };
+    let _ = writeln!(out, "  {label} {target}");
+    let _ = writeln!(out, "    {}", finding.message);
+    for hit in &finding.hits {
+        let _ = writeln!(out, "    {}", hit_text(hit));
+    }
+    let _ = writeln!(out, "    repair: {}", finding.repair);
+}
+
+fn hit_text(hit: &HitRecord) -> String {
+    let mut line = hit.commit[..hit.commit.len().min(12)].to_owned();
+    if !hit.selectors.is_empty() {
+        line.push_str("  ");
+        line.push_str(&hit.selectors.join(", "));
+    }
+    if let Some(side) = hit.side {
+        let side = match side {
+            keel_queries::anchors::Side::Added => "added lines",
+            keel_queries::anchors::Side::Deleted => "deleted lines",
+            keel_queries::anchors::Side::Both => "added and deleted lines",
+        };
+        line.push_str(&format!("  ({side})"));
+    }
+    if hit.conservative {
+        line.push_str("  [conservative]");
+    }
+    line
+}
+
+/// The JSON report (`keel.lint.v1`), pretty-printed, newline-terminated.
+pub(crate) fn lint_json(report: &LintReport) -> String {
+    // The report holds only strings, numbers, booleans and lists: serialization cannot fail.
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// One JSON line of work counters from the query log.
+pub(crate) fn stats_line(db: &KeelDatabase) -> String {
+    let executed: Vec<String> = db
+        .query_log()
+        .take()
+        .into_iter()
+        .map(|key| db.query_name(key))
+        .collect();
+    let count = |name: &str| executed.iter().filter(|n| n.as_str() == name).count();
+    serde_json::json!({
+        "images_parsed": count("image_units"),
+        "hunk_sets_diffed": count("image_hunks"),
+        "queries_executed": executed.len(),
+    })
+    .to_string()
+}

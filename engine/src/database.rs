@@ -1,0 +1,268 @@
+//! [`KeelDatabase`]: the one concrete salsa database, and the [`Db`] trait queries see.
+//!
+//! Owns: opening a repository, the storage, the commit index (object id → input), and
+//! the event log. The database lives for the whole process; `apply_changes` is the only
+//! way anything outside reaches its inputs after it is opened.
+//! Does not own: derived answers (`keel-queries`), the change vocabulary ([`crate::changes`]).
+
+use crate::events::QueryLog;
+use crate::inputs::{Commit, Config, Tip};
+use crate::objects::ObjectStore;
+use crate::oid::Oid;
+use crate::settings::{SETTINGS_FILE, Settings, SettingsError};
+use salsa::{Durability, Setter};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What every derived query may ask of the database besides its inputs.
+#[salsa::db]
+pub trait Db: salsa::Database {
+    /// Content-addressed object reads (pure by object id).
+    fn objects(&self) -> &ObjectStore;
+}
+
+/// Why the engine could not read the world.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(
+        "{path}: not a git repository (or any parent up to the file system root); repair: run keel inside a git work tree or pass --repo DIR"
+    )]
+    NotARepository { path: PathBuf },
+    #[error(
+        "{path}: cannot read the repository: {reason}; repair: check the path and its permissions, or run `git fsck`"
+    )]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{path}: {reason}; repair: make the file readable UTF-8 text")]
+    UnreadableFile { path: PathBuf, reason: String },
+    #[error("{root}/{error}")]
+    Settings { root: String, error: SettingsError },
+}
+
+/// The concrete database: storage, the repository's objects and the commit index.
+#[salsa::db]
+#[derive(Clone)]
+pub struct KeelDatabase {
+    storage: salsa::Storage<Self>,
+    objects: Arc<ObjectStore>,
+    log: QueryLog,
+    workdir: Option<PathBuf>,
+    git_dir: PathBuf,
+    commits: HashMap<Oid, Commit>,
+}
+
+#[salsa::db]
+impl salsa::Database for KeelDatabase {}
+
+#[salsa::db]
+impl Db for KeelDatabase {
+    fn objects(&self) -> &ObjectStore {
+        &self.objects
+    }
+}
+
+impl KeelDatabase {
+    /// Opens the repository holding `path` and reads HEAD and `keel.toml` into inputs.
+    pub fn open(path: &Path) -> Result<Self, EngineError> {
+        if !path.exists() {
+            return Err(EngineError::Unreadable {
+                path: path.to_owned(),
+                reason: "no such file or directory".to_owned(),
+            });
+        }
+        let repo = gix::discover(path).map_err(|_| EngineError::NotARepository {
+            path: path.to_owned(),
+        })?;
+        let log = QueryLog::default();
+        let recorder = log.clone();
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            recorder.record(&event);
+        })));
+        let mut db = Self {
+            storage,
+            workdir: repo.workdir().map(Path::to_owned),
+            git_dir: repo.git_dir().to_owned(),
+            objects: Arc::new(ObjectStore::new(repo)),
+            log,
+            commits: HashMap::new(),
+        };
+        let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
+        let _: Config = Config::builder(Settings::default())
+            .durability(Durability::LOW)
+            .new(&db);
+        db.apply_changes(&[crate::ChangeEvent::Rescan])?;
+        Ok(db)
+    }
+
+    /// The log of executed queries (for `--stats` and incrementality tests).
+    pub fn query_log(&self) -> &QueryLog {
+        &self.log
+    }
+
+    /// The name salsa gives the query behind an executed key (the function's name).
+    pub fn query_name(&self, key: salsa::DatabaseKeyIndex) -> String {
+        salsa::Database::ingredient_debug_name(self, key.ingredient_index()).into_owned()
+    }
+
+    /// The work tree's root, `None` for a bare repository.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.workdir.as_deref()
+    }
+
+    /// The repository's git directory.
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// Re-reads HEAD; sets the tip input only if it moved. Returns whether it moved.
+    pub(crate) fn sync_tip(&mut self) -> Result<bool, EngineError> {
+        let head = self.read_head()?;
+        let commit = head.map(|oid| self.commit_input(oid)).transpose()?;
+        let tip = Tip::get(self);
+        if tip.commit(self) == commit {
+            return Ok(false);
+        }
+        tip.set_commit(self).to(commit);
+        Ok(true)
+    }
+
+    /// Re-reads `keel.toml` from the work tree; sets the input only if it changed.
+    pub(crate) fn sync_settings(&mut self) -> Result<bool, EngineError> {
+        let settings = self.read_settings()?;
+        let config = Config::get(self);
+        if config.settings(self) == &settings {
+            return Ok(false);
+        }
+        config.set_settings(self).to(settings);
+        Ok(true)
+    }
+
+    fn read_head(&self) -> Result<Option<Oid>, EngineError> {
+        let repo = gix::open(&self.git_dir).map_err(|err| self.unreadable(&err))?;
+        let head = repo.head_id();
+        match head {
+            Ok(id) => Ok(Some(Oid(id.detach()))),
+            Err(_) if repo.head().is_ok_and(|h| h.is_unborn()) => Ok(None),
+            Err(err) => Err(self.unreadable(&err)),
+        }
+    }
+
+    fn read_settings(&self) -> Result<Settings, EngineError> {
+        let Some(root) = &self.workdir else {
+            return Ok(Settings::default());
+        };
+        let path = root.join(SETTINGS_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Settings::default());
+            }
+            Err(err) => {
+                return Err(EngineError::UnreadableFile {
+                    path,
+                    reason: err.to_string(),
+                });
+            }
+        };
+        let text = String::from_utf8(bytes).map_err(|err| EngineError::UnreadableFile {
+            path: path.clone(),
+            reason: format!(
+                "not UTF-8 (invalid byte at offset {})",
+                err.utf8_error().valid_up_to()
+            ),
+        })?;
+        Settings::parse(&text).map_err(|error| EngineError::Settings {
+            root: root.display().to_string(),
+            error,
+        })
+    }
+
+    /// The input for commit `oid`, creating inputs for it and every ancestor not yet
+    /// known (parents before children), so one new commit costs one object read.
+    fn commit_input(&mut self, oid: Oid) -> Result<Commit, EngineError> {
+        if let Some(&known) = self.commits.get(&oid) {
+            return Ok(known);
+        }
+        let repo = gix::open(&self.git_dir).map_err(|err| self.unreadable(&err))?;
+        let shallow = shallow_commits(&repo).map_err(|err| self.unreadable(&err))?;
+        let mut read: HashMap<Oid, RawCommit> = HashMap::new();
+        let mut stack = vec![oid];
+        while let Some(&id) = stack.last() {
+            if self.commits.contains_key(&id) {
+                stack.pop();
+                continue;
+            }
+            if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(id) {
+                let raw = read_commit(&repo, id, &shallow).map_err(|err| self.unreadable(&err))?;
+                stack.extend(raw.parents.iter().filter(|p| !self.commits.contains_key(p)));
+                slot.insert(raw);
+                continue;
+            }
+            stack.pop();
+            let Some(raw) = read.remove(&id) else {
+                continue;
+            };
+            let parents = raw
+                .parents
+                .iter()
+                .filter_map(|p| self.commits.get(p).copied())
+                .collect();
+            let input = Commit::builder(id, parents, raw.tree, raw.message, raw.committer_time)
+                .durability(Durability::HIGH)
+                .new(&*self);
+            self.commits.insert(id, input);
+        }
+        self.commits
+            .get(&oid)
+            .copied()
+            .ok_or_else(|| EngineError::Unreadable {
+                path: self.git_dir.clone(),
+                reason: format!("commit {oid} could not be indexed"),
+            })
+    }
+
+    fn unreadable(&self, err: &dyn std::fmt::Display) -> EngineError {
+        EngineError::Unreadable {
+            path: self.git_dir.clone(),
+            reason: err.to_string(),
+        }
+    }
+}
+
+/// The fields keel keeps of a commit object.
+struct RawCommit {
+    parents: Vec<Oid>,
+    tree: Oid,
+    message: String,
+    committer_time: i64,
+}
+
+fn read_commit(
+    repo: &gix::Repository,
+    id: Oid,
+    shallow: &HashSet<Oid>,
+) -> Result<RawCommit, Box<dyn std::error::Error + Send + Sync>> {
+    let commit = repo.find_commit(id.0)?;
+    let decoded = commit.decode()?;
+    let parents = if shallow.contains(&id) {
+        Vec::new()
+    } else {
+        decoded.parents().map(Oid).collect()
+    };
+    Ok(RawCommit {
+        parents,
+        tree: Oid(decoded.tree()),
+        message: String::from_utf8_lossy(decoded.message).into_owned(),
+        committer_time: decoded.committer()?.seconds(),
+    })
+}
+
+/// Commits whose parents a shallow clone cut off.
+fn shallow_commits(
+    repo: &gix::Repository,
+) -> Result<HashSet<Oid>, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(repo
+        .shallow_commits()?
+        .map(|commits| commits.iter().copied().map(Oid).collect())
+        .unwrap_or_default())
+}

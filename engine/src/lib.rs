@@ -1,0 +1,25 @@
+//! keel-engine: the salsa database, its inputs, and everything that reads the world.
+//!
+//! ### Terminology
+//! - *input*: a fact read from outside (a commit, the tip, the settings); only this
+//!   crate creates inputs or calls their setters, and only through [`KeelDatabase::apply_changes`]
+//!   after the database is opened.
+//! - *object*: a git object named by its id; immutable, so reading one by id is a pure
+//!   function of the id ([`objects::ObjectStore`]).
+//! - *tip*: the commit lint judges (HEAD).
+//!
+//! Owns: opening a repository through gix (keel's read path never spawns `git`), walking
+//! new commits into [`inputs::Commit`] inputs, reading `keel.toml`, the query event log.
+//! Does not own: any derived answer (that is `keel-queries`) or any rendering (`keel`).
+
+pub mod changes;
+pub mod database;
+pub mod events;
+pub mod inputs;
+pub mod objects;
+pub mod oid;
+pub mod settings;
+
+pub use changes::{ChangeEvent, ChangeResult};
+pub use database::{Db, EngineError, KeelDatabase};
+pub use oid::Oid;

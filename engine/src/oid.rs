@@ -1,0 +1,36 @@
+//! [`Oid`]: keel's name for a git object id.
+//!
+//! Owns: the id type every crate above the engine uses, so none of them depends on gix.
+//! Does not own: reading objects ([`crate::objects`]).
+
+use std::fmt;
+
+/// A git object id (commit, tree or blob).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Oid(pub(crate) gix::ObjectId);
+
+impl Oid {
+    /// Parses a full hexadecimal object id.
+    pub fn from_hex(hex: &str) -> Option<Self> {
+        gix::ObjectId::from_hex(hex.as_bytes()).ok().map(Self)
+    }
+
+    /// The first `len` hexadecimal digits.
+    pub fn short(&self, len: usize) -> String {
+        let mut hex = self.to_string();
+        hex.truncate(len);
+        hex
+    }
+}
+
+impl fmt::Display for Oid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Debug for Oid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Oid({})", self.short(10))
+    }
+}

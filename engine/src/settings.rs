@@ -1,0 +1,157 @@
+//! `keel.toml`: the repository's settings, parsed strictly.
+//!
+//! Owns: the settings schema, its defaults, and the loud error for a file that does not
+//! fit it (unknown key, wrong type, bad value), naming file, line and repair.
+//! Does not own: reading the file (the database does that on open and on change).
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The settings file's name at the repository root.
+pub const SETTINGS_FILE: &str = "keel.toml";
+
+/// All of `keel.toml`; every key is optional.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    pub lint: LintSettings,
+    pub sessions: SessionSettings,
+    /// Extra agent trailers: harness id → case-insensitive regex over trailer lines.
+    pub trailers: BTreeMap<String, String>,
+    pub impact: ImpactSettings,
+}
+
+/// `[lint]`
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LintSettings {
+    /// What a scoped entry's file change that misses every selector reports.
+    pub scoped_code_miss: ScopedCodeMiss,
+    /// Roots of source discovery; a spec may still govern a path outside them.
+    pub governed_roots: Vec<String>,
+}
+
+impl Default for LintSettings {
+    fn default() -> Self {
+        Self {
+            scoped_code_miss: ScopedCodeMiss::Warn,
+            governed_roots: Vec::new(),
+        }
+    }
+}
+
+/// `[lint] scoped_code_miss`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopedCodeMiss {
+    /// Keep the ordinary advisory drift warning (the default).
+    Warn,
+    /// Silence only that advisory.
+    Ignore,
+}
+
+/// `[sessions]`
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SessionSettings {
+    pub repos: Vec<String>,
+    pub days: u32,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        Self {
+            repos: Vec::new(),
+            days: 30,
+        }
+    }
+}
+
+/// `[impact]`
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImpactSettings {
+    pub depth: u32,
+    pub max_bytes: u64,
+    pub max_nodes: u32,
+}
+
+impl Default for ImpactSettings {
+    fn default() -> Self {
+        Self {
+            depth: 1,
+            max_bytes: 65_536,
+            max_nodes: 256,
+        }
+    }
+}
+
+/// A `keel.toml` that does not fit the schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{SETTINGS_FILE}:{line}: {message}; repair: {repair}")]
+pub struct SettingsError {
+    /// 1-based line of the offending key or value.
+    pub line: usize,
+    pub message: String,
+    pub repair: String,
+}
+
+impl Settings {
+    /// Parses the text of `keel.toml`.
+    pub fn parse(text: &str) -> Result<Self, SettingsError> {
+        toml::from_str(text).map_err(|err| {
+            let line = err
+                .span()
+                .map_or(1, |span| line_of_offset(text, span.start));
+            SettingsError {
+                line,
+                message: err.message().trim().to_owned(),
+                repair: "fix or remove that key; the keys are documented in README.md under \"Settings\"".to_owned(),
+            }
+        })
+    }
+}
+
+/// 1-based line holding byte `offset` of `text`.
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        let settings = Settings::parse("").expect("empty settings are valid");
+        assert_eq!(settings, Settings::default());
+        assert_eq!(settings.lint.scoped_code_miss, ScopedCodeMiss::Warn);
+        assert_eq!(settings.impact.max_nodes, 256);
+    }
+
+    #[test]
+    fn scoped_code_miss_ignore_is_read() {
+        let settings =
+            Settings::parse("[lint]\nscoped_code_miss = \"ignore\"\n").expect("valid settings");
+        assert_eq!(settings.lint.scoped_code_miss, ScopedCodeMiss::Ignore);
+    }
+
+    #[test]
+    fn unknown_key_names_its_line() {
+        let err = Settings::parse("[lint]\nscoped_code_miss = \"warn\"\nscoped_miss = 1\n")
+            .expect_err("unknown key must be refused");
+        assert_eq!(err.line, 3);
+        assert!(err.message.contains("scoped_miss"), "{err}");
+    }
+
+    #[test]
+    fn bad_enum_value_names_its_line() {
+        let err = Settings::parse("\n[lint]\nscoped_code_miss = \"loud\"\n")
+            .expect_err("unknown variant must be refused");
+        assert_eq!(err.line, 3);
+    }
+}

@@ -1,0 +1,277 @@
+//! Anchors: selectors, the ONE verdict classifier, and the ONE hunk∩range predicate.
+//!
+//! Owns: [`Selector`] syntax, [`classify`] (live | type-only | dead | ambiguous |
+//! unparseable | no-extractor | extractor-unavailable) for every reader — lint's tip
+//! check, historical hit ranges, and any later consumer — and [`touches`].
+//! Does not own: wording (each reader words its own findings) or extraction (`extract`).
+
+use crate::diff::Hunk;
+use crate::extract::{ExtractError, Unit, UnitKind};
+use std::fmt;
+
+/// A dotted qualified unit name: `login`, `Session.refresh`, `Widget.#secret`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Selector(String);
+
+impl Selector {
+    /// Parses a selector: non-empty `.`-separated identifiers (a segment may start with
+    /// `#` for a private class member), no whitespace.
+    pub fn parse(text: &str) -> Option<Self> {
+        let valid = text.split('.').all(|segment| {
+            let ident = segment.strip_prefix('#').unwrap_or(segment);
+            let mut chars = ident.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+                && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        });
+        valid.then(|| Self(text.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A unit's lines: 1-based, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl LineRange {
+    fn of(unit: &Unit) -> Self {
+        Self {
+            start: unit.start_line,
+            end: unit.end_line,
+        }
+    }
+}
+
+/// What reading one image gave: the input every verdict is classified from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ImageUnits {
+    /// The file does not exist in that tree.
+    Absent,
+    /// No extractor is designated for the file's extension.
+    NoExtractor,
+    /// The designated extractor ran.
+    Extracted(Result<Vec<Unit>, ExtractError>),
+}
+
+/// The verdict on one selector in one image.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Exactly one unit of that name.
+    Live(LineRange),
+    /// Exactly one unit, and it is a type or interface: resolves, with a warning.
+    TypeOnly(LineRange),
+    /// No unit of that name (the file exists).
+    Dead,
+    /// The file does not exist.
+    FileMissing,
+    /// Several units share the name (and are not one overload/property group).
+    Ambiguous(Vec<LineRange>),
+    /// The file does not parse.
+    Unparseable { line: u32, reason: String },
+    /// No extractor for the file's language.
+    NoExtractor,
+    /// The designated extractor cannot run here.
+    ExtractorUnavailable { reason: String },
+}
+
+impl Verdict {
+    /// The ranges a hunk must touch to hit this selector; `None` when the image could
+    /// not be read as units, so a change to it counts as a conservative hit.
+    pub fn hit_ranges(&self) -> Option<Vec<LineRange>> {
+        match self {
+            Self::Live(range) | Self::TypeOnly(range) => Some(vec![*range]),
+            Self::Ambiguous(ranges) => Some(ranges.clone()),
+            Self::Dead | Self::FileMissing => Some(Vec::new()),
+            Self::Unparseable { .. } | Self::NoExtractor | Self::ExtractorUnavailable { .. } => {
+                None
+            }
+        }
+    }
+}
+
+/// The one classifier: the verdict on `selector` given what an image yielded.
+pub fn classify(image: &ImageUnits, selector: &Selector) -> Verdict {
+    let units = match image {
+        ImageUnits::Absent => return Verdict::FileMissing,
+        ImageUnits::NoExtractor => return Verdict::NoExtractor,
+        ImageUnits::Extracted(Err(ExtractError::Unavailable { reason })) => {
+            return Verdict::ExtractorUnavailable {
+                reason: reason.clone(),
+            };
+        }
+        ImageUnits::Extracted(Err(ExtractError::Unparseable { line, reason })) => {
+            return Verdict::Unparseable {
+                line: *line,
+                reason: reason.clone(),
+            };
+        }
+        ImageUnits::Extracted(Ok(units)) => units,
+    };
+    let matching: Vec<&Unit> = units
+        .iter()
+        .filter(|unit| unit.name == selector.as_str())
+        .collect();
+    match matching.as_slice() {
+        [] => Verdict::Dead,
+        [unit] if unit.kind == UnitKind::TypeOnly => Verdict::TypeOnly(LineRange::of(unit)),
+        [unit] => Verdict::Live(LineRange::of(unit)),
+        several => Verdict::Ambiguous(several.iter().map(|u| LineRange::of(u)).collect()),
+    }
+}
+
+/// Which side of a hunk touched a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// Added lines, judged against the unit in the result image.
+    Added,
+    /// Deleted lines, judged against the unit in the parent image.
+    Deleted,
+    Both,
+}
+
+impl Side {
+    /// The side named by which kinds of lines were touched, if any.
+    pub fn from_flags(added: bool, deleted: bool) -> Option<Self> {
+        match (added, deleted) {
+            (true, true) => Some(Self::Both),
+            (true, false) => Some(Self::Added),
+            (false, true) => Some(Self::Deleted),
+            (false, false) => None,
+        }
+    }
+
+    /// Combines two observations of one commit.
+    pub fn join(self, other: Self) -> Self {
+        if self == other { self } else { Self::Both }
+    }
+}
+
+/// The ONE hunk∩range predicate: do these 0-based half-open lines of a hunk side meet
+/// the 1-based inclusive unit range? An empty side (a pure insertion or deletion point)
+/// owns no line and touches nothing.
+pub fn touches(lines: &std::ops::Range<u32>, unit: LineRange) -> bool {
+    !lines.is_empty() && lines.start < unit.end && unit.start.saturating_sub(1) < lines.end
+}
+
+/// The side on which any of `hunks` touches the ranges: added lines against
+/// `result` (the unit in the commit's image), deleted lines against `parent`.
+pub fn hunk_side(hunks: &[Hunk], result: &[LineRange], parent: &[LineRange]) -> Option<Side> {
+    let added = hunks
+        .iter()
+        .any(|h| result.iter().any(|r| touches(&h.after, *r)));
+    let deleted = hunks
+        .iter()
+        .any(|h| parent.iter().any(|r| touches(&h.before, *r)));
+    Side::from_flags(added, deleted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(name: &str, kind: UnitKind, start: u32, end: u32) -> Unit {
+        Unit {
+            name: name.to_owned(),
+            kind,
+            start_line: start,
+            end_line: end,
+        }
+    }
+
+    fn sel(text: &str) -> Selector {
+        Selector::parse(text).expect("test selector is valid")
+    }
+
+    #[test]
+    fn selector_syntax() {
+        assert!(Selector::parse("login").is_some());
+        assert!(Selector::parse("Outer.Inner.method").is_some());
+        assert!(Selector::parse("Widget.#secret").is_some());
+        assert!(Selector::parse("$store").is_some());
+        assert!(Selector::parse("a b").is_none());
+        assert!(Selector::parse("").is_none());
+        assert!(Selector::parse("a..b").is_none());
+        assert!(Selector::parse("1abc").is_none());
+    }
+
+    #[test]
+    fn classifier_covers_every_verdict() {
+        let units = ImageUnits::Extracted(Ok(vec![
+            unit("f", UnitKind::Function, 1, 3),
+            unit("T", UnitKind::TypeOnly, 5, 6),
+            unit("g", UnitKind::Function, 8, 9),
+            unit("g", UnitKind::Function, 11, 12),
+        ]));
+        let range = |start, end| LineRange { start, end };
+        assert_eq!(classify(&units, &sel("f")), Verdict::Live(range(1, 3)));
+        assert_eq!(classify(&units, &sel("T")), Verdict::TypeOnly(range(5, 6)));
+        assert_eq!(classify(&units, &sel("h")), Verdict::Dead);
+        assert_eq!(
+            classify(&units, &sel("g")),
+            Verdict::Ambiguous(vec![range(8, 9), range(11, 12)])
+        );
+        assert_eq!(
+            classify(&ImageUnits::Absent, &sel("f")),
+            Verdict::FileMissing
+        );
+        assert_eq!(
+            classify(&ImageUnits::NoExtractor, &sel("f")),
+            Verdict::NoExtractor
+        );
+        let broken = ImageUnits::Extracted(Err(ExtractError::Unparseable {
+            line: 4,
+            reason: "syntax error".to_owned(),
+        }));
+        assert!(matches!(
+            classify(&broken, &sel("f")),
+            Verdict::Unparseable { line: 4, .. }
+        ));
+        let unavailable = ImageUnits::Extracted(Err(ExtractError::Unavailable {
+            reason: "abi".to_owned(),
+        }));
+        assert!(matches!(
+            classify(&unavailable, &sel("f")),
+            Verdict::ExtractorUnavailable { .. }
+        ));
+    }
+
+    #[test]
+    fn touches_uses_inclusive_one_based_units() {
+        let unit = LineRange { start: 3, end: 5 };
+        assert!(touches(&(2..3), unit), "0-based line 2 is line 3");
+        assert!(touches(&(4..5), unit), "0-based line 4 is line 5");
+        assert!(!touches(&(5..6), unit), "line 6 is after the unit");
+        assert!(!touches(&(0..2), unit), "lines 1-2 are before the unit");
+        assert!(!touches(&(3..3), unit), "an insertion point owns no line");
+    }
+
+    #[test]
+    fn hunk_side_judges_each_side_in_its_own_image() {
+        let hunk = Hunk {
+            before: 0..1,
+            after: 9..10,
+        };
+        let result = [LineRange { start: 10, end: 12 }];
+        let parent = [LineRange { start: 5, end: 6 }];
+        assert_eq!(
+            hunk_side(std::slice::from_ref(&hunk), &result, &parent),
+            Some(Side::Added)
+        );
+        let parent_hit = [LineRange { start: 1, end: 2 }];
+        assert_eq!(hunk_side(&[hunk], &result, &parent_hit), Some(Side::Both));
+    }
+}

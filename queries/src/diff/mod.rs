@@ -1,0 +1,135 @@
+//! The pinned line diff: the ONE place keel turns two images into hunks.
+//!
+//! Owns: the diff semantics every reader of hunks relies on — the hunks equal those of
+//! `git diff --histogram --no-indent-heuristic -U0` exactly: histogram search without
+//! trimming common ends ([`histogram`]), its classic fallback ([`classic`]), git's slider
+//! compaction without the indent heuristic ([`compact`]), zero context, text only (an image
+//! is binary only if it holds a NUL byte), and nothing read from git config or
+//! `.gitattributes`. Lines keep their terminator, so `a` at end of file without a newline
+//! differs from `a\n`, and `a\r\n` from `a\n`, as in git.
+//! Does not own: which images are compared (the drift and impact queries decide), nor the
+//! hunk∩range predicate (`anchors::touches`).
+
+mod changes;
+mod classic;
+mod compact;
+mod histogram;
+
+use changes::Changes;
+use gix_imara_diff::InternedInput;
+use std::fmt;
+use std::ops::Range;
+
+/// One zero-context hunk: 0-based, half-open line ranges in the old and new image.
+///
+/// An empty `before` is a pure addition placed before old line `before.start`; an empty
+/// `after` is a pure deletion placed before new line `after.start`, exactly as
+/// `git diff -U0` positions them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Hunk {
+    pub before: Range<u32>,
+    pub after: Range<u32>,
+}
+
+impl Hunk {
+    /// The hunk as git prints its `-U0` header, e.g. `@@ -3 +4,0 @@`.
+    pub fn git_header(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Hunk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "@@ -{} +{} @@",
+            HeaderRange(&self.before),
+            HeaderRange(&self.after)
+        )
+    }
+}
+
+/// One side of a `-U0` header: 1-based start (the line before, for an empty range) and a
+/// count that git omits when it is 1.
+struct HeaderRange<'a>(&'a Range<u32>);
+
+impl fmt::Display for HeaderRange<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Range { start, end } = *self.0;
+        match end - start {
+            0 => write!(f, "{start},0"),
+            1 => write!(f, "{}", start + 1),
+            count => write!(f, "{},{count}", start + 1),
+        }
+    }
+}
+
+/// What comparing two images yields.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum HunkSet {
+    /// Text on both sides: the hunks in order.
+    Text(Vec<Hunk>),
+    /// At least one side holds a NUL byte: git would print "Binary files differ" and no
+    /// line is attributable, so readers treat the change conservatively.
+    Binary,
+}
+
+/// True when git would treat these bytes as binary (a NUL byte anywhere).
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes.contains(&0)
+}
+
+/// Diffs two images with keel's pinned semantics.
+pub fn diff_images(old: &[u8], new: &[u8]) -> HunkSet {
+    if is_binary(old) || is_binary(new) {
+        return HunkSet::Binary;
+    }
+    HunkSet::Text(line_hunks(old, new))
+}
+
+/// Histogram line diff of two texts, zero context, no indent heuristic: the hunks of
+/// `git diff --histogram --no-indent-heuristic -U0`.
+pub fn line_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
+    let input = InternedInput::new(old, new);
+    let mut changes = Changes::unchanged(input.before.len(), input.after.len());
+    histogram::diff(
+        &input.before,
+        &input.after,
+        input.interner.num_tokens(),
+        &mut changes,
+    );
+    compact::compact(&input.before, &input.after, &mut changes);
+    changes.hunks()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modification_in_the_middle_is_one_hunk() {
+        let hunks = line_hunks(b"a\nb\nc\n", b"a\nB\nc\n");
+        assert_eq!(
+            hunks,
+            vec![Hunk {
+                before: 1..2,
+                after: 1..2
+            }]
+        );
+    }
+
+    #[test]
+    fn nul_byte_makes_a_change_binary() {
+        assert_eq!(diff_images(b"a\0", b"b"), HunkSet::Binary);
+        assert!(matches!(diff_images(b"a\n", b"b\n"), HunkSet::Text(_)));
+    }
+
+    #[test]
+    fn headers_are_printed_like_git_u0() {
+        let header = |before, after| Hunk { before, after }.git_header();
+        assert_eq!(header(1..1, 1..3), "@@ -1,0 +2,2 @@");
+        assert_eq!(header(2..3, 3..3), "@@ -3 +3,0 @@");
+        assert_eq!(header(0..4, 0..12), "@@ -1,4 +1,12 @@");
+        assert_eq!(header(0..0, 0..1), "@@ -0,0 +1 @@");
+    }
+}

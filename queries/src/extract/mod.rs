@@ -1,0 +1,191 @@
+//! Extractors: pure `(content, filename) → units` functions, one designated extractor per
+//! file extension, no fallback between them.
+//!
+//! Owns: the extension → language registry, the unit vocabulary (qualified names, kinds,
+//! 1-based inclusive line ranges), and the tree-sitter walks for Python and
+//! TypeScript/TSX/JavaScript.
+//! Does not own: memoization (the `units` query in `images` keys it per image), selector
+//! resolution (`anchors`), or any IO — these functions are importable without a database.
+
+mod python;
+mod syntax;
+mod typescript;
+
+/// A language with a designated extractor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// `.py`, `.pyi`
+    Python,
+    /// `.ts`, `.mts`, `.cts` (the TypeScript grammar: `<T>x` casts parse)
+    TypeScript,
+    /// `.tsx`, `.js`, `.jsx`, `.mjs`, `.cjs` (the TSX grammar)
+    Tsx,
+}
+
+impl Language {
+    /// The designated extractor for a path, decided by its extension alone.
+    pub fn for_path(path: &str) -> Option<Self> {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        let (_, ext) = file.rsplit_once('.')?;
+        match ext {
+            "py" | "pyi" => Some(Self::Python),
+            "ts" | "mts" | "cts" => Some(Self::TypeScript),
+            "tsx" | "js" | "jsx" | "mjs" | "cjs" => Some(Self::Tsx),
+            _ => None,
+        }
+    }
+
+    /// Extractor identity that goes into every image key: name and schema version.
+    pub fn extractor_id(self) -> &'static str {
+        match self {
+            Self::Python => "python-ts@1",
+            Self::TypeScript => "typescript-ts@1",
+            Self::Tsx => "tsx-ts@1",
+        }
+    }
+}
+
+/// What kind of declaration a unit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnitKind {
+    /// A function (Python `def`/`async def`, TS function declaration or a `const`
+    /// holding an arrow/function expression).
+    Function,
+    /// A class.
+    Class,
+    /// A method, constructor or accessor inside a class.
+    Method,
+    /// A top-level `const`/`let`/`var` holding data.
+    Variable,
+    /// A TS `enum`.
+    Enum,
+    /// A TS `type` alias or `interface`: resolves, but anchoring it warns.
+    TypeOnly,
+}
+
+/// One code unit: a qualified name and the lines it covers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Unit {
+    /// Lexical qualified name joined with `.`: `login`, `Session.refresh`, `Class.#name`.
+    pub name: String,
+    pub kind: UnitKind,
+    /// First line (1-based), including decorators and `export`.
+    pub start_line: u32,
+    /// Last line (1-based, inclusive).
+    pub end_line: u32,
+}
+
+/// Why an image yields no units.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ExtractError {
+    /// The content does not parse (syntax error at `line`, 1-based) or is not UTF-8.
+    Unparseable { line: u32, reason: String },
+    /// The extractor cannot run on this host (its grammar could not be loaded).
+    Unavailable { reason: String },
+}
+
+/// Extracts the units of one image. Pure: the same `(content, filename)` always gives
+/// the same answer. Returns `None` when no extractor is designated for the extension.
+pub fn extract(content: &[u8], filename: &str) -> Option<Result<Vec<Unit>, ExtractError>> {
+    let language = Language::for_path(filename)?;
+    Some(extract_as(language, content))
+}
+
+/// Extracts with a known language.
+pub fn extract_as(language: Language, content: &[u8]) -> Result<Vec<Unit>, ExtractError> {
+    match language {
+        Language::Python => python::extract(content),
+        Language::TypeScript => typescript::extract(content, typescript::Dialect::TypeScript),
+        Language::Tsx => typescript::extract(content, typescript::Dialect::Tsx),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn for_path_decides_by_extension_alone() {
+        let cases: &[(&str, Option<Language>)] = &[
+            ("src/auth/session.py", Some(Language::Python)),
+            ("stubs/types.pyi", Some(Language::Python)),
+            ("web/api/client.ts", Some(Language::TypeScript)),
+            ("lib/esm.mts", Some(Language::TypeScript)),
+            ("lib/cjs.cts", Some(Language::TypeScript)),
+            ("ui/App.tsx", Some(Language::Tsx)),
+            ("ui/legacy.js", Some(Language::Tsx)),
+            ("ui/legacy.jsx", Some(Language::Tsx)),
+            ("ui/module.mjs", Some(Language::Tsx)),
+            ("ui/common.cjs", Some(Language::Tsx)),
+            ("types/index.d.ts", Some(Language::TypeScript)),
+            ("README.md", None),
+            ("Makefile", None),
+            ("pkg.py/README", None),
+            ("src/main.rs", None),
+            ("SHOUT.PY", None),
+        ];
+        for &(path, expected) in cases {
+            assert_eq!(Language::for_path(path), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn extract_has_no_fallback_for_unknown_extensions() {
+        assert_eq!(extract(b"def f(): pass\n", "script.rb"), None);
+    }
+
+    #[test]
+    fn extract_picks_the_grammar_by_extension() {
+        let cast = b"let m = <number>value;\n";
+        let as_ts = extract(cast, "a.ts");
+        assert!(
+            matches!(as_ts, Some(Ok(ref units)) if units.len() == 1),
+            "{as_ts:?}"
+        );
+        for filename in ["a.tsx", "a.js"] {
+            let got = extract(cast, filename);
+            assert!(
+                matches!(got, Some(Err(ExtractError::Unparseable { line: 1, .. }))),
+                "{filename}: {got:?}"
+            );
+        }
+        let stub = extract(b"def f() -> int: ...\n", "m.pyi");
+        let expected = Unit {
+            name: "f".to_owned(),
+            kind: UnitKind::Function,
+            start_line: 1,
+            end_line: 1,
+        };
+        assert_eq!(stub, Some(Ok(vec![expected])));
+    }
+
+    #[test]
+    fn javascript_files_with_jsx_use_the_tsx_grammar() {
+        let source = b"export function App() {\n  return <main><Nav /></main>;\n}\n";
+        let expected = Unit {
+            name: "App".to_owned(),
+            kind: UnitKind::Function,
+            start_line: 1,
+            end_line: 3,
+        };
+        for filename in ["src/app.js", "src/app.jsx", "src/app.mjs"] {
+            assert_eq!(
+                extract(source, filename),
+                Some(Ok(vec![expected.clone()])),
+                "{filename}"
+            );
+        }
+    }
+
+    #[test]
+    fn extraction_is_deterministic() {
+        let source = b"class B:\n    def b(self): ...\n    def a(self): ...\ndef a(): ...\n";
+        let first = extract(source, "m.py");
+        assert_eq!(first, extract(source, "m.py"));
+        let names: Vec<String> = match first {
+            Some(Ok(units)) => units.into_iter().map(|unit| unit.name).collect(),
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(names, ["B", "B.b", "B.a", "a"]);
+    }
+}

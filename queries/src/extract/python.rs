@@ -1,0 +1,550 @@
+//! The Python extractor (`.py`, `.pyi`): `def`, `async def` and `class` declarations with
+//! their lexical qualified names (`f`, `Class.method`, `outer.inner`), decorators included
+//! in the range, block statements transparent, and `@overload` stubs and property
+//! accessors merged into one unit with the declaration they belong to.
+//!
+//! Does not own: parsing, error location and the merging itself (`syntax`), or anything
+//! beyond declarations — lambdas, assignments, imports and dynamically attached callables
+//! are not units.
+
+use tree_sitter::Node;
+
+use super::syntax::{self, Collector, Declaration, Lines, Role};
+use super::{ExtractError, Unit, UnitKind};
+
+/// Accessor bits of a Python property (`Role::Accessor`).
+const PROPERTY: u8 = 1;
+const GETTER: u8 = 2;
+const SETTER: u8 = 4;
+const DELETER: u8 = 8;
+
+pub(super) fn extract(content: &[u8]) -> Result<Vec<Unit>, ExtractError> {
+    let (tree, source) = syntax::parse(content, &tree_sitter_python::LANGUAGE.into(), "Python")?;
+    Ok(Walk::new(source).run(tree.root_node()))
+}
+
+/// What lexically encloses a declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    Module,
+    Class,
+    Function,
+}
+
+#[derive(Debug)]
+struct Scope {
+    /// Qualified name of the enclosing declaration; empty at module level.
+    prefix: String,
+    kind: ScopeKind,
+}
+
+/// A node still to visit, with its enclosing scope and, for a decorated declaration, its
+/// `decorated_definition` wrapper.
+struct Frame<'t> {
+    node: Node<'t>,
+    scope: usize,
+    decorated: Option<Node<'t>>,
+}
+
+struct Walk<'s> {
+    source: &'s str,
+    scopes: Vec<Scope>,
+    units: Collector,
+}
+
+impl<'s> Walk<'s> {
+    fn new(source: &'s str) -> Self {
+        let module = Scope {
+            prefix: String::new(),
+            kind: ScopeKind::Module,
+        };
+        Self {
+            source,
+            scopes: vec![module],
+            units: Collector::default(),
+        }
+    }
+
+    /// Visits the tree in document order (an explicit stack, so deep nesting cannot
+    /// overflow the call stack).
+    fn run(mut self, root: Node<'_>) -> Vec<Unit> {
+        let mut pending = vec![Frame {
+            node: root,
+            scope: 0,
+            decorated: None,
+        }];
+        while let Some(frame) = pending.pop() {
+            let children = self.visit(&frame);
+            pending.extend(children.into_iter().rev());
+        }
+        self.units.finish()
+    }
+
+    /// Records the frame's declaration, if it is one, and returns what to visit inside it.
+    fn visit<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
+        let node = frame.node;
+        match node.kind() {
+            "function_definition" | "class_definition" => self.declaration(frame),
+            "decorated_definition" => node
+                .child_by_field_name("definition")
+                .map(|definition| Frame {
+                    node: definition,
+                    scope: frame.scope,
+                    decorated: Some(node),
+                })
+                .into_iter()
+                .collect(),
+            kind if is_transparent(kind) => {
+                let mut cursor = node.walk();
+                node.named_children(&mut cursor)
+                    .map(|child| Frame {
+                        node: child,
+                        scope: frame.scope,
+                        decorated: None,
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A `def`/`class`: one declaration, and its body in a new scope.
+    fn declaration<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
+        let node = frame.node;
+        let Some(name) = node
+            .child_by_field_name("name")
+            .and_then(|name| syntax::text(name, self.source))
+        else {
+            return Vec::new();
+        };
+        let enclosing = &self.scopes[frame.scope];
+        let (kind, body_scope) = match (node.kind(), enclosing.kind) {
+            ("class_definition", _) => (UnitKind::Class, ScopeKind::Class),
+            (_, ScopeKind::Class) => (UnitKind::Method, ScopeKind::Function),
+            _ => (UnitKind::Function, ScopeKind::Function),
+        };
+        let qualified = syntax::qualify(&enclosing.prefix, name);
+        let lines = match frame.decorated {
+            Some(wrapper) => Lines::of(node).union(Lines::of(wrapper)),
+            None => Lines::of(node),
+        };
+        let role = frame
+            .decorated
+            .map_or(Role::Plain, |wrapper| self.role(wrapper, name));
+        self.units.add(Declaration {
+            name: qualified.clone(),
+            kind,
+            lines,
+            role,
+        });
+        self.scopes.push(Scope {
+            prefix: qualified,
+            kind: body_scope,
+        });
+        let scope = self.scopes.len() - 1;
+        node.child_by_field_name("body")
+            .map(|body| Frame {
+                node: body,
+                scope,
+                decorated: None,
+            })
+            .into_iter()
+            .collect()
+    }
+
+    /// The group role its decorators give a declaration named `name`: `@overload` /
+    /// `@typing.overload` stubs, `@property` and `@name.getter/.setter/.deleter`.
+    fn role(&self, decorated: Node<'_>, name: &str) -> Role {
+        let mut cursor = decorated.walk();
+        let decorators: Vec<Node<'_>> = decorated
+            .named_children(&mut cursor)
+            .filter(|child| child.kind() == "decorator")
+            .filter_map(|decorator| decorator.named_child(0))
+            .collect();
+        if decorators.iter().any(|&expr| self.is_overload(expr)) {
+            return Role::Overload;
+        }
+        decorators
+            .iter()
+            .find_map(|&expr| self.accessor_bit(expr, name))
+            .map_or(Role::Plain, Role::Accessor)
+    }
+
+    /// `overload`, or any dotted path ending in `.overload` (`typing.overload`).
+    fn is_overload(&self, expr: Node<'_>) -> bool {
+        match expr.kind() {
+            "identifier" => syntax::text(expr, self.source) == Some("overload"),
+            "attribute" => {
+                expr.child_by_field_name("attribute")
+                    .and_then(|attribute| syntax::text(attribute, self.source))
+                    == Some("overload")
+            }
+            _ => false,
+        }
+    }
+
+    /// `property` → PROPERTY; `name.getter/.setter/.deleter` → that accessor.
+    fn accessor_bit(&self, expr: Node<'_>, name: &str) -> Option<u8> {
+        match expr.kind() {
+            "identifier" => {
+                (syntax::text(expr, self.source) == Some("property")).then_some(PROPERTY)
+            }
+            "attribute" => {
+                let object = expr.child_by_field_name("object")?;
+                let attribute = expr.child_by_field_name("attribute")?;
+                if object.kind() != "identifier" || syntax::text(object, self.source) != Some(name)
+                {
+                    return None;
+                }
+                match syntax::text(attribute, self.source)? {
+                    "getter" => Some(GETTER),
+                    "setter" => Some(SETTER),
+                    "deleter" => Some(DELETER),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Nodes a declaration can sit inside without being qualified by them: the module, blocks,
+/// and compound statements with their clauses.
+fn is_transparent(kind: &str) -> bool {
+    matches!(
+        kind,
+        "module"
+            | "block"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "try_statement"
+            | "except_clause"
+            | "except_group_clause"
+            | "finally_clause"
+            | "with_statement"
+            | "for_statement"
+            | "while_statement"
+            | "match_statement"
+            | "case_clause"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use UnitKind::{Class, Function, Method};
+
+    type Row = (String, UnitKind, u32, u32);
+
+    fn units(source: &str) -> Vec<Row> {
+        match extract(source.as_bytes()) {
+            Ok(units) => units
+                .into_iter()
+                .map(|unit| (unit.name, unit.kind, unit.start_line, unit.end_line))
+                .collect(),
+            Err(error) => panic!("unexpected {error:?}"),
+        }
+    }
+
+    fn rows(expected: &[(&str, UnitKind, u32, u32)]) -> Vec<Row> {
+        expected
+            .iter()
+            .map(|&(name, kind, start, end)| (name.to_owned(), kind, start, end))
+            .collect()
+    }
+
+    fn check(source: &str, expected: &[(&str, UnitKind, u32, u32)]) {
+        assert_eq!(units(source), rows(expected), "source:\n{source}");
+    }
+
+    fn unparseable_line(content: &[u8]) -> u32 {
+        match extract(content) {
+            Err(ExtractError::Unparseable { line, .. }) => line,
+            other => panic!("expected Unparseable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn functions_classes_and_lexical_nesting() {
+        let source = "\
+def top():
+    def inner():
+        pass
+    return inner
+
+async def fetch():
+    pass
+
+class Outer:
+    class Inner:
+        def method(self):
+            pass
+
+    async def run(self):
+        def helper():
+            class Local:
+                pass
+        return 1
+";
+        check(
+            source,
+            &[
+                ("top", Function, 1, 4),
+                ("top.inner", Function, 2, 3),
+                ("fetch", Function, 6, 7),
+                ("Outer", Class, 9, 18),
+                ("Outer.Inner", Class, 10, 12),
+                ("Outer.Inner.method", Method, 11, 12),
+                ("Outer.run", Method, 14, 18),
+                ("Outer.run.helper", Function, 15, 17),
+                ("Outer.run.helper.Local", Class, 16, 17),
+            ],
+        );
+    }
+
+    #[test]
+    fn decorators_start_the_unit() {
+        let source = "\
+import functools
+
+@functools.cache
+@other(1,
+       2)
+def cached():
+    pass
+
+@dataclass
+class Point:
+    x: int
+
+    @staticmethod
+    def make():
+        pass
+";
+        check(
+            source,
+            &[
+                ("cached", Function, 3, 7),
+                ("Point", Class, 9, 15),
+                ("Point.make", Method, 13, 15),
+            ],
+        );
+    }
+
+    #[test]
+    fn block_statements_are_transparent() {
+        let source = "\
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    def checking(): ...
+elif OTHER:
+    def in_elif(): ...
+else:
+    def in_else(): ...
+try:
+    def in_try(): ...
+except ImportError:
+    def in_except(): ...
+else:
+    def in_try_else(): ...
+finally:
+    def in_finally(): ...
+with ctx() as c:
+    def in_with(): ...
+for i in range(3):
+    def in_for(): ...
+while cond:
+    def in_while(): ...
+match command:
+    case \"go\":
+        def in_case(): ...
+class Box:
+    if sys.version_info >= (3, 8):
+        def method(self): ...
+        class Nested:
+            def deep(self): ...
+def func():
+    if x:
+        def inner(): ...
+try:
+    pass
+except* ValueError:
+    def in_except_group(): ...
+";
+        check(
+            source,
+            &[
+                ("checking", Function, 3, 3),
+                ("in_elif", Function, 5, 5),
+                ("in_else", Function, 7, 7),
+                ("in_try", Function, 9, 9),
+                ("in_except", Function, 11, 11),
+                ("in_try_else", Function, 13, 13),
+                ("in_finally", Function, 15, 15),
+                ("in_with", Function, 17, 17),
+                ("in_for", Function, 19, 19),
+                ("in_while", Function, 21, 21),
+                ("in_case", Function, 24, 24),
+                ("Box", Class, 25, 29),
+                ("Box.method", Method, 27, 27),
+                ("Box.Nested", Class, 28, 29),
+                ("Box.Nested.deep", Method, 29, 29),
+                ("func", Function, 30, 32),
+                ("func.inner", Function, 32, 32),
+                ("in_except_group", Function, 36, 36),
+            ],
+        );
+    }
+
+    #[test]
+    fn overload_stubs_join_their_implementation() {
+        let source = "\
+import typing
+from typing import overload
+
+@overload
+def parse(x: int) -> int: ...
+@typing.overload
+def parse(x: str) -> str: ...
+def parse(x):
+    return x
+
+class Api:
+    @overload
+    def get(self, k: int) -> int: ...
+    @overload
+    def get(self, k: str) -> str: ...
+    def get(self, k):
+        return k
+
+    def other(self):
+        pass
+";
+        check(
+            source,
+            &[
+                ("parse", Function, 4, 9),
+                ("Api", Class, 11, 20),
+                ("Api.get", Method, 12, 17),
+                ("Api.other", Method, 19, 20),
+            ],
+        );
+    }
+
+    #[test]
+    fn stub_only_overloads_are_one_unit_and_a_later_repeat_is_not() {
+        let source = "\
+@overload
+def f(a: int) -> int: ...
+@overload
+def f(a: str) -> str: ...
+def f(a): ...
+def f(): ...
+";
+        check(source, &[("f", Function, 1, 5), ("f", Function, 6, 6)]);
+    }
+
+    #[test]
+    fn property_accessors_are_one_unit() {
+        let source = "\
+class Temp:
+    @property
+    def celsius(self):
+        return self._c
+
+    @celsius.setter
+    def celsius(self, value):
+        self._c = value
+
+    @celsius.deleter
+    def celsius(self):
+        del self._c
+
+    @property
+    def kelvin(self):
+        return 0
+";
+        check(
+            source,
+            &[
+                ("Temp", Class, 1, 16),
+                ("Temp.celsius", Method, 2, 12),
+                ("Temp.kelvin", Method, 14, 16),
+            ],
+        );
+    }
+
+    #[test]
+    fn other_repeats_stay_separate() {
+        let source = "\
+def f():
+    pass
+def f():
+    pass
+class C:
+    @property
+    def p(self): ...
+    @property
+    def p(self): ...
+    def m(self): ...
+    def m(self): ...
+";
+        check(
+            source,
+            &[
+                ("f", Function, 1, 2),
+                ("f", Function, 3, 4),
+                ("C", Class, 5, 11),
+                ("C.p", Method, 6, 7),
+                ("C.p", Method, 8, 9),
+                ("C.m", Method, 10, 10),
+                ("C.m", Method, 11, 11),
+            ],
+        );
+    }
+
+    #[test]
+    fn lambdas_and_assignments_are_not_units() {
+        let source = "\
+handler = lambda x: x
+VALUE = 3
+class K:
+    attr = lambda self: 1
+    other = 2
+";
+        check(source, &[("K", Class, 3, 5)]);
+    }
+
+    #[test]
+    fn empty_module_has_no_units() {
+        check("", &[]);
+        check("# only a comment\n", &[]);
+    }
+
+    #[test]
+    fn syntax_errors_name_their_line() {
+        let stray_token = "\
+def ok():
+    return 1
+
+x = )
+def later():
+    pass
+";
+        assert_eq!(unparseable_line(stray_token.as_bytes()), 4);
+        let missing_paren = "\
+class A:
+    pass
+
+def f(:
+    pass
+";
+        assert_eq!(unparseable_line(missing_paren.as_bytes()), 4);
+    }
+
+    #[test]
+    fn non_utf8_is_unparseable_at_its_line() {
+        assert_eq!(unparseable_line(b"def f():\n    pass\n# \xff\n"), 3);
+    }
+}

@@ -1,0 +1,337 @@
+//! The grammar-independent half of both extractors: the UTF-8 check, running a tree-sitter
+//! grammar and locating the first syntax error, node → line arithmetic, and the collector
+//! that merges declarations the language treats as one symbol (overloads, accessors) into
+//! one unit.
+//!
+//! Does not own: which nodes are declarations, how they are named, or which role a
+//! declaration plays in a group — each language's walk decides that.
+
+use std::collections::HashMap;
+
+use tree_sitter::{Node, Parser, Tree};
+
+use super::{ExtractError, Unit, UnitKind};
+
+/// Parses `content` with `grammar`. Returns the tree, only when it is free of errors, and
+/// the content as text.
+pub(super) fn parse<'c>(
+    content: &'c [u8],
+    grammar: &tree_sitter::Language,
+    grammar_name: &str,
+) -> Result<(Tree, &'c str), ExtractError> {
+    let source = as_text(content)?;
+    let mut parser = Parser::new();
+    parser
+        .set_language(grammar)
+        .map_err(|error| ExtractError::Unavailable {
+            reason: format!("the {grammar_name} grammar cannot be loaded: {error}"),
+        })?;
+    let tree = parser
+        .parse(content, None)
+        .ok_or_else(|| ExtractError::Unavailable {
+            reason: format!("the {grammar_name} parser returned no tree"),
+        })?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return Err(unparseable_at(first_error(root)));
+    }
+    Ok((tree, source))
+}
+
+/// Content that is not UTF-8 is unparseable at the line of its first invalid byte.
+fn as_text(content: &[u8]) -> Result<&str, ExtractError> {
+    std::str::from_utf8(content).map_err(|error| {
+        let valid = &content[..error.valid_up_to()];
+        let newlines = valid.iter().filter(|&&byte| byte == b'\n').count();
+        ExtractError::Unparseable {
+            line: to_line(newlines),
+            reason: format!("not UTF-8 (invalid byte at offset {})", error.valid_up_to()),
+        }
+    })
+}
+
+/// The first ERROR or MISSING node in document order, found by descending into the first
+/// child that carries an error. Falls back to the deepest node reached when no child
+/// carries it.
+fn first_error(root: Node<'_>) -> Node<'_> {
+    let mut node = root;
+    loop {
+        if node.is_error() || node.is_missing() {
+            return node;
+        }
+        let mut cursor = node.walk();
+        let erroneous = node
+            .children(&mut cursor)
+            .find(|child| child.has_error() || child.is_missing());
+        match erroneous {
+            Some(child) => node = child,
+            None => return node,
+        }
+    }
+}
+
+fn unparseable_at(node: Node<'_>) -> ExtractError {
+    let column = node.start_position().column + 1;
+    let reason = if node.is_missing() {
+        format!("missing `{}` at column {column}", node.kind())
+    } else {
+        format!("syntax error at column {column}")
+    };
+    ExtractError::Unparseable {
+        line: first_line(node),
+        reason,
+    }
+}
+
+/// A 0-based row as a 1-based line number.
+fn to_line(row: usize) -> u32 {
+    u32::try_from(row.saturating_add(1)).unwrap_or(u32::MAX)
+}
+
+/// The 1-based line a node starts on.
+pub(super) fn first_line(node: Node<'_>) -> u32 {
+    to_line(node.start_position().row)
+}
+
+/// The 1-based line a node ends on (inclusive): a node whose end sits at column 0 of a
+/// later line ends on the line before.
+pub(super) fn last_line(node: Node<'_>) -> u32 {
+    let (start, end) = (node.start_position(), node.end_position());
+    if end.column == 0 && end.row > start.row {
+        to_line(end.row - 1)
+    } else {
+        to_line(end.row)
+    }
+}
+
+/// The source text of a node; `None` only if the node's bytes are not a `str` slice.
+pub(super) fn text<'s>(node: Node<'_>, source: &'s str) -> Option<&'s str> {
+    source.get(node.byte_range())
+}
+
+/// 1-based inclusive line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Lines {
+    pub(super) start: u32,
+    pub(super) end: u32,
+}
+
+impl Lines {
+    pub(super) fn of(node: Node<'_>) -> Self {
+        Self {
+            start: first_line(node),
+            end: last_line(node),
+        }
+    }
+
+    /// The smallest range covering both.
+    pub(super) fn union(self, other: Self) -> Self {
+        Self {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// How a declaration combines with other declarations of the same qualified name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    /// An ordinary declaration. If an overload group of its name and kind is waiting for its
+    /// implementation, this declaration is that implementation and closes the group;
+    /// otherwise it is a unit of its own.
+    Plain,
+    /// An overload signature or stub: joins the waiting overload group of its name and
+    /// kind, or opens one.
+    Overload,
+    /// One accessor of a property, named by a bit (language-defined): joins the open
+    /// accessor group of its name and kind while that bit is still free there, else opens
+    /// a new group.
+    Accessor(u8),
+}
+
+/// A declaration found by a language walk, in document order.
+#[derive(Debug, Clone)]
+pub(super) struct Declaration {
+    pub(super) name: String,
+    pub(super) kind: UnitKind,
+    pub(super) lines: Lines,
+    pub(super) role: Role,
+}
+
+/// What the last unit of a name still accepts.
+#[derive(Debug, Clone, Copy)]
+enum Open {
+    /// An overload group without its implementation yet.
+    Overload,
+    /// An accessor group; the bits of the accessors it already has.
+    Accessors(u8),
+}
+
+/// Collects declarations (in document order) into units, merging groups.
+#[derive(Debug, Default)]
+pub(super) struct Collector {
+    units: Vec<Unit>,
+    /// Qualified name → (index into `units`, what that unit still accepts).
+    open: HashMap<String, (usize, Open)>,
+}
+
+impl Collector {
+    pub(super) fn add(&mut self, declaration: Declaration) {
+        let open = self.open.get(&declaration.name).copied();
+        let target = open.filter(|&(index, _)| self.units[index].kind == declaration.kind);
+        match (declaration.role, target) {
+            (Role::Overload, Some((index, Open::Overload))) => {
+                self.extend(index, declaration.lines);
+            }
+            (Role::Plain, Some((index, Open::Overload))) => {
+                self.extend(index, declaration.lines);
+                self.open.remove(&declaration.name);
+            }
+            (Role::Accessor(bit), Some((index, Open::Accessors(bits)))) if bits & bit == 0 => {
+                self.extend(index, declaration.lines);
+                self.open
+                    .insert(declaration.name, (index, Open::Accessors(bits | bit)));
+            }
+            (role, _) => self.start(declaration, role),
+        }
+    }
+
+    /// The units, ordered by start line, then name (then end line and kind, so the order
+    /// is total).
+    pub(super) fn finish(self) -> Vec<Unit> {
+        let mut units = self.units;
+        units.sort_by(|a, b| {
+            (a.start_line, &a.name, a.end_line, a.kind).cmp(&(
+                b.start_line,
+                &b.name,
+                b.end_line,
+                b.kind,
+            ))
+        });
+        units
+    }
+
+    fn extend(&mut self, index: usize, lines: Lines) {
+        let unit = &mut self.units[index];
+        let merged = Lines {
+            start: unit.start_line,
+            end: unit.end_line,
+        }
+        .union(lines);
+        unit.start_line = merged.start;
+        unit.end_line = merged.end;
+    }
+
+    fn start(&mut self, declaration: Declaration, role: Role) {
+        let index = self.units.len();
+        self.units.push(Unit {
+            name: declaration.name.clone(),
+            kind: declaration.kind,
+            start_line: declaration.lines.start,
+            end_line: declaration.lines.end,
+        });
+        match role {
+            Role::Plain => {
+                self.open.remove(&declaration.name);
+            }
+            Role::Overload => {
+                self.open.insert(declaration.name, (index, Open::Overload));
+            }
+            Role::Accessor(bit) => {
+                self.open
+                    .insert(declaration.name, (index, Open::Accessors(bit)));
+            }
+        }
+    }
+}
+
+/// `prefix.name`, or `name` at the top level (empty prefix).
+pub(super) fn qualify(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declaration(name: &str, start: u32, end: u32, role: Role) -> Declaration {
+        Declaration {
+            name: name.to_owned(),
+            kind: UnitKind::Function,
+            lines: Lines { start, end },
+            role,
+        }
+    }
+
+    fn collect(declarations: Vec<Declaration>) -> Vec<(String, u32, u32)> {
+        let mut collector = Collector::default();
+        for declaration in declarations {
+            collector.add(declaration);
+        }
+        collector
+            .finish()
+            .into_iter()
+            .map(|unit| (unit.name, unit.start_line, unit.end_line))
+            .collect()
+    }
+
+    fn expected(rows: &[(&str, u32, u32)]) -> Vec<(String, u32, u32)> {
+        rows.iter()
+            .map(|&(name, start, end)| (name.to_owned(), start, end))
+            .collect()
+    }
+
+    #[test]
+    fn overloads_close_at_their_implementation() {
+        let got = collect(vec![
+            declaration("f", 1, 1, Role::Overload),
+            declaration("f", 2, 2, Role::Overload),
+            declaration("f", 3, 5, Role::Plain),
+            declaration("f", 6, 7, Role::Plain),
+        ]);
+        assert_eq!(got, expected(&[("f", 1, 5), ("f", 6, 7)]));
+    }
+
+    #[test]
+    fn accessors_join_while_their_slot_is_free() {
+        let got = collect(vec![
+            declaration("x", 1, 2, Role::Accessor(1)),
+            declaration("x", 3, 4, Role::Accessor(2)),
+            declaration("x", 5, 6, Role::Accessor(2)),
+        ]);
+        assert_eq!(got, expected(&[("x", 1, 4), ("x", 5, 6)]));
+    }
+
+    #[test]
+    fn plain_repeats_stay_separate() {
+        let got = collect(vec![
+            declaration("g", 3, 4, Role::Plain),
+            declaration("g", 1, 2, Role::Plain),
+        ]);
+        assert_eq!(got, expected(&[("g", 1, 2), ("g", 3, 4)]));
+    }
+
+    #[test]
+    fn groups_need_the_same_kind() {
+        let mut collector = Collector::default();
+        collector.add(declaration("f", 1, 1, Role::Overload));
+        collector.add(Declaration {
+            kind: UnitKind::Class,
+            ..declaration("f", 2, 3, Role::Plain)
+        });
+        assert_eq!(collector.finish().len(), 2);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_line_of_the_first_bad_byte() {
+        let got = as_text(b"ok\nstill ok\nbad \xff here\n");
+        assert!(
+            matches!(got, Err(ExtractError::Unparseable { line: 3, .. })),
+            "{got:?}"
+        );
+    }
+}

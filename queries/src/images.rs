@@ -1,0 +1,67 @@
+//! Images: one file's content as read under one path — the unit of parsing and diffing.
+//!
+//! Owns: [`Image`] identity (blob id + path: the path's extension picks the grammar, so
+//! the same bytes under `.ts` and `.tsx` are two images) and the two memoized costs of a
+//! lint: [`image_units`] (one parse per image) and [`image_hunks`] (one diff per ORDERED
+//! pair of images, never per commit id).
+//! Does not own: extraction rules (`extract`) or diff semantics (`diff`).
+
+use crate::anchors::ImageUnits;
+use crate::diff::{HunkSet, diff_images};
+use crate::extract::{Language, extract_as};
+use keel_engine::objects::ObjectError;
+use keel_engine::{Db, Oid};
+use std::sync::Arc;
+
+/// A blob read under a path.
+#[salsa::interned(debug)]
+pub struct Image<'db> {
+    #[returns(copy)]
+    pub blob: Oid,
+    #[returns(ref)]
+    pub path: String,
+}
+
+/// The bytes of an image's blob.
+pub fn image_bytes(db: &dyn Db, image: Image<'_>) -> Result<Arc<[u8]>, ObjectError> {
+    db.objects().blob(image.blob(db))
+}
+
+/// The units of one image, parsed once per image for the life of the database.
+///
+/// A blob that cannot be read is reported as unparseable: the reader then treats any
+/// change to it conservatively, which over-warns rather than misses.
+#[salsa::tracked(returns(ref))]
+pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
+    let Some(language) = Language::for_path(image.path(db)) else {
+        return ImageUnits::NoExtractor;
+    };
+    let extracted = image_bytes(db, image)
+        .map_err(|err| crate::extract::ExtractError::Unparseable {
+            line: 1,
+            reason: err.to_string(),
+        })
+        .and_then(|bytes| extract_as(language, &bytes));
+    ImageUnits::Extracted(extracted)
+}
+
+/// The hunks between two images (`None`: the file is absent on that side), diffed once
+/// per ordered pair.
+#[salsa::tracked(returns(ref))]
+pub fn image_hunks<'db>(
+    db: &'db dyn Db,
+    old: Option<Image<'db>>,
+    new: Option<Image<'db>>,
+) -> Result<HunkSet, ObjectError> {
+    let read = |image: Option<Image<'db>>| -> Result<Arc<[u8]>, ObjectError> {
+        image.map_or_else(|| Ok(Arc::from(&b""[..])), |image| image_bytes(db, image))
+    };
+    Ok(diff_images(&read(old)?, &read(new)?))
+}
+
+/// What an optional image yields for the classifier: an absent file is
+/// [`ImageUnits::Absent`].
+pub fn units_of<'db>(db: &'db dyn Db, image: Option<Image<'db>>) -> &'db ImageUnits {
+    static ABSENT: ImageUnits = ImageUnits::Absent;
+    image.map_or(&ABSENT, |image| image_units(db, image))
+}

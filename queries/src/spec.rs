@@ -1,0 +1,375 @@
+//! Spec nodes: `.spec/<node-id>/spec.md` frontmatter, read strictly.
+//!
+//! Owns: the entry grammar (`path`, `folder/`, `glob/*`, `path#sel1,sel2`), the
+//! `code:`/`related:` relations, and every loud refusal the seed names — each a
+//! [`SpecError`] naming file, line and repair.
+//! Does not own: judging entries against a tree (a selector on a path that is a folder at
+//! the tip is refused by `lint`, which sees the tree), nor selector resolution (`anchors`).
+
+use crate::anchors::Selector;
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::fmt;
+
+/// The folder holding spec nodes.
+pub const SPEC_ROOT: &str = ".spec";
+/// The file name of a node.
+pub const SPEC_FILE: &str = "spec.md";
+
+/// A node id: the folder path under `.spec/`, e.g. `auth/login`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub String);
+
+impl NodeId {
+    /// The node's `spec.md` path in the repository.
+    pub fn spec_path(&self) -> String {
+        format!("{SPEC_ROOT}/{}/{SPEC_FILE}", self.0)
+    }
+
+    /// The node id of a repository path, if it is a node's `spec.md`.
+    pub fn from_spec_path(path: &str) -> Option<Self> {
+        let inner = path.strip_prefix(SPEC_ROOT)?.strip_prefix('/')?;
+        let folder = inner.strip_suffix(SPEC_FILE)?.strip_suffix('/')?;
+        (!folder.is_empty()).then(|| Self(folder.to_owned()))
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Which list an entry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Relation {
+    /// `code:` — governed: hits block, changes drift.
+    Code,
+    /// `related:` — never blocks: a selector hit is a soft warning, a miss is silent.
+    Related,
+}
+
+/// What an entry points at.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A bare path: the whole file, advisory drift. (It may turn out to be a folder at the
+    /// tip; lint decides.)
+    Path(String),
+    /// A bare glob (`*`, `?` or `[` in the path): advisory drift for every match.
+    Glob(String),
+    /// A bare folder written with a trailing `/`.
+    Folder(String),
+    /// `path#sel,...`: named units of one file, OR-ed.
+    Scoped {
+        path: String,
+        selectors: Vec<Selector>,
+    },
+}
+
+impl Target {
+    /// The repository path or pattern the entry names.
+    pub fn path(&self) -> &str {
+        match self {
+            Self::Path(p) | Self::Glob(p) | Self::Folder(p) | Self::Scoped { path: p, .. } => p,
+        }
+    }
+}
+
+/// One entry of a node, with where it was written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Entry {
+    pub relation: Relation,
+    pub target: Target,
+    /// The text as written.
+    pub raw: String,
+    /// 1-based line in `spec.md`.
+    pub line: u32,
+}
+
+/// One parsed spec node.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SpecNode {
+    pub id: NodeId,
+    /// Entries in declaration order: all of `code:`, then all of `related:`.
+    pub entries: Vec<Entry>,
+}
+
+/// A spec that keel refuses to read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SpecError {
+    pub file: String,
+    pub line: u32,
+    pub message: String,
+    pub repair: String,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}; repair: {}",
+            self.file, self.line, self.message, self.repair
+        )
+    }
+}
+
+#[derive(Deserialize)]
+struct Frontmatter {
+    #[serde(default)]
+    code: Option<Vec<String>>,
+    #[serde(default)]
+    related: Option<Vec<String>>,
+}
+
+/// Parses one node's `spec.md`.
+pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
+    let file = id.spec_path();
+    let fail = |line: u32, message: String, repair: &str| SpecError {
+        file: file.clone(),
+        line,
+        message,
+        repair: repair.to_owned(),
+    };
+    let text = std::str::from_utf8(content).map_err(|err| {
+        let line = line_of_offset(content, err.valid_up_to());
+        fail(
+            line,
+            "spec.md is not UTF-8".to_owned(),
+            "save the file as UTF-8",
+        )
+    })?;
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.first().map(|l| l.trim_end()) != Some("---") {
+        return Err(fail(
+            1,
+            "spec.md does not start with a `---` frontmatter line".to_owned(),
+            "open the file with a YAML frontmatter block between `---` lines",
+        ));
+    }
+    let Some(close) = lines.iter().skip(1).position(|l| l.trim_end() == "---") else {
+        return Err(fail(
+            1,
+            "the frontmatter opened on line 1 is never closed".to_owned(),
+            "end the frontmatter with a `---` line",
+        ));
+    };
+    let body = &lines[1..=close];
+    let yaml = body.join("\n");
+    let frontmatter: Frontmatter = if yaml.trim().is_empty() {
+        Frontmatter {
+            code: None,
+            related: None,
+        }
+    } else {
+        serde_norway::from_str(&yaml).map_err(|err| {
+            let line = err.location().map_or(1, |loc| loc.line() as u32 + 1);
+            fail(
+                line,
+                format!("broken frontmatter: {err}"),
+                "make the frontmatter valid YAML where `code:` and `related:` are lists of strings",
+            )
+        })?
+    };
+    let mut entries = Vec::new();
+    for (relation, key, items) in [
+        (Relation::Code, "code", frontmatter.code.unwrap_or_default()),
+        (
+            Relation::Related,
+            "related",
+            frontmatter.related.unwrap_or_default(),
+        ),
+    ] {
+        let lines_of = entry_lines(body, key, &items);
+        for (raw, line) in items.into_iter().zip(lines_of) {
+            let target =
+                parse_target(&raw).map_err(|(message, repair)| fail(line, message, repair))?;
+            entries.push(Entry {
+                relation,
+                target,
+                raw,
+                line,
+            });
+        }
+    }
+    check_entry_set(&entries).map_err(|(line, message, repair)| fail(line, message, repair))?;
+    Ok(SpecNode {
+        id: id.clone(),
+        entries,
+    })
+}
+
+/// 1-based file lines of each item: the first line at or after the key (and after the
+/// previous item) that holds the item's text. Body line `i` is file line `i + 2`.
+fn entry_lines(body: &[&str], key: &str, items: &[String]) -> Vec<u32> {
+    let key_prefix = format!("{key}:");
+    let key_index = body
+        .iter()
+        .position(|l| l.starts_with(&key_prefix))
+        .unwrap_or(0);
+    let mut cursor = key_index;
+    items
+        .iter()
+        .map(|item| {
+            let found = body[cursor..]
+                .iter()
+                .position(|l| l.contains(item.as_str()))
+                .map(|offset| cursor + offset);
+            let index = found.unwrap_or(key_index);
+            cursor = index;
+            index as u32 + 2
+        })
+        .collect()
+}
+
+type Refusal = (String, &'static str);
+
+/// Parses one entry's text into a target.
+fn parse_target(raw: &str) -> Result<Target, Refusal> {
+    let text = raw.trim();
+    if text.is_empty() {
+        return Err((
+            "empty entry".to_owned(),
+            "remove the empty list item or write a path",
+        ));
+    }
+    let (path, selectors) = match text.split_once('#') {
+        Some((path, selectors)) => (path, Some(selectors)),
+        None => (text, None),
+    };
+    check_path(path)?;
+    let is_glob = path.contains(['*', '?', '[']);
+    let is_folder = path.ends_with('/');
+    let Some(selectors) = selectors else {
+        return Ok(if is_glob {
+            Target::Glob(path.to_owned())
+        } else if is_folder {
+            Target::Folder(path.trim_end_matches('/').to_owned())
+        } else {
+            Target::Path(path.to_owned())
+        });
+    };
+    if is_glob || is_folder {
+        return Err((
+            format!("`{text}` puts selectors on a glob or folder"),
+            "selectors name units of one file: write `path/to/file.py#name`, or drop the `#...` part",
+        ));
+    }
+    Ok(Target::Scoped {
+        path: path.to_owned(),
+        selectors: parse_selectors(text, selectors)?,
+    })
+}
+
+fn parse_selectors(text: &str, list: &str) -> Result<Vec<Selector>, Refusal> {
+    let mut selectors: Vec<Selector> = Vec::new();
+    for part in list.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err((
+                format!("`{text}` has an empty selector"),
+                "write one unit name between commas, e.g. `file.py#login,Session.refresh`",
+            ));
+        }
+        let selector = Selector::parse(part).ok_or_else(|| {
+            (
+                format!("`{part}` is not a selector (in `{text}`)"),
+                "a selector is a dotted qualified name without spaces, e.g. `Class.method`",
+            )
+        })?;
+        if selectors.contains(&selector) {
+            return Err((
+                format!("selector `{part}` is listed twice in `{text}`"),
+                "remove the duplicate selector",
+            ));
+        }
+        selectors.push(selector);
+    }
+    Ok(selectors)
+}
+
+/// A repository-relative path that stays inside the repository.
+fn check_path(path: &str) -> Result<(), Refusal> {
+    let escapes = path.starts_with('/')
+        || path.contains('\\')
+        || path.split('/').any(|part| part == "..")
+        || path.get(1..2) == Some(":");
+    if escapes {
+        return Err((
+            format!("`{path}` is outside the repository"),
+            "write the path relative to the repository root, without `..` or a leading `/`",
+        ));
+    }
+    let inner = path.trim_end_matches('/');
+    if inner.is_empty() || inner.split('/').any(|part| part.is_empty() || part == ".") {
+        return Err((
+            format!("`{path}` is not a normalised repository path"),
+            "write the path relative to the repository root, e.g. `src/app.py`, without empty or `.` parts",
+        ));
+    }
+    if path.contains(char::is_whitespace) {
+        return Err((
+            format!("`{path}` contains whitespace"),
+            "remove the spaces; a path and its selectors are one word: `src/app.py#login`",
+        ));
+    }
+    Ok(())
+}
+
+/// Refusals that need the whole node: duplicates and bare+scoped mixing.
+fn check_entry_set(entries: &[Entry]) -> Result<(), (u32, String, &'static str)> {
+    let mut seen: HashSet<(Relation, &str)> = HashSet::new();
+    for entry in entries {
+        if !seen.insert((entry.relation, entry.raw.trim())) {
+            return Err((
+                entry.line,
+                format!("entry `{}` is listed twice", entry.raw.trim()),
+                "remove the duplicate entry",
+            ));
+        }
+    }
+    let mut bare: HashSet<(Relation, &str)> = HashSet::new();
+    let mut scoped: HashSet<(Relation, &str)> = HashSet::new();
+    for entry in entries {
+        let key = (entry.relation, entry.target.path());
+        match &entry.target {
+            Target::Scoped { path, .. } => {
+                if bare.contains(&key) {
+                    return Err((
+                        entry.line,
+                        format!("`{path}` is listed both bare and with selectors"),
+                        "keep either the bare path (whole file) or the `path#selectors` entry, not both",
+                    ));
+                }
+                if !scoped.insert(key) {
+                    return Err((
+                        entry.line,
+                        format!("`{path}` has two selector entries"),
+                        "merge them into one entry: `path#sel1,sel2`",
+                    ));
+                }
+            }
+            _ => {
+                if scoped.contains(&key) {
+                    return Err((
+                        entry.line,
+                        format!(
+                            "`{}` is listed both bare and with selectors",
+                            entry.target.path()
+                        ),
+                        "keep either the bare path (whole file) or the `path#selectors` entry, not both",
+                    ));
+                }
+                bare.insert(key);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
+    bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+        + 1
+}

@@ -1,0 +1,187 @@
+//! Tree queries: what a commit's tree holds at a path, and which files two trees differ in.
+//!
+//! Owns: path lookup and the file-level tree diff (no rename detection yet: a rename reads
+//! as a deletion plus an addition, which over-reports rather than misses), memoized per
+//! tree object id.
+//! Does not own: reading objects (`keel_engine::objects`), nor line diffs (`diff`).
+
+use keel_engine::Db;
+use keel_engine::Oid;
+use keel_engine::inputs::Commit;
+use keel_engine::objects::{EntryKind, ObjectError, TreeItem};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A repository-relative path, interned so queries can be keyed by it.
+#[salsa::interned(debug)]
+pub struct RepoPath<'db> {
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// A tree object, interned so its listing is memoized once per id.
+#[salsa::interned(debug)]
+pub struct TreeId<'db> {
+    #[returns(copy)]
+    pub oid: Oid,
+}
+
+/// What sits at a path in a tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PathEntry {
+    pub kind: EntryKind,
+    pub oid: Oid,
+}
+
+/// One file that differs between two trees (`None`: absent on that side).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FileChange {
+    pub path: String,
+    pub old: Option<Oid>,
+    pub new: Option<Oid>,
+}
+
+/// The entries of one tree. Memoized per id: content-addressed, it never goes stale.
+#[salsa::tracked(returns(ref))]
+pub fn tree_items<'db>(db: &'db dyn Db, tree: TreeId<'db>) -> Result<Arc<[TreeItem]>, ObjectError> {
+    db.objects().tree(tree.oid(db)).map(Arc::from)
+}
+
+/// What `commit`'s tree holds at `path`, if anything.
+#[salsa::tracked(returns(clone))]
+pub fn entry_at<'db>(
+    db: &'db dyn Db,
+    commit: Commit,
+    path: RepoPath<'db>,
+) -> Result<Option<PathEntry>, ObjectError> {
+    lookup(db, commit.tree(db), path.text(db))
+}
+
+/// Walks `path` down from the tree `root`.
+pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, ObjectError> {
+    let mut current = PathEntry {
+        kind: EntryKind::Tree,
+        oid: root,
+    };
+    for part in path.split('/') {
+        if current.kind != EntryKind::Tree {
+            return Ok(None);
+        }
+        let items = tree_items(db, TreeId::new(db, current.oid)).clone()?;
+        let Some(item) = items.iter().find(|item| item.name == part) else {
+            return Ok(None);
+        };
+        current = PathEntry {
+            kind: item.kind,
+            oid: item.oid,
+        };
+    }
+    Ok(Some(current))
+}
+
+/// Every file (path, blob) under `prefix` (`""` for the whole tree) of the tree `root`.
+pub fn files_under(
+    db: &dyn Db,
+    root: Oid,
+    prefix: &str,
+) -> Result<Vec<(String, Oid)>, ObjectError> {
+    let start = if prefix.is_empty() {
+        Some(PathEntry {
+            kind: EntryKind::Tree,
+            oid: root,
+        })
+    } else {
+        lookup(db, root, prefix)?
+    };
+    let mut files = Vec::new();
+    let mut stack: Vec<(String, PathEntry)> =
+        start.into_iter().map(|e| (prefix.to_owned(), e)).collect();
+    while let Some((path, entry)) = stack.pop() {
+        match entry.kind {
+            EntryKind::File => files.push((path, entry.oid)),
+            EntryKind::Submodule => {}
+            EntryKind::Tree => {
+                let items = tree_items(db, TreeId::new(db, entry.oid)).clone()?;
+                for item in items.iter() {
+                    let child = join(&path, &item.name);
+                    stack.push((
+                        child,
+                        PathEntry {
+                            kind: item.kind,
+                            oid: item.oid,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The files that differ between two trees (`old = None`: the empty tree), sorted by
+/// path. Memoized per ordered pair of tree ids.
+#[salsa::tracked(returns(ref))]
+pub fn tree_diff(
+    db: &dyn Db,
+    old: Option<Oid>,
+    new: Oid,
+) -> Result<Arc<[FileChange]>, ObjectError> {
+    let mut changes = Vec::new();
+    diff_into(db, String::new(), old, Some(new), &mut changes)?;
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Arc::from(changes))
+}
+
+fn diff_into(
+    db: &dyn Db,
+    prefix: String,
+    old: Option<Oid>,
+    new: Option<Oid>,
+    out: &mut Vec<FileChange>,
+) -> Result<(), ObjectError> {
+    if old == new {
+        return Ok(());
+    }
+    let mut sides: BTreeMap<String, (Option<&TreeItem>, Option<&TreeItem>)> = BTreeMap::new();
+    let old_items = old
+        .map(|oid| tree_items(db, TreeId::new(db, oid)).clone())
+        .transpose()?;
+    let new_items = new
+        .map(|oid| tree_items(db, TreeId::new(db, oid)).clone())
+        .transpose()?;
+    for item in old_items.iter().flat_map(|items| items.iter()) {
+        sides.entry(item.name.clone()).or_default().0 = Some(item);
+    }
+    for item in new_items.iter().flat_map(|items| items.iter()) {
+        sides.entry(item.name.clone()).or_default().1 = Some(item);
+    }
+    for (name, (before, after)) in sides {
+        let path = join(&prefix, &name);
+        let tree_of =
+            |item: Option<&TreeItem>| item.filter(|i| i.kind == EntryKind::Tree).map(|i| i.oid);
+        let file_of =
+            |item: Option<&TreeItem>| item.filter(|i| i.kind == EntryKind::File).map(|i| i.oid);
+        let (old_tree, new_tree) = (tree_of(before), tree_of(after));
+        if old_tree.is_some() || new_tree.is_some() {
+            diff_into(db, path.clone(), old_tree, new_tree, out)?;
+        }
+        let (old_file, new_file) = (file_of(before), file_of(after));
+        if old_file != new_file {
+            out.push(FileChange {
+                path,
+                old: old_file,
+                new: new_file,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}/{name}")
+    }
+}

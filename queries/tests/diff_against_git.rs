@@ -1,0 +1,554 @@
+//! keel's pinned line diff against the git CLI: every expected hunk here is printed by
+//! `git diff --histogram --no-indent-heuristic -U0`, never computed by keel.
+//!
+//! Owns: built fixture cases (the histogram example that myers and imara get "wrong",
+//! occurrence-limit fallbacks, runs of equal lines, missing final newline, CRLF, empty and
+//! one-line files, rewrites) and seeded randomized edits over small line alphabets, each
+//! batch diffed by ONE `git diff --no-index` over two temporary directories, with git's
+//! ambient configuration pinned away. Does not own: the algorithm (`keel_queries::diff`)
+//! or whole-history agreement on real repositories (`keel-benches`' `diff-agree`).
+
+use keel_queries::diff::{Hunk, line_hunks};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One pair of images to diff.
+struct Case {
+    name: String,
+    old: Vec<u8>,
+    new: Vec<u8>,
+}
+
+impl Case {
+    fn new(name: impl Into<String>, old: impl Into<Vec<u8>>, new: impl Into<Vec<u8>>) -> Self {
+        Self {
+            name: name.into(),
+            old: old.into(),
+            new: new.into(),
+        }
+    }
+
+    /// A case whose sides are lists of lines, each given a `\n`.
+    fn lines(name: &str, old: &[&str], new: &[&str]) -> Self {
+        Self::new(name, join_lines(old), join_lines(new))
+    }
+}
+
+fn join_lines(lines: &[&str]) -> Vec<u8> {
+    lines
+        .iter()
+        .flat_map(|line| [line.as_bytes(), b"\n"].concat())
+        .collect()
+}
+
+fn repeat(line: &str, times: usize) -> Vec<&str> {
+    vec![line; times]
+}
+
+/// A scratch directory removed on drop.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new() -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "keel-diff-against-git-{}-{unique}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(dir.join("old")).expect("create scratch dir");
+        std::fs::create_dir_all(dir.join("new")).expect("create scratch dir");
+        Self(dir)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn file_name(case_index: usize) -> String {
+    format!("c{case_index:06}")
+}
+
+/// git's hunks for every case, from one `git diff --no-index old new`.
+fn git_hunks(cases: &[Case]) -> Vec<Vec<Hunk>> {
+    let dir = ScratchDir::new();
+    for (index, case) in cases.iter().enumerate() {
+        std::fs::write(dir.0.join("old").join(file_name(index)), &case.old).expect("write old");
+        std::fs::write(dir.0.join("new").join(file_name(index)), &case.new).expect("write new");
+    }
+    let output = run_git_diff(&dir.0);
+    parse_git_output(&output, cases.len())
+}
+
+fn run_git_diff(dir: &Path) -> String {
+    let output = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .args(["-c", "color.ui=never", "-c", "core.quotepath=false"])
+        .args([
+            "diff",
+            "--no-index",
+            "--no-color",
+            "--no-textconv",
+            "--no-ext-diff",
+        ])
+        .args([
+            "--no-renames",
+            "--histogram",
+            "--no-indent-heuristic",
+            "-U0",
+        ])
+        .args(["--inter-hunk-context=0", "old", "new"])
+        .output()
+        .expect("git runs");
+    // `--no-index` exits 1 when the files differ and 0 when they do not.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "git diff failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("the cases are ASCII")
+}
+
+fn parse_git_output(output: &str, cases: usize) -> Vec<Vec<Hunk>> {
+    let mut hunks = vec![Vec::new(); cases];
+    let mut current = None;
+    for line in output.lines() {
+        if let Some(paths) = line.strip_prefix("diff --git a/old/c") {
+            let digits = paths.split_once(' ').expect("two paths").0;
+            current = Some(digits.parse::<usize>().expect("a case number"));
+        } else if line.starts_with("@@ ") {
+            let case = current.expect("a hunk follows a file header");
+            hunks[case].push(parse_header(line));
+        }
+    }
+    hunks
+}
+
+/// `@@ -3 +4,0 @@` into 0-based half-open ranges.
+fn parse_header(line: &str) -> Hunk {
+    let mut fields = line.split(' ');
+    let old = fields
+        .nth(1)
+        .and_then(|f| f.strip_prefix('-'))
+        .expect("old range");
+    let new = fields
+        .next()
+        .and_then(|f| f.strip_prefix('+'))
+        .expect("new range");
+    Hunk {
+        before: parse_range(old),
+        after: parse_range(new),
+    }
+}
+
+fn parse_range(text: &str) -> std::ops::Range<u32> {
+    let (start, count) = match text.split_once(',') {
+        Some((start, count)) => (start, count.parse::<u32>().expect("a count")),
+        None => (text, 1),
+    };
+    let start = start.parse::<u32>().expect("a start");
+    if count == 0 {
+        start..start
+    } else {
+        start - 1..start - 1 + count
+    }
+}
+
+/// Asserts keel's hunks equal git's for every case, listing every disagreement.
+fn assert_agrees_with_git(cases: &[Case]) {
+    let expected = git_hunks(cases);
+    let mut report = String::new();
+    let mut disagreements = 0;
+    for (case, git) in cases.iter().zip(&expected) {
+        let keel = line_hunks(&case.old, &case.new);
+        if &keel != git {
+            disagreements += 1;
+            if disagreements <= 5 {
+                describe(&mut report, case, git, &keel);
+            }
+        }
+    }
+    assert!(
+        disagreements == 0,
+        "{disagreements} of {} cases disagree with git:\n{report}",
+        cases.len()
+    );
+}
+
+fn describe(report: &mut String, case: &Case, git: &[Hunk], keel: &[Hunk]) {
+    let headers = |hunks: &[Hunk]| hunks.iter().map(Hunk::git_header).collect::<Vec<_>>();
+    let _ = writeln!(report, "case {}:", case.name);
+    let _ = writeln!(report, "  old: {:?}", String::from_utf8_lossy(&case.old));
+    let _ = writeln!(report, "  new: {:?}", String::from_utf8_lossy(&case.new));
+    let _ = writeln!(report, "  git:  {:?}", headers(git));
+    let _ = writeln!(report, "  keel: {:?}", headers(keel));
+}
+
+#[test]
+fn histogram_example_authors_new_lines_two_and_three() {
+    let case = Case::lines("c a c a", &["c", "a", "c", "a"], &["c", "c", "a", "a", "a"]);
+    let git = git_hunks(std::slice::from_ref(&case));
+    let headers: Vec<String> = git[0].iter().map(Hunk::git_header).collect();
+    // The example the design rests on: if git itself stops printing this, say so first.
+    assert_eq!(headers, ["@@ -1,0 +2,2 @@", "@@ -3 +4,0 @@"]);
+    assert_eq!(line_hunks(&case.old, &case.new), git[0]);
+}
+
+#[test]
+fn lines_repeated_beyond_the_occurrence_limit() {
+    let mut cases = Vec::new();
+    for times in [63, 64, 65, 66, 100] {
+        let a = repeat("a", times);
+        let b = repeat("b", times);
+        cases.push(Case::lines(
+            &format!("swap-{times}"),
+            &[a.clone(), b.clone()].concat(),
+            &[b.clone(), a.clone(), vec!["c"]].concat(),
+        ));
+        cases.push(Case::lines(
+            &format!("blank-run-{times}"),
+            &[vec!["x"], repeat("", times), vec!["y"]].concat(),
+            &[vec!["z"], repeat("", times + 3), vec!["w"]].concat(),
+        ));
+        let spaced_old: Vec<String> = (0..times)
+            .flat_map(|i| [format!("u{i}"), String::new()])
+            .collect();
+        let spaced_new: Vec<String> = (0..times)
+            .flat_map(|i| [String::new(), format!("v{i}"), String::new()])
+            .collect();
+        cases.push(Case::new(
+            format!("unique-among-blanks-{times}"),
+            join_lines(&spaced_old.iter().map(String::as_str).collect::<Vec<_>>()),
+            join_lines(&spaced_new.iter().map(String::as_str).collect::<Vec<_>>()),
+        ));
+    }
+    cases.extend(around_the_limit());
+    let frequent: Vec<&str> = (0..200)
+        .map(|i| if i % 3 == 0 { "}" } else { "" })
+        .collect();
+    let mut shifted = frequent.clone();
+    shifted.insert(50, "new");
+    shifted.drain(120..140);
+    cases.push(Case::lines("braces-and-blanks", &frequent, &shifted));
+    assert_agrees_with_git(&cases);
+}
+
+/// Files whose rarest line occurs 62 to 67 times: at most 64 occurrences anchor a
+/// histogram split, more send the whole file to the classic diff, and the two answers
+/// differ on shuffled lines.
+fn around_the_limit() -> Vec<Case> {
+    let mut rng = Rng(0x6c69_6d69_74);
+    let alphabet = ["a".to_string(), "b".to_string()];
+    let mut cases = Vec::new();
+    for rare in 62..=67 {
+        for sample in 0..8 {
+            let mut old: Vec<String> = vec![alphabet[0].clone(); rare];
+            old.extend(vec![alphabet[1].clone(); rare + 5 + rng.below(20)]);
+            shuffle(&mut rng, &mut old);
+            let new = random_edit(&mut rng, &alphabet, &old);
+            let name = format!("rare {rare} sample {sample}");
+            cases.push(Case::new(name, join_owned(&old), join_owned(&new)));
+        }
+    }
+    cases
+}
+
+fn shuffle(rng: &mut Rng, lines: &mut [String]) {
+    for i in (1..lines.len()).rev() {
+        lines.swap(i, rng.below(i + 1));
+    }
+}
+
+fn join_owned(lines: &[String]) -> Vec<u8> {
+    join_lines(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[test]
+fn runs_of_blank_and_identical_lines() {
+    let cases = vec![
+        Case::lines(
+            "insert-blank-in-run",
+            &["a", "", "", "b"],
+            &["a", "", "", "", "b"],
+        ),
+        Case::lines(
+            "delete-blank-in-run",
+            &["a", "", "", "", "b"],
+            &["a", "", "b"],
+        ),
+        Case::lines(
+            "insert-same-line",
+            &["x", "x", "x"],
+            &["x", "x", "x", "x", "x"],
+        ),
+        Case::lines("delete-same-line", &["x", "x", "x", "x"], &["x"]),
+        Case::lines(
+            "duplicate-function",
+            &["def f():", "    pass", "", "def g():", "    pass", ""],
+            &[
+                "def f():", "    pass", "", "def h():", "    pass", "", "def g():", "    pass", "",
+            ],
+        ),
+        Case::lines(
+            "remove-between-braces",
+            &["if a {", "  x", "}", "if b {", "  y", "}", "z"],
+            &["if a {", "  x", "}", "z"],
+        ),
+        Case::lines(
+            "slide-to-align-with-change",
+            &["a", "b", "a", "b", "c"],
+            &["a", "b", "a", "b", "a", "b", "d"],
+        ),
+    ];
+    assert_agrees_with_git(&cases);
+}
+
+#[test]
+fn missing_final_newline() {
+    let cases = vec![
+        Case::new("gains-newline", "a\nb", "a\nb\n"),
+        Case::new("loses-newline", "a\nb\n", "a\nb"),
+        Case::new("changes-last-line", "a\nb", "a\nc"),
+        Case::new("appends-after-unterminated", "a", "a\nb"),
+        Case::new("same-unterminated", "a\nb\nc", "a\nx\nc"),
+        Case::new("unterminated-repeat", "x\nx\nx", "x\nx\nx\nx"),
+    ];
+    assert_agrees_with_git(&cases);
+}
+
+#[test]
+fn crlf_line_endings() {
+    let cases = vec![
+        Case::new("crlf-to-lf", "a\r\nb\r\nc\r\n", "a\nb\nc\n"),
+        Case::new("one-line-to-lf", "a\r\nb\r\nc\r\n", "a\r\nb\nc\r\n"),
+        Case::new("crlf-edit", "a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n"),
+        Case::new("lone-cr", "a\rb\nc\n", "a\nb\nc\n"),
+        Case::new("crlf-unterminated", "a\r\nb\r", "a\r\nb\r\n"),
+    ];
+    assert_agrees_with_git(&cases);
+}
+
+#[test]
+fn empty_and_one_line_files() {
+    let cases = vec![
+        Case::new("empty-to-line", "", "a\n"),
+        Case::new("line-to-empty", "a\n", ""),
+        Case::new("empty-to-lines", "", "a\nb\nc\n"),
+        Case::new("lines-to-empty", "a\nb\n", ""),
+        Case::new("one-line-edit", "a\n", "b\n"),
+        Case::new("unterminated-to-empty", "a", ""),
+        Case::new("empty-to-unterminated", "", "a"),
+        Case::new("both-empty", "", ""),
+        Case::new("one-line-same", "a\n", "a\n"),
+    ];
+    assert_agrees_with_git(&cases);
+}
+
+#[test]
+fn whole_file_rewrite() {
+    let old: Vec<String> = (0..300).map(|i| format!("old line {i}")).collect();
+    let new: Vec<String> = (0..250).map(|i| format!("new line {i}")).collect();
+    let mut braces_old = Vec::new();
+    let mut braces_new = Vec::new();
+    for i in 0..120 {
+        braces_old.extend([
+            format!("fn old_{i}() {{"),
+            format!("    old_{i}();"),
+            "}".into(),
+            String::new(),
+        ]);
+    }
+    for i in 0..90 {
+        braces_new.extend([
+            format!("fn new_{i}() {{"),
+            format!("    new_{i}();"),
+            "}".into(),
+            String::new(),
+        ]);
+    }
+    let text = |lines: &[String]| join_lines(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let cases = vec![
+        Case::new("disjoint", text(&old), text(&new)),
+        Case::new(
+            "shared-braces-and-blanks",
+            text(&braces_old),
+            text(&braces_new),
+        ),
+        Case::new(
+            "shared-braces-small",
+            text(&braces_old[..40]),
+            text(&braces_new[..48]),
+        ),
+    ];
+    assert_agrees_with_git(&cases);
+}
+
+/// A small, seeded generator (splitmix64): deterministic across runs and platforms.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..bound` (bound > 0).
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Lines drawn from a small alphabet so that repeats are common.
+fn random_lines(rng: &mut Rng, alphabet: &[String], len: usize) -> Vec<String> {
+    (0..len)
+        .map(|_| alphabet[rng.below(alphabet.len())].clone())
+        .collect()
+}
+
+/// A few random edits: insert, delete, replace or move a short run of lines.
+fn random_edit(rng: &mut Rng, alphabet: &[String], old: &[String]) -> Vec<String> {
+    let mut new = old.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(new.len() + 1);
+        let len = 1 + rng.below(4);
+        match rng.below(4) {
+            0 => {
+                let run = random_lines(rng, alphabet, len);
+                new.splice(at..at, run);
+            }
+            1 => {
+                new.drain(at..(at + len).min(new.len()));
+            }
+            2 => {
+                let run = random_lines(rng, alphabet, len);
+                new.splice(at..(at + len).min(new.len()), run);
+            }
+            _ => {
+                let moved: Vec<String> = new.drain(at..(at + len).min(new.len())).collect();
+                let to = rng.below(new.len() + 1);
+                new.splice(to..to, moved);
+            }
+        }
+    }
+    new
+}
+
+/// Joins lines; sometimes leaves the last one unterminated.
+fn render(rng: &mut Rng, lines: &[String]) -> Vec<u8> {
+    let mut text: Vec<u8> = lines
+        .iter()
+        .flat_map(|line| [line.as_bytes(), b"\n"].concat())
+        .collect();
+    if !text.is_empty() && rng.chance(10) {
+        text.pop();
+    }
+    text
+}
+
+/// Distinct lines, some of them blank and some ending in CRLF once rendered.
+fn alphabet(rng: &mut Rng, size: usize) -> Vec<String> {
+    (0..size)
+        .map(|i| match rng.below(8) {
+            0 => String::new(),
+            1 => format!("l{i}\r"),
+            _ => format!("l{i}"),
+        })
+        .collect()
+}
+
+fn random_cases(
+    seed: u64,
+    count: usize,
+    lengths: std::ops::Range<usize>,
+    alphabet_sizes: std::ops::Range<usize>,
+) -> Vec<Case> {
+    let mut rng = Rng(seed);
+    (0..count)
+        .map(|index| {
+            let size = alphabet_sizes.start + rng.below(alphabet_sizes.len());
+            let alphabet = alphabet(&mut rng, size);
+            let len = lengths.start + rng.below(lengths.len());
+            let old = random_lines(&mut rng, &alphabet, len);
+            let new = random_edit(&mut rng, &alphabet, &old);
+            Case::new(
+                format!("seed {seed} #{index}"),
+                render(&mut rng, &old),
+                render(&mut rng, &new),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn random_small_edits_agree_with_git() {
+    assert_agrees_with_git(&random_cases(0x6b65_656c, 3000, 0..40, 2..8));
+}
+
+#[test]
+fn random_edits_of_long_repetitive_files_agree_with_git() {
+    // 150..400 lines over 2..5 distinct lines: every line repeats past the occurrence
+    // limit, so whole regions go to the classic fallback.
+    assert_agrees_with_git(&random_cases(0x6869_7374, 300, 150..400, 2..5));
+}
+
+/// A long file of frequent lines (blank, `}`, `return`) among lines of its own, and a new
+/// version that keeps some stretches and rewrites others with lines of its own: rewritten
+/// stretches share only frequent lines, so they reach the classic fallback, some long
+/// enough for its cost cut-offs, some with frequent lines lost among unmatched ones.
+fn rewrite_among_frequent_lines(rng: &mut Rng, index: usize) -> Case {
+    let frequent = &["", "}", "return"][..1 + rng.below(3)];
+    let share = [5, 10, 20, 40, 70, 90][rng.below(6)];
+    // Enough lines for each frequent line to pass the occurrence limit.
+    let len = (300 + rng.below(3000)).max(80 * frequent.len() * 100 / share);
+    let switch_per_mille = [0, 0, 1, 3, 10, 30][rng.below(6)];
+    let pick = |rng: &mut Rng, own: String| {
+        if rng.chance(share) {
+            frequent[rng.below(frequent.len())].to_string()
+        } else {
+            own
+        }
+    };
+    let old: Vec<String> = (0..len).map(|i| pick(rng, format!("o{i}"))).collect();
+    let mut new = Vec::new();
+    let mut rewriting = switch_per_mille == 0 || rng.chance(50);
+    for (i, line) in old.iter().enumerate() {
+        if rng.below(1000) < switch_per_mille {
+            rewriting = !rewriting;
+        }
+        if rewriting {
+            new.push(pick(rng, format!("n{i}")));
+        } else {
+            new.push(line.clone());
+        }
+    }
+    Case::new(
+        format!("rewrite #{index}"),
+        join_owned(&old),
+        join_owned(&new),
+    )
+}
+
+#[test]
+fn random_rewrites_among_frequent_lines_agree_with_git() {
+    let mut rng = Rng(0x7265_7772);
+    let cases: Vec<Case> = (0..40)
+        .map(|index| rewrite_among_frequent_lines(&mut rng, index))
+        .collect();
+    assert_agrees_with_git(&cases);
+}
