@@ -47,7 +47,7 @@ pub struct KeelDatabase {
     objects: Arc<ObjectStore>,
     log: QueryLog,
     workdir: Option<PathBuf>,
-    git_dir: PathBuf,
+    git_dir: Option<PathBuf>,
     commits: HashMap<Oid, Commit>,
 }
 
@@ -73,16 +73,36 @@ impl KeelDatabase {
         let repo = gix::discover(path).map_err(|_| EngineError::NotARepository {
             path: path.to_owned(),
         })?;
+        let mut db = Self::with_store(
+            ObjectStore::new(repo.clone()),
+            Some(repo.git_dir().to_owned()),
+            repo.workdir().map(Path::to_owned),
+        );
+        db.apply_changes(&[crate::ChangeEvent::Rescan])?;
+        Ok(db)
+    }
+
+    /// A database with no primary repository (for commands whose repositories come from
+    /// their input files): no tip, default settings, and object reads fail.
+    pub fn detached() -> Self {
+        Self::with_store(ObjectStore::empty(), None, None)
+    }
+
+    fn with_store(
+        objects: ObjectStore,
+        git_dir: Option<PathBuf>,
+        workdir: Option<PathBuf>,
+    ) -> Self {
         let log = QueryLog::default();
         let recorder = log.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
             recorder.record(&event);
         })));
-        let mut db = Self {
+        let db = Self {
             storage,
-            workdir: repo.workdir().map(Path::to_owned),
-            git_dir: repo.git_dir().to_owned(),
-            objects: Arc::new(ObjectStore::new(repo)),
+            workdir,
+            git_dir,
+            objects: Arc::new(objects),
             log,
             commits: HashMap::new(),
         };
@@ -90,8 +110,7 @@ impl KeelDatabase {
         let _: Config = Config::builder(Settings::default())
             .durability(Durability::LOW)
             .new(&db);
-        db.apply_changes(&[crate::ChangeEvent::Rescan])?;
-        Ok(db)
+        db
     }
 
     /// The log of executed queries (for `--stats` and incrementality tests).
@@ -109,9 +128,9 @@ impl KeelDatabase {
         self.workdir.as_deref()
     }
 
-    /// The repository's git directory.
-    pub fn git_dir(&self) -> &Path {
-        &self.git_dir
+    /// The primary repository's git directory, `None` for a detached database.
+    pub fn git_dir(&self) -> Option<&Path> {
+        self.git_dir.as_deref()
     }
 
     /// Re-reads HEAD; sets the tip input only if it moved. Returns whether it moved.
@@ -137,8 +156,18 @@ impl KeelDatabase {
         Ok(true)
     }
 
+    /// A fresh handle on the primary repository (refs are re-read through it).
+    fn primary_repo(&self) -> Result<Option<gix::Repository>, EngineError> {
+        self.git_dir
+            .as_deref()
+            .map(|dir| gix::open(dir).map_err(|err| self.unreadable(&err)))
+            .transpose()
+    }
+
     fn read_head(&self) -> Result<Option<Oid>, EngineError> {
-        let repo = gix::open(&self.git_dir).map_err(|err| self.unreadable(&err))?;
+        let Some(repo) = self.primary_repo()? else {
+            return Ok(None);
+        };
         let head = repo.head_id();
         match head {
             Ok(id) => Ok(Some(Oid(id.detach()))),
@@ -183,7 +212,9 @@ impl KeelDatabase {
         if let Some(&known) = self.commits.get(&oid) {
             return Ok(known);
         }
-        let repo = gix::open(&self.git_dir).map_err(|err| self.unreadable(&err))?;
+        let Some(repo) = self.primary_repo()? else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
         let shallow = shallow_commits(&repo).map_err(|err| self.unreadable(&err))?;
         let mut read: HashMap<Oid, RawCommit> = HashMap::new();
         let mut stack = vec![oid];
@@ -215,15 +246,12 @@ impl KeelDatabase {
         self.commits
             .get(&oid)
             .copied()
-            .ok_or_else(|| EngineError::Unreadable {
-                path: self.git_dir.clone(),
-                reason: format!("commit {oid} could not be indexed"),
-            })
+            .ok_or_else(|| self.unreadable(&format!("commit {oid} could not be indexed")))
     }
 
     fn unreadable(&self, err: &dyn std::fmt::Display) -> EngineError {
         EngineError::Unreadable {
-            path: self.git_dir.clone(),
+            path: self.git_dir.clone().unwrap_or_default(),
             reason: err.to_string(),
         }
     }

@@ -36,28 +36,43 @@ pub struct ObjectError {
     pub reason: String,
 }
 
-/// Content-addressed reads from one repository's object database.
+/// Content-addressed reads from one repository's object database (or from none, for a
+/// database opened without a repository: every read then fails).
 pub struct ObjectStore {
-    repo: Mutex<gix::Repository>,
+    repo: Option<Mutex<gix::Repository>>,
 }
 
 impl ObjectStore {
     pub(crate) fn new(repo: gix::Repository) -> Self {
         Self {
-            repo: Mutex::new(repo),
+            repo: Some(Mutex::new(repo)),
         }
     }
 
-    fn with_repo<T>(&self, read: impl FnOnce(&gix::Repository) -> T) -> T {
+    pub(crate) fn empty() -> Self {
+        Self { repo: None }
+    }
+
+    fn with_repo<T>(
+        &self,
+        oid: Oid,
+        read: impl FnOnce(&gix::Repository) -> Result<T, ObjectError>,
+    ) -> Result<T, ObjectError> {
+        let Some(repo) = &self.repo else {
+            return Err(ObjectError {
+                oid,
+                reason: "no repository is open".to_owned(),
+            });
+        };
         // A panic while holding the lock cannot leave the repository handle half-updated:
         // reads only fill gix's object caches, which stay valid.
-        let repo = self.repo.lock().unwrap_or_else(PoisonError::into_inner);
+        let repo = repo.lock().unwrap_or_else(PoisonError::into_inner);
         read(&repo)
     }
 
     /// The bytes of a blob.
     pub fn blob(&self, oid: Oid) -> Result<Arc<[u8]>, ObjectError> {
-        self.with_repo(|repo| {
+        self.with_repo(oid, |repo| {
             let blob = repo.find_blob(oid.0).map_err(|e| object_error(oid, &e))?;
             Ok(Arc::from(blob.data.as_slice()))
         })
@@ -65,7 +80,7 @@ impl ObjectStore {
 
     /// The entries of one tree, in git's order.
     pub fn tree(&self, oid: Oid) -> Result<Vec<TreeItem>, ObjectError> {
-        self.with_repo(|repo| {
+        self.with_repo(oid, |repo| {
             let tree = repo.find_tree(oid.0).map_err(|e| object_error(oid, &e))?;
             let decoded = tree.decode().map_err(|e| object_error(oid, &e))?;
             Ok(decoded

@@ -544,11 +544,79 @@ fn rewrite_among_frequent_lines(rng: &mut Rng, index: usize) -> Case {
     )
 }
 
+/// Two unrelated files built of chunks: runs of 21 to 40 blank lines, and stretches of
+/// frequent lines mixed with lines of their own. Only frequent lines are common, so the
+/// classic fallback diffs the whole files, at an edit cost past its cut-offs, where long
+/// runs of equal lines make some search rounds productive.
+fn chunky_rewrite(rng: &mut Rng, index: usize) -> Case {
+    let chunky = |rng: &mut Rng, own: &str| {
+        let mut lines = Vec::new();
+        for chunk in 0..20 + rng.below(60) {
+            if rng.chance(30) {
+                lines.extend(vec![String::new(); 21 + rng.below(20)]);
+                continue;
+            }
+            for line in 0..10 + rng.below(50) {
+                lines.push(match rng.below(10) {
+                    0 | 1 => format!("{own}{chunk}.{line}"),
+                    2..=5 => "}".to_string(),
+                    6 | 7 => "return".to_string(),
+                    _ => String::new(),
+                });
+            }
+        }
+        lines
+    };
+    let old = chunky(rng, "o");
+    let new = chunky(rng, "n");
+    Case::new(
+        format!("chunky #{index}"),
+        join_owned(&old),
+        join_owned(&new),
+    )
+}
+
+/// A long file of frequent lines only, and a copy with hundreds of small scattered edits:
+/// the classic fallback diffs the whole files, and the search runs past its cost cut-offs
+/// while long stretches still match, where it may cut at a promising diagonal.
+fn scattered_edits(rng: &mut Rng, index: usize, len: usize) -> Case {
+    let frequent = ["", "}", "return", "pass"];
+    let pick = |rng: &mut Rng| frequent[rng.below(frequent.len())].to_string();
+    let old: Vec<String> = (0..len).map(|_| pick(rng)).collect();
+    let spacing = [8, 15, 25, 40][rng.below(4)];
+    let mut new = Vec::new();
+    let mut line = 0;
+    while line < old.len() {
+        let keep = 1 + rng.below(2 * spacing);
+        new.extend(old[line..(line + keep).min(old.len())].iter().cloned());
+        line += keep + rng.below(3);
+        for _ in 0..rng.below(4) {
+            new.push(if rng.chance(30) {
+                format!("n{line}")
+            } else {
+                pick(rng)
+            });
+        }
+    }
+    Case::new(
+        format!("scattered #{index}"),
+        join_owned(&old),
+        join_owned(&new),
+    )
+}
+
 #[test]
 fn random_rewrites_among_frequent_lines_agree_with_git() {
     let mut rng = Rng(0x7265_7772);
-    let cases: Vec<Case> = (0..40)
+    let mut cases: Vec<Case> = (0..60)
         .map(|index| rewrite_among_frequent_lines(&mut rng, index))
         .collect();
+    cases.extend((0..30).map(|index| chunky_rewrite(&mut rng, index)));
+    cases.extend((0..30).map(|index| {
+        let len = 3000 + rng.below(4000);
+        scattered_edits(&mut rng, index, len)
+    }));
+    // Past 2^16 lines in all, the search may run long enough to cut at a promising diagonal.
+    cases.extend((30..33).map(|index| scattered_edits(&mut rng, index, 34_000)));
     assert_agrees_with_git(&cases);
 }
