@@ -342,7 +342,8 @@ impl NodeJudge<'_, '_> {
         }
         if !hits.is_empty() {
             self.hit_finding(entry, path, selectors, hits, merges)?;
-        } else if !missed.is_empty()
+        }
+        if !missed.is_empty()
             && entry.relation == Relation::Code
             && self.scoped_miss == ScopedCodeMiss::Warn
         {

@@ -1,0 +1,260 @@
+//! Lint against an oracle built from the git CLI on randomized linear histories.
+//!
+//! The oracle shares only the extractor with keel (it asks keel for unit ranges of the
+//! blobs git prints). Versions come from `git log -1 -- spec.md`, windows from
+//! `git rev-list version..HEAD` minus `Spec-OK` trailers as `git log` reads them, hunks
+//! from `git diff --histogram --no-indent-heuristic -U0`, and the hunk∩range predicate is
+//! written again here, independently, on git's 1-based header numbers.
+
+use crate::support::{lint_repo, spec};
+use keel_fixtures::FixtureRepo;
+use keel_queries::extract::{Unit, extract};
+use std::collections::BTreeMap;
+
+/// A tiny deterministic generator (xorshift64*), so every run builds the same histories.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const FUNCTIONS: [&str; 5] = ["alpha", "beta", "gamma", "delta", "omega"];
+const NODES: [(&str, &[&str]); 3] = [
+    ("one", &["alpha", "beta"]),
+    ("two", &["gamma"]),
+    ("three", &["delta", "omega", "alpha"]),
+];
+
+/// The module as a list of functions, each a list of body lines.
+fn render(bodies: &[Vec<String>]) -> String {
+    let mut text = String::from("import os\n");
+    for (name, body) in FUNCTIONS.iter().zip(bodies) {
+        text.push_str(&format!("\n\ndef {name}(x):\n"));
+        for line in body {
+            text.push_str(&format!("    {line}\n"));
+        }
+    }
+    text
+}
+
+fn mutate(rng: &mut Rng, bodies: &mut [Vec<String>], serial: &mut usize) {
+    for _ in 0..=rng.below(2) {
+        let body = &mut bodies[rng.below(FUNCTIONS.len())];
+        *serial += 1;
+        let line = format!("x = x + {}", *serial % 7);
+        match rng.below(3) {
+            0 if body.len() > 1 => {
+                let at = rng.below(body.len() - 1);
+                body.remove(at);
+            }
+            1 => {
+                let at = rng.below(body.len());
+                body[at] = line;
+            }
+            _ => {
+                let at = rng.below(body.len());
+                body.insert(at, line);
+            }
+        }
+    }
+}
+
+/// Builds one random history; returns the repository.
+fn build(seed: u64, commits: usize) -> FixtureRepo {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut repo = FixtureRepo::new().expect("git builds fixtures");
+    let mut bodies: Vec<Vec<String>> = FUNCTIONS
+        .iter()
+        .map(|_| vec!["return x".to_owned()])
+        .collect();
+    let mut serial = 0;
+    repo.write("app.py", &render(&bodies)).expect("writable");
+    for (node, selectors) in NODES {
+        repo.write(
+            &format!(".spec/{node}/spec.md"),
+            &spec(&[&format!("app.py#{}", selectors.join(","))], &[]),
+        )
+        .expect("writable");
+    }
+    repo.commit("v1").expect("commit");
+    for step in 0..commits {
+        mutate(&mut rng, &mut bodies, &mut serial);
+        repo.write("app.py", &render(&bodies)).expect("writable");
+        let mut message = format!("step {step}");
+        match rng.below(8) {
+            0 => {
+                let (node, selectors) = NODES[rng.below(NODES.len())];
+                let text = spec(&[&format!("app.py#{}", selectors.join(","))], &[])
+                    + &format!("version {step}\n");
+                repo.write(&format!(".spec/{node}/spec.md"), &text)
+                    .expect("writable");
+            }
+            1 => message.push_str(&format!("\n\nSpec-OK: {}", NODES[rng.below(NODES.len())].0)),
+            _ => {}
+        }
+        repo.commit(&message).expect("commit");
+    }
+    repo
+}
+
+/// `(node, commit)` → (hit selectors, side) as the oracle sees it.
+type Judgements = BTreeMap<(String, String), (Vec<String>, String)>;
+
+fn git(repo: &FixtureRepo, args: &[&str]) -> String {
+    repo.git(args).expect("git answers the oracle")
+}
+
+/// `(old_start, old_count, new_start, new_count)` from `@@ -a,b +c,d @@` headers.
+fn hunk_headers(diff: &str) -> Vec<(u32, u32, u32, u32)> {
+    let side = |text: &str| -> (u32, u32) {
+        let (start, count) = text.split_once(',').unwrap_or((text, "1"));
+        (
+            start.parse().expect("git prints numbers"),
+            count.parse().expect("git prints numbers"),
+        )
+    };
+    diff.lines()
+        .filter_map(|line| line.strip_prefix("@@ -"))
+        .map(|rest| {
+            let mut parts = rest.split(' ');
+            let old = side(parts.next().expect("old side"));
+            let new = side(parts.next().expect("new side").trim_start_matches('+'));
+            (old.0, old.1, new.0, new.1)
+        })
+        .collect()
+}
+
+fn unit_range(units: &[Unit], name: &str) -> Option<(u32, u32)> {
+    units
+        .iter()
+        .find(|u| u.name == name)
+        .map(|u| (u.start_line, u.end_line))
+}
+
+/// Lines `[start, start + count)` (1-based) meet the unit `[s, e]`.
+fn meets(start: u32, count: u32, unit: Option<(u32, u32)>) -> bool {
+    unit.is_some_and(|(s, e)| count > 0 && start <= e && s < start + count)
+}
+
+/// The oracle's judgements and how many (node, window commit) cases it judged.
+fn oracle(repo: &FixtureRepo) -> (Judgements, usize) {
+    let mut judgements = Judgements::new();
+    let mut cases = 0;
+    for (node, selectors) in NODES {
+        let spec_path = format!(".spec/{node}/spec.md");
+        let version = git(repo, &["log", "-1", "--format=%H", "--", &spec_path])
+            .trim()
+            .to_owned();
+        let log = git(
+            repo,
+            &[
+                "log",
+                "--format=%H %(trailers:key=Spec-OK,valueonly,separator=|)",
+                &format!("{version}..HEAD"),
+            ],
+        );
+        for line in log.lines() {
+            let (commit, acks) = line.split_once(' ').unwrap_or((line, ""));
+            if acks.split('|').any(|ack| ack.trim() == node) {
+                continue;
+            }
+            cases += 1;
+            let diff = git(
+                repo,
+                &[
+                    "-c",
+                    "color.ui=never",
+                    "diff",
+                    "--histogram",
+                    "--no-indent-heuristic",
+                    "-U0",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    &format!("{commit}^"),
+                    commit,
+                    "--",
+                    "app.py",
+                ],
+            );
+            let new_units = extract(
+                git(repo, &["show", &format!("{commit}:app.py")]).as_bytes(),
+                "app.py",
+            )
+            .expect("python has an extractor")
+            .expect("generated python parses");
+            let old_units = extract(
+                git(repo, &["show", &format!("{commit}^:app.py")]).as_bytes(),
+                "app.py",
+            )
+            .expect("python has an extractor")
+            .expect("generated python parses");
+            let mut hit = Vec::new();
+            let (mut added, mut deleted) = (false, false);
+            for selector in selectors {
+                let (mut a, mut d) = (false, false);
+                for (old_start, old_count, new_start, new_count) in hunk_headers(&diff) {
+                    a |= meets(new_start, new_count, unit_range(&new_units, selector));
+                    d |= meets(old_start, old_count, unit_range(&old_units, selector));
+                }
+                if a || d {
+                    hit.push((*selector).to_owned());
+                }
+                added |= a;
+                deleted |= d;
+            }
+            let side = match (added, deleted) {
+                (true, true) => "both",
+                (true, false) => "added",
+                (false, true) => "deleted",
+                (false, false) => continue,
+            };
+            judgements.insert((node.to_owned(), commit.to_owned()), (hit, side.to_owned()));
+        }
+    }
+    (judgements, cases)
+}
+
+fn keel(repo: &FixtureRepo) -> Judgements {
+    let report = lint_repo(repo);
+    let mut judgements = Judgements::new();
+    for finding in report.findings.iter().filter(|f| f.code == "anchor-hit") {
+        for hit in &finding.hits {
+            let side = serde_json::to_value(hit.side).expect("a side serializes");
+            judgements.insert(
+                (finding.node.clone(), hit.commit.clone()),
+                (
+                    hit.selectors.clone(),
+                    side.as_str().unwrap_or_default().to_owned(),
+                ),
+            );
+        }
+    }
+    judgements
+}
+
+#[test]
+fn lint_agrees_with_the_git_cli_oracle_on_random_histories() {
+    let mut cases = 0;
+    let mut hits = 0;
+    for seed in 1..=12 {
+        let repo = build(seed, 14);
+        let (expected, judged) = oracle(&repo);
+        assert_eq!(keel(&repo), expected, "seed {seed}");
+        cases += judged;
+        hits += expected.len();
+    }
+    assert!(
+        hits > 40,
+        "the histories must produce real hits to compare: {hits}"
+    );
+    eprintln!("agreement: {hits} hits over {cases} (node, commit) cases");
+}

@@ -1,0 +1,119 @@
+//! Incrementality as a contract: which tracked queries re-run after each kind of change,
+//! read from salsa's `WillExecute` events, and warm answers equal cold ones.
+
+use crate::support::{commit, repo};
+use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_fixtures::demo::build_demo;
+use keel_queries::lint::lint;
+
+/// Names of the queries executed since the last call.
+fn executed(db: &KeelDatabase) -> Vec<String> {
+    db.query_log()
+        .take()
+        .into_iter()
+        .map(|key| db.query_name(key))
+        .collect()
+}
+
+fn count(names: &[String], query: &str) -> usize {
+    names.iter().filter(|n| n.as_str() == query).count()
+}
+
+const SESSION_PY_EDITED: &str = "import time\n\n\ndef login(user, password):\n    if not user.check(password):\n        raise PermissionError(\"bad password\")\n    user.audit(\"login\")\n    return Session(user)\n\n\nclass Session:\n    def __init__(self, user):\n        self.user = user\n        self.expires = time.time() + 3600\n\n    def refresh(self):\n        self.expires = time.time() + 7200\n        return self.expires\n\n\ndef logout(session):\n    session.expires = 0\n";
+
+#[test]
+fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
+    let mut repo = repo();
+    build_demo(&mut repo).expect("demo builds");
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    let cold = lint(&db).expect("lints");
+    let cold_run = executed(&db);
+    assert!(
+        count(&cold_run, "image_units") > 1,
+        "the cold run parses the history's images"
+    );
+
+    let added = commit(
+        &mut repo,
+        &[("src/auth/session.py", SESSION_PY_EDITED)],
+        "Refresh for two hours",
+    );
+    let changes = db
+        .apply_changes(&[ChangeEvent::TipMoved])
+        .expect("tip re-read");
+    assert!(changes.tip_moved);
+    let warm = lint(&db).expect("lints");
+    let warm_run = executed(&db);
+
+    assert_eq!(
+        count(&warm_run, "image_units"),
+        1,
+        "only the new session.py image is parsed: {warm_run:?}"
+    );
+    assert_eq!(
+        count(&warm_run, "image_hunks"),
+        1,
+        "only the new (parent, result) pair is diffed"
+    );
+    assert_eq!(
+        count(&warm_run, "scoped_change"),
+        3,
+        "each of the 3 scoped entries judges only the new commit"
+    );
+    assert_eq!(
+        count(&warm_run, "tree_items"),
+        3,
+        "only the new root, src and src/auth trees are read"
+    );
+
+    let fresh = KeelDatabase::open(repo.path()).expect("opens");
+    assert_eq!(
+        warm,
+        lint(&fresh).expect("lints"),
+        "a warm answer equals a cold one"
+    );
+    assert_ne!(warm, cold, "the new commit is a hit on Session.refresh");
+    assert!(warm.findings[0].hits.iter().any(|h| h.commit == added));
+}
+
+#[test]
+fn relint_without_change_executes_nothing_expensive() {
+    let mut repo = repo();
+    build_demo(&mut repo).expect("demo builds");
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    let first = lint(&db).expect("lints");
+    executed(&db);
+    let changes = db.apply_changes(&[ChangeEvent::Rescan]).expect("rescan");
+    assert!(
+        !changes.tip_moved && !changes.settings_changed,
+        "nothing moved"
+    );
+    assert_eq!(lint(&db).expect("lints"), first);
+    assert!(
+        executed(&db).is_empty(),
+        "no query re-runs when no input changed"
+    );
+}
+
+#[test]
+fn a_settings_change_reparses_no_image() {
+    let mut repo = repo();
+    build_demo(&mut repo).expect("demo builds");
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    let before = lint(&db).expect("lints");
+    executed(&db);
+    repo.write("keel.toml", "[lint]\nscoped_code_miss = \"ignore\"\n")
+        .expect("writable");
+    let changes = db
+        .apply_changes(&[ChangeEvent::SettingsChanged])
+        .expect("settings re-read");
+    assert!(changes.settings_changed);
+    let after = lint(&db).expect("lints");
+    let run = executed(&db);
+    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
+    assert_eq!(count(&run, "image_hunks"), 0);
+    assert_eq!(
+        before, after,
+        "the demo has no scoped miss, so the answer is unchanged"
+    );
+}

@@ -1,0 +1,65 @@
+//! Shared helpers: build, open and lint fixture repositories.
+
+use keel_engine::KeelDatabase;
+use keel_fixtures::FixtureRepo;
+use keel_queries::lint::{Finding, LintReport, lint};
+
+/// A new empty fixture repository.
+pub(crate) fn repo() -> FixtureRepo {
+    FixtureRepo::new().expect("git can build a fixture repository")
+}
+
+/// Writes `files` and commits them with `message`; returns the commit id.
+pub(crate) fn commit(repo: &mut FixtureRepo, files: &[(&str, &str)], message: &str) -> String {
+    for (path, content) in files {
+        repo.write(path, content).expect("fixture file is writable");
+    }
+    repo.commit(message).expect("git can commit")
+}
+
+/// A spec.md with the given code and related entries.
+pub(crate) fn spec(code: &[&str], related: &[&str]) -> String {
+    let mut text = String::from("---\n");
+    for (key, entries) in [("code", code), ("related", related)] {
+        if entries.is_empty() {
+            continue;
+        }
+        text.push_str(key);
+        text.push_str(":\n");
+        for entry in entries {
+            text.push_str(&format!("  - {entry}\n"));
+        }
+    }
+    text.push_str("---\nprose\n");
+    text
+}
+
+/// Opens and lints a repository.
+pub(crate) fn lint_repo(repo: &FixtureRepo) -> LintReport {
+    let db = KeelDatabase::open(repo.path()).expect("fixture repository opens");
+    lint(&db).expect("fixture specs are valid")
+}
+
+/// The findings of one node as `(code, selectors, hit commits)`.
+pub(crate) fn node_findings(
+    report: &LintReport,
+    node: &str,
+) -> Vec<(String, Vec<String>, Vec<String>)> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.node == node)
+        .map(|f: &Finding| {
+            (
+                f.code.to_owned(),
+                f.selectors.clone(),
+                f.hits.iter().map(|h| h.commit.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Owned strings from literals.
+pub(crate) fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
