@@ -15,6 +15,11 @@
 //!
 //! API boundary: `lint::lint` and the types it returns.
 
+#![deny(
+    clippy::disallowed_methods,
+    reason = "queries are pure: no file system, process, environment or clock (clippy.toml)"
+)]
+
 pub mod anchors;
 pub mod diff;
 pub mod drift;
