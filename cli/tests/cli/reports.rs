@@ -1,0 +1,129 @@
+//! Snapshots of what a user reads: `keel demo`, `keel lint` on the demo repository (text,
+//! JSON, `--stats`) and the help texts. Each snapshot pins stdout, stderr and the exit code
+//! together; fixture commit ids are deterministic, so they stay in.
+
+use crate::support::{Run, lint, run};
+use keel_fixtures::FixtureRepo;
+use keel_fixtures::demo::build_demo;
+use std::path::Path;
+
+/// Compares `block` with `snapshots/<name>.snap`, described by the command that made it.
+fn assert_block(name: &str, command: &str, block: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_description(command);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, block));
+}
+
+/// The demo scenario, built by the test (the same history `keel demo` builds).
+fn demo_repo() -> FixtureRepo {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    build_demo(&mut repo).expect("the demo history");
+    repo
+}
+
+/// A scratch folder to run commands that take no repository.
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+fn snapshot_run(name: &str, command: &str, run: &Run, root: Option<&Path>) {
+    run.assert_no_panic();
+    assert_block(name, command, &run.render(root));
+}
+
+#[test]
+fn the_demo_repository_has_the_same_commits_every_time() {
+    let ids = |repo: &FixtureRepo| repo.git(&["log", "--format=%H %s"]).expect("git log");
+    let first = ids(&demo_repo());
+    assert_eq!(first.lines().count(), 5, "five commits:\n{first}");
+    assert_eq!(first, ids(&demo_repo()));
+}
+
+#[test]
+fn keel_demo_prints_the_scenario_as_text() {
+    let dir = scratch();
+    let run = run(dir.path(), &["demo"]);
+    snapshot_run("cli_demo_text", "keel demo", &run, Some(dir.path()));
+}
+
+#[test]
+fn keel_demo_prints_the_scenario_as_json() {
+    let dir = scratch();
+    let run = run(dir.path(), &["demo", "--format", "json"]);
+    snapshot_run(
+        "cli_demo_json",
+        "keel demo --format json",
+        &run,
+        Some(dir.path()),
+    );
+}
+
+#[test]
+fn keel_demo_json_is_the_lint_report_of_the_demo_repository() {
+    let dir = scratch();
+    let demo = run(dir.path(), &["demo", "--format", "json"]);
+    let repo = demo_repo();
+    let linted = lint(repo.path(), &["--format", "json"]);
+    assert_eq!(demo.stdout, linted.stdout);
+}
+
+#[test]
+fn keel_lint_reports_the_demo_repository_as_text() {
+    let repo = demo_repo();
+    let run = lint(repo.path(), &[]);
+    snapshot_run(
+        "cli_lint_demo_text",
+        "keel lint --repo [REPO]",
+        &run,
+        Some(repo.path()),
+    );
+}
+
+#[test]
+fn keel_lint_reports_the_demo_repository_as_json() {
+    let repo = demo_repo();
+    let run = lint(repo.path(), &["--format", "json"]);
+    assert_eq!(run.json()["schema"], "keel.lint.v1");
+    snapshot_run(
+        "cli_lint_demo_json",
+        "keel lint --repo [REPO] --format json",
+        &run,
+        Some(repo.path()),
+    );
+}
+
+#[test]
+fn keel_lint_stats_prints_one_json_line_of_counters_on_stderr() {
+    let repo = demo_repo();
+    let run = lint(repo.path(), &["--stats"]);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one stats line:\n{}", run.stderr);
+    let stats: serde_json::Value = serde_json::from_str(lines[0]).expect("the stats line is JSON");
+    for key in ["images_parsed", "hunk_sets_diffed", "queries_executed"] {
+        assert!(stats[key].is_u64(), "`{key}` is a count: {stats}");
+    }
+    snapshot_run(
+        "cli_lint_demo_stats",
+        "keel lint --repo [REPO] --stats",
+        &run,
+        Some(repo.path()),
+    );
+}
+
+#[test]
+fn keel_help_lists_the_commands() {
+    let dir = scratch();
+    let run = run(dir.path(), &["--help"]);
+    snapshot_run("cli_help", "keel --help", &run, None);
+}
+
+#[test]
+fn keel_lint_help_states_the_exit_codes() {
+    let dir = scratch();
+    let run = run(dir.path(), &["lint", "--help"]);
+    assert!(run.stdout.contains("Exit 0"), "{}", run.stdout);
+    snapshot_run("cli_lint_help", "keel lint --help", &run, None);
+}

@@ -1,0 +1,167 @@
+//! Helpers shared by the CLI tests: running the real `keel` binary hermetically, building
+//! small fixture repositories, rendering an output block for snapshots, and checking that
+//! a refused run wrote nothing.
+
+use keel_fixtures::FixtureRepo;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// What one `keel` process printed and how it ended.
+#[derive(Debug)]
+pub(crate) struct Run {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    /// The exit code (`-1` when a signal ended the process).
+    pub(crate) code: i32,
+}
+
+impl From<Output> for Run {
+    fn from(output: Output) -> Self {
+        Self {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            code: output.status.code().unwrap_or(-1),
+        }
+    }
+}
+
+impl Run {
+    /// stdout, stderr and the exit code as one block, with `root` shown as `[REPO]`.
+    pub(crate) fn render(&self, root: Option<&Path>) -> String {
+        let redact = |text: &str| match root {
+            Some(root) => redact_path(text, root),
+            None => text.to_owned(),
+        };
+        format!(
+            "----- stdout -----\n{}----- stderr -----\n{}exit: {}\n",
+            redact(&self.stdout),
+            redact(&self.stderr),
+            self.code
+        )
+    }
+
+    /// The stdout parsed as JSON.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|err| panic!("stdout is not JSON ({err}):\n{}", self.stdout))
+    }
+
+    /// Fails unless the process did not panic.
+    pub(crate) fn assert_no_panic(&self) {
+        assert!(
+            !self.stderr.contains("panicked"),
+            "keel panicked:\n{}",
+            self.stderr
+        );
+    }
+}
+
+/// Replaces every spelling of `root` (as given and canonical) with `[REPO]`.
+pub(crate) fn redact_path(text: &str, root: &Path) -> String {
+    let mut spellings = vec![root.display().to_string()];
+    if let Ok(canonical) = root.canonicalize() {
+        spellings.push(canonical.display().to_string());
+    }
+    spellings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    spellings.iter().fold(text.to_owned(), |text, spelling| {
+        text.replace(spelling, "[REPO]")
+    })
+}
+
+/// `keel` in `cwd` with a hermetic environment: nothing inherited but `PATH`; no colour;
+/// no system or global git config; `HOME` is `cwd`, so anything written there shows up in
+/// the tests' before/after listings.
+pub(crate) fn keel(cwd: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_keel"));
+    command
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", cwd)
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC");
+    command
+}
+
+/// Runs `keel ARGS` in `cwd` (see [`keel`]).
+pub(crate) fn run(cwd: &Path, args: &[&str]) -> Run {
+    keel(cwd)
+        .args(args)
+        .output()
+        .expect("the keel binary runs")
+        .into()
+}
+
+/// Runs `keel lint --repo REPO ARGS` from inside the repository.
+pub(crate) fn lint(repo: &Path, args: &[&str]) -> Run {
+    let repo_arg = repo.display().to_string();
+    let mut all = vec!["lint", "--repo", repo_arg.as_str()];
+    all.extend_from_slice(args);
+    run(repo, &all)
+}
+
+/// The text of a spec node whose `code:` lists `entries` (block style, one per line, so
+/// entry `i` sits on file line `i + 3`).
+pub(crate) fn spec(entries: &[&str]) -> String {
+    let mut text = String::from("---\ncode:\n");
+    for entry in entries {
+        text.push_str(&format!("  - {entry}\n"));
+    }
+    text.push_str("---\n\n# A node\n\nProse keel does not read.\n");
+    text
+}
+
+/// A Python file with two functions: `f` on lines 1-3, `g` on lines 6-7.
+pub(crate) const APP_PY: &str =
+    "def f(x):\n    y = x + 1\n    return y\n\n\ndef g():\n    return 0\n";
+
+/// A repository whose one commit holds `app.py` ([`APP_PY`]) and `files`.
+pub(crate) fn repo_with(files: &[(&str, &[u8])]) -> FixtureRepo {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY).expect("write app.py");
+    for (path, content) in files {
+        repo.write_bytes(path, content)
+            .expect("write a fixture file");
+    }
+    repo.commit("Add app and its spec").expect("commit");
+    repo
+}
+
+/// A repository whose one commit holds `app.py` and the node `app` with `spec_text`.
+pub(crate) fn repo_with_spec(spec_text: &[u8]) -> FixtureRepo {
+    repo_with(&[(".spec/app/spec.md", spec_text)])
+}
+
+/// Every path under `root` (recursively, `.git/` included), with the content of each file
+/// outside `.git/`. Files inside `.git/` are listed by path only: git itself may rewrite
+/// them (the index on `git status`), but a new one means someone wrote into the repository.
+pub(crate) fn listing(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).expect("list a fixture folder");
+        for entry in entries {
+            let path = entry.expect("a folder entry").path();
+            let relative = path.strip_prefix(root).expect("inside root").to_owned();
+            let in_git = relative.starts_with(".git");
+            if path.is_dir() {
+                stack.push(path);
+                out.insert(relative, None);
+            } else {
+                let content = (!in_git).then(|| std::fs::read(&path).expect("read a file"));
+                out.insert(relative, content);
+            }
+        }
+    }
+    out
+}
+
+/// `git status --porcelain --untracked-files=all` under the pinned environment.
+pub(crate) fn status(repo: &FixtureRepo) -> String {
+    repo.git(&["status", "--porcelain", "--untracked-files=all"])
+        .expect("git status")
+}
