@@ -33,10 +33,10 @@ pub(crate) fn lint_text(report: &LintReport, colour: bool) -> String {
     // Writing to a String cannot fail.
     let _ = writeln!(
         out,
-        "keel lint at {} ({} nodes, {} anchors)",
+        "keel lint at {} ({}, {})",
         &tip[..tip.len().min(12)],
-        s.nodes,
-        s.anchors
+        counted(s.nodes, "node"),
+        counted(s.anchors, "anchor")
     );
     let mut current: Option<&str> = None;
     for finding in &report.findings {
@@ -67,12 +67,22 @@ pub(crate) fn lint_text(report: &LintReport, colour: bool) -> String {
     }
     let _ = writeln!(
         out,
-        "\n{} error(s), {} warning(s){}",
-        s.errors,
-        s.warnings,
+        "\n{}, {}{}",
+        counted(s.errors, "error"),
+        counted(s.warnings, "warning"),
         if report.blocks() { ": blocked" } else { ": ok" }
     );
     out
+}
+
+/// `1 error`, `2 errors`: a count and its noun (plural by adding `s`, or `ies` for a
+/// noun ending in `y`).
+pub(crate) fn counted(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {noun}s"),
+    }
 }
 
 fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
@@ -121,8 +131,16 @@ pub(crate) fn lint_json(report: &LintReport) -> String {
     text
 }
 
-/// One JSON line of work counters from the query log.
-pub(crate) fn stats_line(db: &KeelDatabase) -> String {
+/// Work done since the last count, read from the query log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WorkCounts {
+    pub(crate) images_parsed: usize,
+    pub(crate) hunk_sets_diffed: usize,
+    pub(crate) queries_executed: usize,
+}
+
+/// Takes the query log and counts what it holds.
+pub(crate) fn work_counts(db: &KeelDatabase) -> WorkCounts {
     let executed: Vec<String> = db
         .query_log()
         .take()
@@ -130,10 +148,19 @@ pub(crate) fn stats_line(db: &KeelDatabase) -> String {
         .map(|key| db.query_name(key))
         .collect();
     let count = |name: &str| executed.iter().filter(|n| n.as_str() == name).count();
+    WorkCounts {
+        images_parsed: count("image_units"),
+        hunk_sets_diffed: count("image_hunks"),
+        queries_executed: executed.len(),
+    }
+}
+
+/// One JSON line of work counters.
+pub(crate) fn stats_line(counts: WorkCounts) -> String {
     serde_json::json!({
-        "images_parsed": count("image_units"),
-        "hunk_sets_diffed": count("image_hunks"),
-        "queries_executed": executed.len(),
+        "images_parsed": counts.images_parsed,
+        "hunk_sets_diffed": counts.hunk_sets_diffed,
+        "queries_executed": counts.queries_executed,
     })
     .to_string()
 }

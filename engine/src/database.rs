@@ -9,7 +9,7 @@ use crate::events::QueryLog;
 use crate::inputs::{Commit, Config, Tip};
 use crate::objects::ObjectStore;
 use crate::oid::Oid;
-use crate::settings::{SETTINGS_FILE, Settings, SettingsError};
+use crate::settings::{SETTINGS_FILE, Settings, SettingsError, line_of_offset};
 use salsa::{Durability, Setter};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -26,6 +26,10 @@ pub trait Db: salsa::Database {
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error(
+        "{path}: no such folder; repair: pass an existing folder inside a git work tree with --repo"
+    )]
+    NoSuchPath { path: PathBuf },
+    #[error(
         "{path}: not a git repository (or any parent up to the file system root); repair: run keel inside a git work tree or pass --repo DIR"
     )]
     NotARepository { path: PathBuf },
@@ -33,10 +37,18 @@ pub enum EngineError {
         "{path}: cannot read the repository: {reason}; repair: check the path and its permissions, or run `git fsck`"
     )]
     Unreadable { path: PathBuf, reason: String },
-    #[error("{path}: {reason}; repair: make the file readable UTF-8 text")]
-    UnreadableFile { path: PathBuf, reason: String },
-    #[error("{root}/{error}")]
-    Settings { root: String, error: SettingsError },
+    #[error("{file}: cannot read it: {reason}; repair: make the file readable")]
+    UnreadableFile { file: String, reason: String },
+    #[error(
+        "{file}:{line}: not UTF-8 (invalid byte at offset {offset}); repair: save the file as UTF-8"
+    )]
+    NotUtf8 {
+        file: String,
+        line: usize,
+        offset: usize,
+    },
+    #[error("{0}")]
+    Settings(SettingsError),
 }
 
 /// The concrete database: storage, the repository's objects and the commit index.
@@ -65,9 +77,8 @@ impl KeelDatabase {
     /// Opens the repository holding `path` and reads HEAD and `keel.toml` into inputs.
     pub fn open(path: &Path) -> Result<Self, EngineError> {
         if !path.exists() {
-            return Err(EngineError::Unreadable {
+            return Err(EngineError::NoSuchPath {
                 path: path.to_owned(),
-                reason: "no such file or directory".to_owned(),
             });
         }
         let repo = gix::discover(path).map_err(|_| EngineError::NotARepository {
@@ -188,22 +199,20 @@ impl KeelDatabase {
             }
             Err(err) => {
                 return Err(EngineError::UnreadableFile {
-                    path,
+                    file: SETTINGS_FILE.to_owned(),
                     reason: err.to_string(),
                 });
             }
         };
-        let text = String::from_utf8(bytes).map_err(|err| EngineError::UnreadableFile {
-            path: path.clone(),
-            reason: format!(
-                "not UTF-8 (invalid byte at offset {})",
-                err.utf8_error().valid_up_to()
-            ),
+        let text = String::from_utf8(bytes).map_err(|err| {
+            let offset = err.utf8_error().valid_up_to();
+            EngineError::NotUtf8 {
+                file: SETTINGS_FILE.to_owned(),
+                line: line_of_offset(err.as_bytes(), offset),
+                offset,
+            }
         })?;
-        Settings::parse(&text).map_err(|error| EngineError::Settings {
-            root: root.display().to_string(),
-            error,
-        })
+        Settings::parse(&text).map_err(EngineError::Settings)
     }
 
     /// The input for commit `oid`, creating inputs for it and every ancestor not yet

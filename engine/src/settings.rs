@@ -102,19 +102,19 @@ impl Settings {
         toml::from_str(text).map_err(|err| {
             let line = err
                 .span()
-                .map_or(1, |span| line_of_offset(text, span.start));
+                .map_or(1, |span| line_of_offset(text.as_bytes(), span.start));
             SettingsError {
                 line,
                 message: err.message().trim().to_owned(),
-                repair: "fix or remove that key; the keys are documented in README.md under \"Settings\"".to_owned(),
+                repair: "fix that line; the keys and their values are documented in README.md under \"Settings\"".to_owned(),
             }
         })
     }
 }
 
-/// 1-based line holding byte `offset` of `text`.
-fn line_of_offset(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
+/// 1-based line holding byte `offset` of `bytes`.
+pub fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset.min(bytes.len())]
         .iter()
         .filter(|&&b| b == b'\n')
         .count()

@@ -271,7 +271,7 @@ impl NodeJudge<'_, '_> {
     fn version_label(&self) -> Result<String, ObjectError> {
         let node = Node::new(self.db, self.node.id.clone());
         Ok(node_version(self.db, self.tip, node)?
-            .map_or_else(|| "(none)".to_owned(), |v| v.id(self.db).short(7)))
+            .map_or_else(|| "(none)".to_owned(), |v| v.id(self.db).short(12)))
     }
 
     fn push(&mut self, entry: &Entry, draft: Draft) {
@@ -356,7 +356,7 @@ impl NodeJudge<'_, '_> {
                     code: "scoped-code-miss",
                     selectors: Vec::new(),
                     hits: records,
-                    message: format!("{path} changed outside the anchored units in {n} commit(s) since the spec's last version {}", self.version_label()?),
+                    message: format!("{path} changed outside the anchored units in {} since the spec's last version {}", commits(n), self.version_label()?),
                     repair: "review the change; to silence this advisory set `scoped_code_miss = \"ignore\"` under [lint] in keel.toml".to_owned(),
                 },
             );
@@ -382,10 +382,12 @@ impl NodeJudge<'_, '_> {
         let version = self.version_label()?;
         let mut message = match entry.relation {
             Relation::Code => format!(
-                "{n} commit(s) since the spec's last version {version} changed anchored units {names} in {path}"
+                "{} since the spec's last version {version} changed anchored units {names} in {path}",
+                commits(n)
             ),
             Relation::Related => format!(
-                "{n} commit(s) since the spec's last version {version} changed related units {names} in {path}"
+                "{} since the spec's last version {version} changed related units {names} in {path}",
+                commits(n)
             ),
         };
         if hits.iter().any(|h| h.conservative) {
@@ -460,7 +462,7 @@ impl NodeJudge<'_, '_> {
                     code: "dead-anchor",
                     selectors: dead.clone(),
                     hits: Vec::new(),
-                    message: format!("{} name(s) no unit in {path} at the tip (deleted or renamed)", dead.join(", ")),
+                    message: format!("{} {} no unit in {path} at the tip (deleted or renamed)", dead.join(", "), if dead.len() == 1 { "names" } else { "name" }),
                     repair: "follow the rename: write the unit's current qualified name, or remove the selector".to_owned(),
                 },
             );
@@ -630,12 +632,16 @@ impl NodeJudge<'_, '_> {
         let (code, message) = match entry.relation {
             Relation::Code => (
                 "code-drift",
-                format!("{path} changed in {n} commit(s) since the spec's last version {version}"),
+                format!(
+                    "{path} changed in {} since the spec's last version {version}",
+                    commits(n)
+                ),
             ),
             Relation::Related => (
                 "related-drift",
                 format!(
-                    "related {path} changed in {n} commit(s) since the spec's last version {version}"
+                    "related {path} changed in {} since the spec's last version {version}",
+                    commits(n)
                 ),
             ),
         };
@@ -655,6 +661,15 @@ impl NodeJudge<'_, '_> {
             },
         );
         Ok(())
+    }
+}
+
+/// `1 commit`, `2 commits`.
+fn commits(n: usize) -> String {
+    if n == 1 {
+        "1 commit".to_owned()
+    } else {
+        format!("{n} commits")
     }
 }
 

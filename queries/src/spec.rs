@@ -162,10 +162,13 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
         }
     } else {
         serde_norway::from_str(&yaml).map_err(|err| {
-            let line = err.location().map_or(1, |loc| loc.line() as u32 + 1);
+            let last_body_line = body.len() as u32 + 1;
+            let line = err
+                .location()
+                .map_or(1, |loc| (loc.line() as u32 + 1).min(last_body_line));
             fail(
                 line,
-                format!("broken frontmatter: {err}"),
+                format!("broken frontmatter: {}", file_relative(&err.to_string())),
                 "make the frontmatter valid YAML where `code:` and `related:` are lists of strings",
             )
         })?
@@ -198,8 +201,9 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
     })
 }
 
-/// 1-based file lines of each item: the first line at or after the key (and after the
-/// previous item) that holds the item's text. Body line `i` is file line `i + 2`.
+/// 1-based file lines of each item. A block item (`- item`, optionally quoted) is looked
+/// for on the lines after the previous item's; a flow item (`[a, b]`) on the same line
+/// or later; the key's line is the fallback. Body line `i` is file line `i + 2`.
 fn entry_lines(body: &[&str], key: &str, items: &[String]) -> Vec<u32> {
     let key_prefix = format!("{key}:");
     let key_index = body
@@ -210,15 +214,49 @@ fn entry_lines(body: &[&str], key: &str, items: &[String]) -> Vec<u32> {
     items
         .iter()
         .map(|item| {
-            let found = body[cursor..]
+            let block = body
                 .iter()
-                .position(|l| l.contains(item.as_str()))
-                .map(|offset| cursor + offset);
-            let index = found.unwrap_or(key_index);
+                .enumerate()
+                .skip(cursor + 1)
+                .find(|(_, line)| block_item(line) == Some(item.trim()))
+                .map(|(index, _)| index);
+            let flow = || {
+                body.iter()
+                    .enumerate()
+                    .skip(cursor)
+                    .find(|(_, line)| line.contains(item.trim()))
+                    .map(|(index, _)| index)
+            };
+            let index = block.or_else(flow).unwrap_or(key_index);
             cursor = index;
             index as u32 + 2
         })
         .collect()
+}
+
+/// The text of a YAML block-sequence item line (`  - "text"` → `text`).
+fn block_item(line: &str) -> Option<&str> {
+    let text = line.trim().strip_prefix('-')?.trim();
+    Some(text.trim_matches(|c| c == '"' || c == '\''))
+}
+
+/// A YAML error's message with its frontmatter-relative `line N` numbers shifted to
+/// file lines (the frontmatter starts after line 1).
+fn file_relative(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find("line ") {
+        let (head, tail) = rest.split_at(at + "line ".len());
+        out.push_str(head);
+        let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+        match digits.parse::<u32>() {
+            Ok(n) => out.push_str(&(n + 1).to_string()),
+            Err(_) => out.push_str(&digits),
+        }
+        rest = &tail[digits.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 type Refusal = (String, &'static str);

@@ -3,18 +3,20 @@
 //! Owns: the demo's framing text. Does not own: the scenario (`keel_fixtures::demo`) or
 //! the judgement (`lint`).
 
-use super::lint::{lint_or_refuse, print_report};
+use super::lint::{lint_or_refuse, print_report, status_of};
 use super::{CommandError, Format};
 use crate::exit::ExitStatus;
-use keel_engine::KeelDatabase;
+use crate::render;
+use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::FixtureRepo;
-use keel_fixtures::demo::build_demo;
+use keel_fixtures::demo::{add_demo_followup, build_demo};
 
 /// Build a demo repository (Python and TypeScript, five commits) and lint it.
 ///
 /// Shows one blocking hit, one dead anchor, one advisory drift, an acknowledged change
-/// and a clean node. Needs `git` on PATH to build the repository; keel itself reads it
-/// through gix. Exits 0 when the demo ran.
+/// and a clean node; then adds a sixth commit and re-lints in the same database, showing
+/// how little work that takes. Needs `git` on PATH to build the repository; keel itself
+/// reads it through gix. Exits 0 when the demo ran.
 #[derive(Debug, clap::Args)]
 pub(crate) struct DemoArgs {
     /// Output format of the lint report.
@@ -28,14 +30,40 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
     if args.format == Format::Text {
         println!("keel demo: built a five-commit repository in a temporary folder; linting HEAD\n");
     }
-    let db = KeelDatabase::open(repo.path())?;
+    let mut db = KeelDatabase::open(repo.path())?;
     let report = lint_or_refuse(&db)?;
     print_report(&report, args.format)?;
-    if args.format == Format::Text {
-        println!(
-            "\n`keel lint` would exit {} here. Try it on your repository: keel lint --repo PATH",
-            super::lint::status_of(&report) as u8
-        );
+    if args.format != Format::Text {
+        return Ok(ExitStatus::Clean);
     }
+    let cold = render::work_counts(&db);
+    add_demo_followup(&mut repo)?;
+    db.apply_changes(&[ChangeEvent::TipMoved])?;
+    let warm_report = lint_or_refuse(&db)?;
+    let warm = render::work_counts(&db);
+    let billing = warm_report
+        .findings
+        .iter()
+        .filter(|f| f.node == "billing")
+        .count();
+    println!("\n`keel lint` exits {} here.\n", status_of(&report) as u8);
+    println!("A sixth commit then changes Invoice.total. The same database re-lints it:");
+    println!("  cold lint: {}", work_text(cold));
+    println!("  re-lint:   {}", work_text(warm));
+    println!(
+        "  billing now has {}; {} in all.\n",
+        render::counted(billing, "finding"),
+        render::counted(warm_report.summary.errors, "error")
+    );
+    println!("Try it on your repository: cargo run --release -- lint --repo PATH");
     Ok(ExitStatus::Clean)
+}
+
+fn work_text(counts: render::WorkCounts) -> String {
+    format!(
+        "{} parsed, {} diffed, {} executed",
+        render::counted(counts.images_parsed, "image"),
+        render::counted(counts.hunk_sets_diffed, "hunk set"),
+        render::counted(counts.queries_executed, "tracked query"),
+    )
 }

@@ -34,7 +34,7 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     let report = lint_or_refuse(&db)?;
     print_report(&report, args.format)?;
     if args.stats {
-        eprintln!("{}", render::stats_line(&db));
+        eprintln!("{}", render::stats_line(render::work_counts(&db)));
     }
     Ok(status_of(&report))
 }
@@ -42,13 +42,16 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
 /// Runs lint; a spec keel refuses to read becomes a usage error naming file and line.
 pub(crate) fn lint_or_refuse(db: &KeelDatabase) -> Result<LintReport, CommandError> {
     lint(db).map_err(|err| match err {
-        LintError::Specs(errors) => CommandError(
-            errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\nerror: "),
-        ),
+        LintError::Specs(errors) => {
+            let first = errors.first().map(ToString::to_string).unwrap_or_default();
+            match errors.len() {
+                0 | 1 => CommandError(first),
+                n => CommandError(format!(
+                    "{first} ({} more spec error(s) follow once this one is fixed)",
+                    n - 1
+                )),
+            }
+        }
         LintError::Object(err) => {
             CommandError(format!("{err}; repair: run `git fsck` on the repository"))
         }

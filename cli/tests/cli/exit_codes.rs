@@ -20,7 +20,7 @@ fn a_repository_with_only_warnings_exits_zero_and_still_prints_the_warning() {
         text.stdout
     );
     assert!(
-        text.stdout.contains("0 error(s), 1 warning(s): ok"),
+        text.stdout.contains("0 errors, 1 warning: ok"),
         "{}",
         text.stdout
     );
@@ -43,7 +43,7 @@ fn a_clean_repository_exits_zero() {
     assert_eq!(run.code, 0, "{}", run.render(None));
     assert!(run.stdout.contains("clean: app"), "{}", run.stdout);
     assert!(
-        run.stdout.contains("0 error(s), 0 warning(s): ok"),
+        run.stdout.contains("0 errors, 0 warnings: ok"),
         "{}",
         run.stdout
     );
