@@ -411,3 +411,138 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
         .count() as u32
         + 1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<SpecNode, SpecError> {
+        parse_spec(&NodeId("auth/login".to_owned()), text.as_bytes())
+    }
+
+    fn refusal(text: &str) -> (u32, String) {
+        let err = parse(text).expect_err("the spec must be refused");
+        assert_eq!(err.file, ".spec/auth/login/spec.md");
+        assert!(!err.repair.is_empty());
+        (err.line, err.message)
+    }
+
+    #[test]
+    fn entries_keep_declaration_order_and_lines() {
+        let node = parse(
+            "---\ncode:\n  - a.py#f,C.m\n  - lib/\n  - src/*.ts\nrelated:\n  - b.ts\n---\nprose\n",
+        )
+        .expect("valid spec");
+        let summary: Vec<(Relation, &str, u32)> = node
+            .entries
+            .iter()
+            .map(|e| (e.relation, e.target.path(), e.line))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (Relation::Code, "a.py", 3),
+                (Relation::Code, "lib", 4),
+                (Relation::Code, "src/*.ts", 5),
+                (Relation::Related, "b.ts", 7),
+            ]
+        );
+        assert!(matches!(&node.entries[1].target, Target::Folder(_)));
+        assert!(matches!(&node.entries[2].target, Target::Glob(_)));
+        let Target::Scoped { selectors, .. } = &node.entries[0].target else {
+            panic!("a.py#f,C.m is scoped");
+        };
+        let names: Vec<&str> = selectors.iter().map(Selector::as_str).collect();
+        assert_eq!(names, vec!["f", "C.m"]);
+    }
+
+    #[test]
+    fn flow_lists_and_empty_frontmatter_are_read() {
+        let node = parse("---\ncode: [a.py#f, b.py]\n---\n").expect("valid spec");
+        assert_eq!(node.entries.len(), 2);
+        assert_eq!(node.entries[1].line, 2);
+        assert!(parse("---\n---\n").expect("valid").entries.is_empty());
+        assert!(
+            parse("---\ntitle: x\n---\n")
+                .expect("other keys are prose")
+                .entries
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn every_loud_refusal_names_its_line() {
+        let cases = [
+            (
+                "---\ncode:\n  - a.py#f\n  - a.py#f\n---\n",
+                4,
+                "listed twice",
+            ),
+            ("---\ncode:\n  - a.py#f,f\n---\n", 3, "listed twice"),
+            (
+                "---\ncode:\n  - a.py#f\n  - a.py\n---\n",
+                4,
+                "both bare and with selectors",
+            ),
+            (
+                "---\ncode:\n  - a.py\n  - a.py#f\n---\n",
+                4,
+                "both bare and with selectors",
+            ),
+            (
+                "---\ncode:\n  - a.py#f\n  - a.py#g\n---\n",
+                4,
+                "two selector entries",
+            ),
+            ("---\ncode:\n  - src/*.py#f\n---\n", 3, "glob or folder"),
+            ("---\ncode:\n  - src/#f\n---\n", 3, "glob or folder"),
+            ("---\ncode:\n  - a.py#\n---\n", 3, "empty selector"),
+            ("---\ncode:\n  - a.py#f,,g\n---\n", 3, "empty selector"),
+            ("---\ncode:\n  - a.py#f g\n---\n", 3, "not a selector"),
+            (
+                "---\ncode:\n  - ../x.py\n---\n",
+                3,
+                "outside the repository",
+            ),
+            (
+                "---\ncode:\n  - /etc/passwd\n---\n",
+                3,
+                "outside the repository",
+            ),
+            ("---\ncode:\n  - a//b.py\n---\n", 3, "not a normalised"),
+            ("no frontmatter\n", 1, "does not start"),
+            ("---\ncode:\n  - a.py\n", 1, "never closed"),
+            ("---\ncode: [a.py#f\n---\n", 2, "broken frontmatter"),
+            ("---\ncode: 3\n---\n", 2, "broken frontmatter"),
+        ];
+        for (text, line, needle) in cases {
+            let (got_line, message) = refusal(text);
+            assert_eq!(got_line, line, "{text:?}: {message}");
+            assert!(message.contains(needle), "{text:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn yaml_positions_are_reported_as_file_lines() {
+        let (_, message) = refusal("---\ncode: [a.py#f\n---\n");
+        assert!(message.contains("line 2"), "{message}");
+    }
+
+    #[test]
+    fn non_utf8_names_the_line_of_the_bad_byte() {
+        let err = parse_spec(&NodeId("n".to_owned()), b"---\ncode:\n  - a\xff.py\n---\n")
+            .expect_err("not UTF-8");
+        assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn node_ids_come_from_spec_paths() {
+        assert_eq!(
+            NodeId::from_spec_path(".spec/auth/login/spec.md"),
+            Some(NodeId("auth/login".to_owned()))
+        );
+        assert_eq!(NodeId::from_spec_path(".spec/spec.md"), None);
+        assert_eq!(NodeId::from_spec_path("spec/x/spec.md"), None);
+        assert_eq!(NodeId("a/b".to_owned()).spec_path(), ".spec/a/b/spec.md");
+    }
+}
