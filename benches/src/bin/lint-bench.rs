@@ -14,23 +14,12 @@
 
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::pinned_git;
+use keel_fixtures::rng::SeededRng;
 use keel_queries::lint::lint;
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// xorshift64*: deterministic and dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
-    }
-}
 
 struct Shape {
     commits: usize,
@@ -84,14 +73,18 @@ fn spec(file: usize, a: usize, b: usize, version: usize) -> String {
 
 /// A fast-import stream for the whole history.
 fn history(shape: &Shape) -> String {
-    let mut rng = Rng(0x5EED_CAFE_F00D_1234);
+    let mut rng = SeededRng::new(0x5EED);
     let mut files: Vec<Vec<Vec<u32>>> = (0..shape.files)
         .map(|_| (0..FUNCTIONS).map(|_| vec![1, 2, 3]).collect())
         .collect();
     let nodes: Vec<(usize, usize, usize)> = (0..shape.nodes)
         .map(|i| {
             let a = rng.below(FUNCTIONS);
-            (i % shape.files, a, (a + 1 + rng.below(FUNCTIONS - 1)) % FUNCTIONS)
+            (
+                i % shape.files,
+                a,
+                (a + 1 + rng.below(FUNCTIONS - 1)) % FUNCTIONS,
+            )
         })
         .collect();
     let mut stream = String::new();
