@@ -16,6 +16,14 @@ pub enum ChangeEvent {
     SettingsChanged,
     /// Anything may have changed: re-read everything that can move.
     Rescan,
+    /// `keel sessions`: the sessions file grew or changed; it is re-read and only the
+    /// sessions that differ are set.
+    SessionsAppended,
+    /// `keel sessions`: the decisions file grew or changed; it is re-read.
+    DecisionsAppended,
+    /// `keel sessions`: a ref of a scanned repository moved; the planned repositories are
+    /// rescanned, reading only commits not read before.
+    RepoMoved,
 }
 
 /// Which inputs an `apply_changes` call actually set.
@@ -23,6 +31,9 @@ pub enum ChangeEvent {
 pub struct ChangeResult {
     pub tip_moved: bool,
     pub settings_changed: bool,
+    pub sessions_changed: bool,
+    pub decisions_changed: bool,
+    pub repos_changed: bool,
 }
 
 impl KeelDatabase {
@@ -36,6 +47,15 @@ impl KeelDatabase {
         }
         if rescan || events.contains(&ChangeEvent::SettingsChanged) {
             result.settings_changed = self.sync_settings()?;
+        }
+        if rescan || events.contains(&ChangeEvent::SessionsAppended) {
+            result.sessions_changed = self.sync_sessions()?;
+        }
+        if rescan || events.contains(&ChangeEvent::DecisionsAppended) {
+            result.decisions_changed = self.sync_decisions()?;
+        }
+        if rescan || events.contains(&ChangeEvent::RepoMoved) {
+            result.repos_changed = self.sync_session_repos()?;
         }
         Ok(result)
     }

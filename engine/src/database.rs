@@ -49,6 +49,8 @@ pub enum EngineError {
     },
     #[error("{0}")]
     Settings(SettingsError),
+    #[error("{0}")]
+    Sessions(#[from] crate::sessions::SessionsError),
 }
 
 /// The concrete database: storage, the repository's objects and the commit index.
@@ -61,6 +63,8 @@ pub struct KeelDatabase {
     workdir: Option<PathBuf>,
     git_dir: Option<PathBuf>,
     commits: HashMap<Oid, Commit>,
+    /// `keel sessions`: what was loaded and the per-repository scan caches.
+    pub(crate) sessions: crate::sessions::SessionState,
 }
 
 #[salsa::db]
@@ -116,6 +120,7 @@ impl KeelDatabase {
             objects: Arc::new(objects),
             log,
             commits: HashMap::new(),
+            sessions: crate::sessions::SessionState::default(),
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
         let _: Config = Config::builder(Settings::default())

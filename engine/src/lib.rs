@@ -18,6 +18,7 @@ pub mod events;
 pub mod inputs;
 pub mod objects;
 pub mod oid;
+pub mod sessions;
 pub mod settings;
 
 pub use changes::{ChangeEvent, ChangeResult};

@@ -1,0 +1,391 @@
+//! Session impact, the engine's side: reading sessions, decisions and repositories into
+//! salsa inputs for `keel sessions`.
+//!
+//! ### Flow
+//! 1. [`KeelDatabase::load_sessions`] reads `sessions.jsonl` (and `decisions.jsonl`)
+//!    strictly into a [`SessionWorld`] input; explicit repositories are checked here.
+//! 2. The caller asks `keel-queries` for the scan plan (which repositories, from when) and
+//!    hands it to [`KeelDatabase::plan_session_scan`], which runs L-scan ([`scan`]).
+//! 3. Later changes enter through `apply_changes`: `SessionsAppended`,
+//!    `DecisionsAppended`, `RepoMoved` (each sets only the inputs that differ).
+//!
+//! Owns: those three steps and the per-repository caches that make a rescan read only new
+//! commits. Does not own: any rule of the seed (`keel-queries::sessions`) or rendering.
+
+pub mod inputs;
+pub mod jsonl;
+mod numstat;
+pub mod scan;
+
+pub use inputs::{
+    Decimal, DecisionData, Instant, Numstat, RepoStatus, ScannedCommit, Session, SessionData,
+    SessionParams, SessionRepo, SessionWorld,
+};
+pub use jsonl::{SessionsError, SessionsWarning};
+pub use scan::{ScanCounters, ScanRange, email_sha};
+
+use crate::KeelDatabase;
+use salsa::Setter;
+use scan::RepoCache;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// Repositories named explicitly, and where they were named (for messages).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExplicitRepos {
+    /// `--repo` or `keel.toml [sessions] repos`.
+    pub origin: String,
+    pub paths: Vec<PathBuf>,
+}
+
+/// Where a `keel sessions` run reads from, and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSources {
+    /// The sessions file, as given (messages show it so).
+    pub sessions: PathBuf,
+    /// The decisions file, if any.
+    pub decisions: Option<PathBuf>,
+    pub now: Instant,
+    pub days: u32,
+    /// `None`: the repositories are the in-scope sessions' own.
+    pub repos: Option<ExplicitRepos>,
+    /// `[trailers]` of `keel.toml`.
+    pub trailers: BTreeMap<String, String>,
+}
+
+/// Which repositories to scan and from when, as `keel-queries` plans it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ScanPlan {
+    /// The scan start (`None`: no session in scope, nothing to scan).
+    pub since: Option<Instant>,
+    pub repos: Vec<PlannedRepo>,
+}
+
+/// One repository to scan.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlannedRepo {
+    /// Its real path.
+    pub path: PathBuf,
+    /// Where it was named (`sessions.jsonl:3`, `--repo`), for warnings.
+    pub origin: String,
+}
+
+/// The engine's session state, shared by the database's clones.
+#[derive(Clone, Default)]
+pub(crate) struct SessionState(Arc<Mutex<Option<Loaded>>>);
+
+impl SessionState {
+    fn lock(&self) -> MutexGuard<'_, Option<Loaded>> {
+        // Every update below replaces whole values, so a poisoned lock is still consistent.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+struct Loaded {
+    sources: SessionSources,
+    world: SessionWorld,
+    by_id: HashMap<String, Session>,
+    file_warnings: Vec<SessionsWarning>,
+    scan_warnings: Vec<SessionsWarning>,
+    plan: Option<ScanPlan>,
+    repos: HashMap<PathBuf, (SessionRepo, RepoCache)>,
+    counters: ScanCounters,
+}
+
+/// The real path of `path`, or its absolute form when it does not exist.
+fn resolve_path(path: &str) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| PathBuf::from(path))
+}
+
+fn read_file(path: &Path, flag: &str) -> Result<Vec<u8>, SessionsError> {
+    std::fs::read(path).map_err(|err| SessionsError {
+        location: path.display().to_string(),
+        field: "file".to_owned(),
+        message: format!("cannot read it: {err}"),
+        repair: format!("pass an existing, readable file with {flag}"),
+    })
+}
+
+fn read_sessions(path: &Path) -> Result<(Vec<SessionData>, Vec<SessionsWarning>), SessionsError> {
+    let bytes = read_file(path, "--sessions")?;
+    jsonl::parse_sessions(&path.display().to_string(), &bytes, &resolve_path)
+}
+
+fn read_decisions(path: Option<&Path>) -> Result<Vec<DecisionData>, SessionsError> {
+    match path {
+        Some(path) => {
+            let bytes = read_file(path, "--decisions")?;
+            jsonl::parse_decisions(&path.display().to_string(), &bytes)
+        }
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The explicit repositories as real paths, refusing one that cannot be read.
+fn resolve_explicit(repos: &ExplicitRepos) -> Result<Vec<PathBuf>, SessionsError> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in &repos.paths {
+        let real = std::fs::canonicalize(path).map_err(|err| SessionsError {
+            location: repos.origin.clone(),
+            field: "repo".to_owned(),
+            message: format!("{}: cannot read it: {err}", path.display()),
+            repair: "name an existing repository folder (its work tree root)".to_owned(),
+        })?;
+        std::fs::read_dir(&real).map_err(|err| SessionsError {
+            location: repos.origin.clone(),
+            field: "repo".to_owned(),
+            message: format!("{}: cannot list it: {err}", path.display()),
+            repair: "name a readable repository folder (its work tree root)".to_owned(),
+        })?;
+        if !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    Ok(out)
+}
+
+impl KeelDatabase {
+    /// Reads the sessions and decisions files into a fresh [`SessionWorld`]. Refuses bad
+    /// input (nothing is set then); missing optional fields become warnings.
+    pub fn load_sessions(
+        &mut self,
+        sources: SessionSources,
+    ) -> Result<SessionWorld, SessionsError> {
+        let explicit_repos = sources.repos.as_ref().map(resolve_explicit).transpose()?;
+        let (data, file_warnings) = read_sessions(&sources.sessions)?;
+        let decisions = read_decisions(sources.decisions.as_deref())?;
+        let params = SessionParams {
+            now: sources.now,
+            days: sources.days,
+            explicit_repos,
+            trailers: sources.trailers.clone(),
+        };
+        let mut by_id = HashMap::new();
+        let sessions: Vec<Session> = data
+            .into_iter()
+            .map(|data| {
+                let id = data.session_id.clone();
+                let session = Session::new(&*self, data);
+                by_id.insert(id, session);
+                session
+            })
+            .collect();
+        let world = SessionWorld::new(&*self, params, sessions, decisions, Vec::new());
+        *self.sessions.lock() = Some(Loaded {
+            sources,
+            world,
+            by_id,
+            file_warnings,
+            scan_warnings: Vec::new(),
+            plan: None,
+            repos: HashMap::new(),
+            counters: ScanCounters::default(),
+        });
+        Ok(world)
+    }
+
+    /// The loaded session world, if [`Self::load_sessions`] ran.
+    pub fn session_world(&self) -> Option<SessionWorld> {
+        self.sessions.lock().as_ref().map(|loaded| loaded.world)
+    }
+
+    /// Warnings of the last reads: missing optional fields, repositories that gave no
+    /// commits.
+    pub fn session_warnings(&self) -> Vec<SessionsWarning> {
+        self.sessions
+            .lock()
+            .as_ref()
+            .map_or_else(Vec::new, |loaded| {
+                loaded
+                    .file_warnings
+                    .iter()
+                    .chain(&loaded.scan_warnings)
+                    .cloned()
+                    .collect()
+            })
+    }
+
+    /// Scan work done since the sessions were loaded.
+    pub fn scan_counters(&self) -> ScanCounters {
+        self.sessions
+            .lock()
+            .as_ref()
+            .map_or_else(ScanCounters::default, |loaded| loaded.counters)
+    }
+
+    /// Sets the scan plan and scans when it differs from the last one. Returns whether it
+    /// scanned.
+    pub fn plan_session_scan(&mut self, plan: ScanPlan) -> Result<bool, SessionsError> {
+        {
+            let mut state = self.sessions.lock();
+            let Some(loaded) = state.as_mut() else {
+                return Ok(false);
+            };
+            if loaded.plan.as_ref() == Some(&plan) {
+                return Ok(false);
+            }
+            loaded.plan = Some(plan);
+        }
+        self.sync_session_repos()?;
+        Ok(true)
+    }
+
+    /// Re-reads the sessions file; sets only the sessions that changed. Returns whether
+    /// anything did.
+    pub(crate) fn sync_sessions(&mut self) -> Result<bool, SessionsError> {
+        let Some(path) = self
+            .sessions
+            .lock()
+            .as_ref()
+            .map(|l| l.sources.sessions.clone())
+        else {
+            return Ok(false);
+        };
+        let (data, warnings) = read_sessions(&path)?;
+        let state = self.sessions.clone();
+        let mut guard = state.lock();
+        let Some(loaded) = guard.as_mut() else {
+            return Ok(false);
+        };
+        loaded.file_warnings = warnings;
+        let mut sessions = Vec::with_capacity(data.len());
+        for data in data {
+            let session = match loaded.by_id.get(&data.session_id) {
+                Some(&known) => {
+                    if known.data(&*self) != &data {
+                        known.set_data(self).to(data);
+                    }
+                    known
+                }
+                None => {
+                    let id = data.session_id.clone();
+                    let session = Session::new(&*self, data);
+                    loaded.by_id.insert(id, session);
+                    session
+                }
+            };
+            sessions.push(session);
+        }
+        let world = loaded.world;
+        if world.sessions(&*self) == &sessions {
+            return Ok(false);
+        }
+        world.set_sessions(self).to(sessions);
+        Ok(true)
+    }
+
+    /// Re-reads the decisions file; sets the input only if it changed.
+    pub(crate) fn sync_decisions(&mut self) -> Result<bool, SessionsError> {
+        let Some((path, world)) = self
+            .sessions
+            .lock()
+            .as_ref()
+            .map(|l| (l.sources.decisions.clone(), l.world))
+        else {
+            return Ok(false);
+        };
+        let decisions = read_decisions(path.as_deref())?;
+        if world.decisions(&*self) == &decisions {
+            return Ok(false);
+        }
+        world.set_decisions(self).to(decisions);
+        Ok(true)
+    }
+
+    /// Re-scans the planned repositories (refs may have moved); sets only what changed.
+    pub(crate) fn sync_session_repos(&mut self) -> Result<bool, SessionsError> {
+        let state = self.sessions.clone();
+        let mut guard = state.lock();
+        let Some(loaded) = guard.as_mut() else {
+            return Ok(false);
+        };
+        let Some(plan) = loaded.plan.clone() else {
+            return Ok(false);
+        };
+        let range = plan.since.map(|since| ScanRange {
+            since,
+            now: loaded.world.params(&*self).now,
+        });
+        let mut scans = Vec::with_capacity(plan.repos.len());
+        let mut warnings = Vec::new();
+        for planned in &plan.repos {
+            let entry = loaded.repos.remove(&planned.path);
+            let (existing, mut cache) = match entry {
+                Some((input, cache)) => (Some(input), cache),
+                None => (None, RepoCache::default()),
+            };
+            let scanned =
+                scan::scan_repo(self, &planned.path, range, &mut cache, &mut loaded.counters)
+                    .map_err(|err| SessionsError {
+                        location: planned.path.display().to_string(),
+                        field: "repo".to_owned(),
+                        message: format!("cannot read the repository: {err}"),
+                        repair: "check the path and its permissions, or run `git fsck` there"
+                            .to_owned(),
+                    })?;
+            let problem = match scanned.status {
+                RepoStatus::Scanned => None,
+                RepoStatus::Missing => Some("no such folder"),
+                RepoStatus::NotARepository => {
+                    Some("not a git top-level (a work tree root or a bare repository)")
+                }
+            };
+            if let Some(problem) = problem {
+                warnings.push(SessionsWarning {
+                    location: planned.origin.clone(),
+                    message: format!(
+                        "repo {}: {problem}; it contributes no commits",
+                        planned.path.display()
+                    ),
+                });
+            }
+            scans.push((planned.path.clone(), existing, cache, scanned));
+        }
+        loaded.scan_warnings = warnings;
+        let mut repos = Vec::with_capacity(scans.len());
+        for (path, existing, cache, scanned) in scans {
+            let input = match existing {
+                Some(input) => {
+                    if input.status(&*self) != scanned.status {
+                        input.set_status(self).to(scanned.status);
+                    }
+                    if input.local_emails(&*self) != &scanned.local_emails {
+                        input.set_local_emails(self).to(scanned.local_emails);
+                    }
+                    if input.commits(&*self) != &scanned.commits {
+                        input.set_commits(self).to(scanned.commits);
+                    }
+                    if input.default_branch(&*self) != &scanned.default_branch {
+                        input.set_default_branch(self).to(scanned.default_branch);
+                    }
+                    if input.on_default_branch(&*self) != &scanned.on_default_branch {
+                        input
+                            .set_on_default_branch(self)
+                            .to(scanned.on_default_branch);
+                    }
+                    input
+                }
+                None => SessionRepo::new(
+                    &*self,
+                    path.clone(),
+                    scanned.status,
+                    scanned.local_emails,
+                    scanned.commits,
+                    scanned.default_branch,
+                    scanned.on_default_branch,
+                ),
+            };
+            loaded.repos.insert(path, (input, cache));
+            repos.push(input);
+        }
+        let world = loaded.world;
+        if world.repos(&*self) == &repos {
+            return Ok(false);
+        }
+        world.set_repos(self).to(repos);
+        Ok(true)
+    }
+}
