@@ -1,0 +1,473 @@
+//! Judging one node's entries at the tip: integrity through the one classifier, then the
+//! window folded into findings (one error per debt naming its commits and selectors).
+//!
+//! Owns: lint's wording of each finding and its repair. Does not own: what a commit did
+//! to a file (`drift`) or which commits are in a window (`history`).
+
+use super::report::{Finding, HitRecord, Severity, Unverified};
+use crate::anchors::{ImageUnits, Selector, Side, Verdict, classify};
+use crate::drift::{
+    Anchor, PathPattern, PathSet, ScopedChange, file_changed, image_at, path_set_changed,
+    scoped_change,
+};
+use crate::extract::Language;
+use crate::history::{Node, node_version, window};
+use crate::images::units_of;
+use crate::spec::{Entry, Relation, SpecNode, Target};
+use crate::tree::{RepoPath, entry_at};
+use keel_engine::Db;
+use keel_engine::inputs::Commit;
+use keel_engine::objects::{EntryKind, ObjectError};
+use keel_engine::settings::ScopedCodeMiss;
+
+/// A finding before the node and path are filled in.
+struct Draft {
+    severity: Severity,
+    code: &'static str,
+    selectors: Vec<String>,
+    hits: Vec<HitRecord>,
+    message: String,
+    repair: String,
+}
+
+/// Judges one node's entries, appending findings in declaration order.
+pub(super) struct NodeJudge<'a, 'db> {
+    pub(super) db: &'db dyn Db,
+    pub(super) tip: Commit,
+    pub(super) node: &'a SpecNode,
+    pub(super) scoped_miss: ScopedCodeMiss,
+    pub(super) findings: &'a mut Vec<Finding>,
+    pub(super) unverified: &'a mut Vec<Unverified>,
+}
+
+impl NodeJudge<'_, '_> {
+    pub(super) fn entry(&mut self, entry: &Entry) -> Result<(), ObjectError> {
+        match &entry.target {
+            Target::Scoped { path, selectors } => self.scoped(entry, path, selectors),
+            Target::Path(path) => self.bare_path(entry, path),
+            Target::Folder(folder) => self.path_set(entry, PathPattern::Folder(folder.clone())),
+            Target::Glob(glob) => self.path_set(entry, PathPattern::Glob(glob.clone())),
+        }
+    }
+
+    fn window(&self) -> Result<&[Commit], ObjectError> {
+        let node = Node::new(self.db, self.node.id.clone());
+        window(self.db, self.tip, node)
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    fn version_label(&self) -> Result<String, ObjectError> {
+        let node = Node::new(self.db, self.node.id.clone());
+        Ok(node_version(self.db, self.tip, node)?
+            .map_or_else(|| "(none)".to_owned(), |v| v.id(self.db).short(12)))
+    }
+
+    fn push(&mut self, entry: &Entry, draft: Draft) {
+        self.findings.push(Finding {
+            node: self.node.id.0.clone(),
+            severity: draft.severity,
+            code: draft.code,
+            path: entry.target.path().to_owned(),
+            selectors: draft.selectors,
+            hits: draft.hits,
+            message: draft.message,
+            repair: draft.repair,
+        });
+    }
+
+    /// Integrity errors for code entries are warnings for related ones (related never blocks).
+    fn integrity_severity(entry: &Entry) -> Severity {
+        match entry.relation {
+            Relation::Code => Severity::Error,
+            Relation::Related => Severity::Warning,
+        }
+    }
+
+    fn scoped(
+        &mut self,
+        entry: &Entry,
+        path: &str,
+        selectors: &[Selector],
+    ) -> Result<(), ObjectError> {
+        let db = self.db;
+        let tip_image = image_at(db, self.tip, RepoPath::new(db, path.to_owned()))?;
+        let units = units_of(db, tip_image);
+        if let ImageUnits::Extracted(Err(crate::extract::ExtractError::Unavailable { reason })) =
+            units
+        {
+            self.extractor_unavailable(entry, path, selectors, reason);
+            return Ok(());
+        }
+        let verdicts: Vec<(Selector, Verdict)> = selectors
+            .iter()
+            .map(|s| (s.clone(), classify(units, s)))
+            .collect();
+        self.integrity(entry, path, &verdicts);
+        let anchor = Anchor::new(db, path.to_owned(), selectors.to_vec());
+        let mut hits = Vec::new();
+        let mut missed = Vec::new();
+        let mut merges = false;
+        for &commit in self.window()? {
+            match scoped_change(db, commit, anchor).clone()? {
+                ScopedChange::Untouched => {}
+                ScopedChange::Missed => missed.push(commit.id(db).to_string()),
+                ScopedChange::Hit {
+                    hits: selector_hits,
+                    merge,
+                } => {
+                    merges |= merge;
+                    hits.push(HitRecord {
+                        commit: commit.id(db).to_string(),
+                        selectors: selector_hits
+                            .iter()
+                            .map(|h| h.selector.to_string())
+                            .collect(),
+                        side: selector_hits.iter().map(|h| h.side).reduce(Side::join),
+                        conservative: selector_hits.iter().any(|h| h.conservative),
+                    });
+                }
+            }
+        }
+        if !hits.is_empty() {
+            self.hit_finding(entry, path, selectors, hits, merges)?;
+        }
+        if !missed.is_empty()
+            && entry.relation == Relation::Code
+            && self.scoped_miss == ScopedCodeMiss::Warn
+        {
+            let n = missed.len();
+            let records = missed.into_iter().map(change_record).collect();
+            self.push(
+                entry,
+                Draft {
+                    severity: Severity::Warning,
+                    code: "scoped-code-miss",
+                    selectors: Vec::new(),
+                    hits: records,
+                    message: format!("{path} changed outside the anchored units in {} since the spec's last version {}", commits(n), self.version_label()?),
+                    repair: "review the change; to silence this advisory set `scoped_code_miss = \"ignore\"` under [lint] in keel.toml".to_owned(),
+                },
+            );
+        }
+        Ok(())
+    }
+
+    fn hit_finding(
+        &mut self,
+        entry: &Entry,
+        path: &str,
+        selectors: &[Selector],
+        hits: Vec<HitRecord>,
+        merges: bool,
+    ) -> Result<(), ObjectError> {
+        let hit_selectors: Vec<String> = selectors
+            .iter()
+            .map(ToString::to_string)
+            .filter(|s| hits.iter().any(|h| h.selectors.contains(s)))
+            .collect();
+        let n = hits.len();
+        let names = hit_selectors.join(", ");
+        let version = self.version_label()?;
+        let mut message = match entry.relation {
+            Relation::Code => format!(
+                "{} since the spec's last version {version} changed anchored units {names} in {path}",
+                commits(n)
+            ),
+            Relation::Related => format!(
+                "{} since the spec's last version {version} changed related units {names} in {path}",
+                commits(n)
+            ),
+        };
+        if hits.iter().any(|h| h.conservative) {
+            message.push_str(" (conservative hits: an image that does not parse, a binary change");
+            message.push_str(if merges {
+                ", or a merge judged against each parent)"
+            } else {
+                ")"
+            });
+        }
+        let spec = self.node.id.spec_path();
+        let node = &self.node.id;
+        let (severity, code, repair) = match entry.relation {
+            Relation::Code => (
+                Severity::Error,
+                "anchor-hit",
+                format!(
+                    "review the change against {spec}; update the spec (a new version) or add a `Spec-OK: {node}` trailer to the commits that keep it true"
+                ),
+            ),
+            Relation::Related => (
+                Severity::Warning,
+                "related-hit",
+                format!("check that {spec} still reads true; related entries never block"),
+            ),
+        };
+        self.push(
+            entry,
+            Draft {
+                severity,
+                code,
+                selectors: hit_selectors,
+                hits,
+                message,
+                repair,
+            },
+        );
+        Ok(())
+    }
+
+    fn integrity(&mut self, entry: &Entry, path: &str, verdicts: &[(Selector, Verdict)]) {
+        let severity = Self::integrity_severity(entry);
+        let of = |pred: fn(&Verdict) -> bool| -> Vec<String> {
+            verdicts
+                .iter()
+                .filter(|(_, v)| pred(v))
+                .map(|(s, _)| s.to_string())
+                .collect()
+        };
+        let missing = of(|v| matches!(v, Verdict::FileMissing));
+        if !missing.is_empty() {
+            self.push(
+                entry,
+                Draft {
+                    severity,
+                    code: "dead-anchor",
+                    selectors: missing,
+                    hits: Vec::new(),
+                    message: format!("{path} does not exist at the tip (deleted or renamed)"),
+                    repair:
+                        "follow the rename: point the entry at the file's new path, or remove it"
+                            .to_owned(),
+                },
+            );
+        }
+        let dead = of(|v| matches!(v, Verdict::Dead));
+        if !dead.is_empty() {
+            self.push(
+                entry,
+                Draft {
+                    severity,
+                    code: "dead-anchor",
+                    selectors: dead.clone(),
+                    hits: Vec::new(),
+                    message: format!("{} {} no unit in {path} at the tip (deleted or renamed)", dead.join(", "), if dead.len() == 1 { "names" } else { "name" }),
+                    repair: "follow the rename: write the unit's current qualified name, or remove the selector".to_owned(),
+                },
+            );
+        }
+        for (selector, verdict) in verdicts {
+            if let Verdict::Ambiguous(ranges) = verdict {
+                let lines: Vec<String> = ranges
+                    .iter()
+                    .map(|r| format!("{}-{}", r.start, r.end))
+                    .collect();
+                self.push(
+                    entry,
+                    Draft {
+                        severity,
+                        code: "ambiguous-anchor",
+                        selectors: vec![selector.to_string()],
+                        hits: Vec::new(),
+                        message: format!(
+                            "{selector} names {} units in {path} (lines {})",
+                            ranges.len(),
+                            lines.join(", ")
+                        ),
+                        repair:
+                            "rename one of them, or anchor an enclosing unit whose name is unique"
+                                .to_owned(),
+                    },
+                );
+            }
+        }
+        let types = of(|v| matches!(v, Verdict::TypeOnly(_)));
+        if !types.is_empty() {
+            self.push(
+                entry,
+                Draft {
+                    severity: Severity::Warning,
+                    code: "type-only-anchor",
+                    selectors: types.clone(),
+                    hits: Vec::new(),
+                    message: format!(
+                        "{} in {path} is a type or interface; anchoring a type is usually wrong",
+                        types.join(", ")
+                    ),
+                    repair:
+                        "anchor the code that carries the contract instead, or keep the warning"
+                            .to_owned(),
+                },
+            );
+        }
+        if let Some((_, Verdict::Unparseable { line, reason })) = verdicts
+            .iter()
+            .find(|(_, v)| matches!(v, Verdict::Unparseable { .. }))
+        {
+            self.push(
+                entry,
+                Draft {
+                    severity,
+                    code: "unparseable-anchor",
+                    selectors: of(|v| matches!(v, Verdict::Unparseable { .. })),
+                    hits: Vec::new(),
+                    message: format!("{path} does not parse at the tip ({path}:{line}: {reason}); its anchors cannot be resolved"),
+                    repair: format!("fix the syntax error at {path}:{line}"),
+                },
+            );
+        }
+        let no_extractor = of(|v| matches!(v, Verdict::NoExtractor));
+        if !no_extractor.is_empty() {
+            self.push(
+                entry,
+                Draft {
+                    severity,
+                    code: "no-extractor",
+                    selectors: no_extractor,
+                    hits: Vec::new(),
+                    message: format!("{path} has no designated extractor (anchors work in .py .pyi .ts .mts .cts .tsx .js .jsx .mjs .cjs files)"),
+                    repair: "make the entry bare (whole-file advisory drift) or anchor a unit in a supported file".to_owned(),
+                },
+            );
+        }
+    }
+
+    fn extractor_unavailable(
+        &mut self,
+        entry: &Entry,
+        path: &str,
+        selectors: &[Selector],
+        reason: &str,
+    ) {
+        let language = Language::for_path(path).map_or("designated", |l| l.extractor_id());
+        let names: Vec<String> = selectors.iter().map(ToString::to_string).collect();
+        self.unverified.push(Unverified {
+            node: self.node.id.0.clone(),
+            path: path.to_owned(),
+            selectors: names.clone(),
+            reason: reason.to_owned(),
+        });
+        self.push(
+            entry,
+            Draft {
+                severity: Severity::Error,
+                code: "extractor-unavailable",
+                selectors: names,
+                hits: Vec::new(),
+                message: format!("the {language} extractor cannot run here ({reason}); these anchors were skipped and remain unverified"),
+                repair: "install a keel build whose grammars load on this host; until then this run is not a pass".to_owned(),
+            },
+        );
+    }
+
+    fn bare_path(&mut self, entry: &Entry, path: &str) -> Result<(), ObjectError> {
+        let db = self.db;
+        let at_tip = entry_at(db, self.tip, RepoPath::new(db, path.to_owned()))?;
+        match at_tip.map(|e| e.kind) {
+            None => {
+                self.push(
+                    entry,
+                    Draft {
+                        severity: Self::integrity_severity(entry),
+                        code: "dead-path",
+                        selectors: Vec::new(),
+                        hits: Vec::new(),
+                        message: format!("{path} does not exist at the tip (deleted or renamed)"),
+                        repair:
+                            "follow the rename: point the entry at the current path, or remove it"
+                                .to_owned(),
+                    },
+                );
+                return Ok(());
+            }
+            Some(EntryKind::Tree) => {
+                return self.path_set(entry, PathPattern::Folder(path.to_owned()));
+            }
+            Some(_) => {}
+        }
+        let mut changed = Vec::new();
+        for &commit in self.window()? {
+            if file_changed(db, commit, path)? {
+                changed.push(change_record(commit.id(db).to_string()));
+            }
+        }
+        self.drift_finding(entry, path, changed)
+    }
+
+    fn path_set(&mut self, entry: &Entry, pattern: PathPattern) -> Result<(), ObjectError> {
+        let db = self.db;
+        let set = PathSet::new(db, pattern);
+        let mut changed = Vec::new();
+        for &commit in self.window()? {
+            if path_set_changed(db, commit, set)? {
+                changed.push(change_record(commit.id(db).to_string()));
+            }
+        }
+        self.drift_finding(entry, entry.target.path(), changed)
+    }
+
+    fn drift_finding(
+        &mut self,
+        entry: &Entry,
+        path: &str,
+        changed: Vec<HitRecord>,
+    ) -> Result<(), ObjectError> {
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let n = changed.len();
+        let version = self.version_label()?;
+        let node = &self.node.id;
+        let (code, message) = match entry.relation {
+            Relation::Code => (
+                "code-drift",
+                format!(
+                    "{path} changed in {} since the spec's last version {version}",
+                    commits(n)
+                ),
+            ),
+            Relation::Related => (
+                "related-drift",
+                format!(
+                    "related {path} changed in {} since the spec's last version {version}",
+                    commits(n)
+                ),
+            ),
+        };
+        let repair = format!(
+            "review the change; update {} or add a `Spec-OK: {node}` trailer",
+            node.spec_path()
+        );
+        self.push(
+            entry,
+            Draft {
+                severity: Severity::Warning,
+                code,
+                selectors: Vec::new(),
+                hits: changed,
+                message,
+                repair,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// `1 commit`, `2 commits`.
+fn commits(n: usize) -> String {
+    if n == 1 {
+        "1 commit".to_owned()
+    } else {
+        format!("{n} commits")
+    }
+}
+
+/// A window commit that changed a file without a selector hit.
+fn change_record(commit: String) -> HitRecord {
+    HitRecord {
+        commit,
+        selectors: Vec::new(),
+        side: None,
+        conservative: false,
+    }
+}

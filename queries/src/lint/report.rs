@@ -1,0 +1,99 @@
+//! The lint report: what `keel lint` found, as data that serializes as `keel.lint.v1`.
+//!
+//! Owns: the report types, the schema id and what counts as blocking. Does not own: how
+//! findings are decided (`judge`) or printed (`keel`).
+
+use crate::anchors::Side;
+use crate::spec::SpecError;
+use keel_engine::objects::ObjectError;
+use serde::Serialize;
+
+/// The whole lint answer at the tip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LintReport {
+    pub schema: &'static str,
+    /// The judged commit; `None` for a repository without commits.
+    pub tip: Option<String>,
+    pub findings: Vec<Finding>,
+    pub unverified: Vec<Unverified>,
+    pub summary: Summary,
+    /// Every node judged, sorted (the text report names the clean ones).
+    #[serde(skip)]
+    pub nodes: Vec<String>,
+}
+
+/// How much a finding weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Blocks: lint exits 1.
+    Error,
+    /// Advisory.
+    Warning,
+}
+
+/// One finding about one entry of one node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub node: String,
+    pub severity: Severity,
+    /// A kebab-case kind, e.g. `anchor-hit`, `dead-anchor`, `code-drift`.
+    pub code: &'static str,
+    pub path: String,
+    pub selectors: Vec<String>,
+    pub hits: Vec<HitRecord>,
+    pub message: String,
+    pub repair: String,
+}
+
+/// One window commit's share of a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HitRecord {
+    pub commit: String,
+    pub selectors: Vec<String>,
+    pub side: Option<Side>,
+    pub conservative: bool,
+}
+
+/// Anchors that were skipped because their extractor cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unverified {
+    pub node: String,
+    pub path: String,
+    pub selectors: Vec<String>,
+    pub reason: String,
+}
+
+/// Counts over the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Summary {
+    pub nodes: usize,
+    pub anchors: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl LintReport {
+    /// True when something blocks: an error finding or an unverified anchor.
+    pub fn blocks(&self) -> bool {
+        self.summary.errors > 0 || !self.unverified.is_empty()
+    }
+}
+
+/// Why lint could not produce a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LintError {
+    /// Specs keel refuses to read (sorted by file and line).
+    Specs(Vec<SpecError>),
+    /// The repository's objects could not be read.
+    Object(ObjectError),
+}
+
+impl From<ObjectError> for LintError {
+    fn from(err: ObjectError) -> Self {
+        Self::Object(err)
+    }
+}
+
+/// The schema id of the JSON report.
+pub const LINT_SCHEMA: &str = "keel.lint.v1";
