@@ -145,6 +145,10 @@ pub struct SessionParams {
     /// Repositories named by `--repo` or `[sessions] repos` (real paths, in order), or
     /// `None` when the repositories are the sessions' own.
     pub explicit_repos: Option<Vec<PathBuf>>,
+    /// Where the explicit repositories were named (`--repo`, `keel.toml`), for messages.
+    pub repos_origin: String,
+    /// The sessions file as given, for messages (`sessions.jsonl:3`).
+    pub sessions_file: String,
     /// `[trailers]` of `keel.toml`: harness id → case-insensitive regex.
     pub trailers: BTreeMap<String, String>,
 }

@@ -161,6 +161,12 @@ impl KeelDatabase {
             now: sources.now,
             days: sources.days,
             explicit_repos,
+            repos_origin: sources
+                .repos
+                .as_ref()
+                .map(|r| r.origin.clone())
+                .unwrap_or_default(),
+            sessions_file: sources.sessions.display().to_string(),
             trailers: sources.trailers.clone(),
         };
         let mut by_id = HashMap::new();
@@ -346,25 +352,31 @@ impl KeelDatabase {
         }
         loaded.scan_warnings = warnings;
         let mut repos = Vec::with_capacity(scans.len());
+        let mut changed = false;
         for (path, existing, cache, scanned) in scans {
             let input = match existing {
                 Some(input) => {
                     if input.status(&*self) != scanned.status {
                         input.set_status(self).to(scanned.status);
+                        changed = true;
                     }
                     if input.local_emails(&*self) != &scanned.local_emails {
                         input.set_local_emails(self).to(scanned.local_emails);
+                        changed = true;
                     }
                     if input.commits(&*self) != &scanned.commits {
                         input.set_commits(self).to(scanned.commits);
+                        changed = true;
                     }
                     if input.default_branch(&*self) != &scanned.default_branch {
                         input.set_default_branch(self).to(scanned.default_branch);
+                        changed = true;
                     }
                     if input.on_default_branch(&*self) != &scanned.on_default_branch {
                         input
                             .set_on_default_branch(self)
                             .to(scanned.on_default_branch);
+                        changed = true;
                     }
                     input
                 }
@@ -383,9 +395,12 @@ impl KeelDatabase {
         }
         let world = loaded.world;
         if world.repos(&*self) == &repos {
-            return Ok(false);
+            return Ok(changed);
         }
         world.set_repos(self).to(repos);
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests;
