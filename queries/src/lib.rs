@@ -27,6 +27,7 @@ pub mod extract;
 pub mod history;
 pub mod images;
 pub mod lint;
+pub mod sessions;
 pub mod spec;
 pub mod trailers;
 pub mod tree;

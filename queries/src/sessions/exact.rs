@@ -1,0 +1,120 @@
+//! [`Exact`]: exact arithmetic for money and probabilities, rounded once at output.
+//!
+//! Owns: reading a [`Decimal`] exactly, the sums, shares and ratios of L-split and L-cost,
+//! and the one rounding to 6 decimals (half to even on the exact value).
+//! Does not own: which numbers are added (`report`).
+
+use keel_engine::sessions::Decimal;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{Signed, Zero};
+use std::ops::{Add, Mul};
+
+/// An exact rational number.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct Exact(BigRational);
+
+impl Exact {
+    /// Zero.
+    pub fn zero() -> Self {
+        Self(BigRational::zero())
+    }
+
+    /// A whole number.
+    pub fn int(value: u64) -> Self {
+        Self(BigRational::from_integer(BigInt::from(value)))
+    }
+
+    /// The exact value of a decimal string (`-?digits(.digits)?`); 0 for anything else,
+    /// which the engine never produces.
+    pub fn decimal(text: &str) -> Self {
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        let all = format!("{whole}{fraction}");
+        let Ok(numerator) = all.parse::<BigInt>() else {
+            return Self::zero();
+        };
+        let scale = u32::try_from(fraction.len()).unwrap_or(u32::MAX);
+        let value = BigRational::new(numerator, BigInt::from(10u8).pow(scale));
+        Self(if negative { -value } else { value })
+    }
+
+    /// The exact value the engine read.
+    pub fn of(decimal: &Decimal) -> Self {
+        Self::decimal(decimal.as_str())
+    }
+
+    /// `self / other`, `None` when `other` is zero.
+    pub fn ratio(&self, other: &Self) -> Option<Self> {
+        (!other.0.is_zero()).then(|| Self(&self.0 / &other.0))
+    }
+
+    /// Rounded to 6 decimals, half to even, as the nearest `f64` (what JSON prints).
+    pub fn round6(&self) -> f64 {
+        let scaled = &self.0 * BigRational::from_integer(BigInt::from(1_000_000u32));
+        let floor = scaled.floor();
+        let rest = &scaled - &floor;
+        let half = BigRational::new(BigInt::from(1u8), BigInt::from(2u8));
+        let mut units = floor.to_integer();
+        let odd = (&units % BigInt::from(2u8)).abs() == BigInt::from(1u8);
+        if rest > half || (rest == half && odd) {
+            units += 1;
+        }
+        let negative = units.is_negative();
+        let digits = units.abs().to_string();
+        let padded = format!("{digits:0>7}");
+        let (whole, fraction) = padded.split_at(padded.len() - 6);
+        let sign = if negative { "-" } else { "" };
+        format!("{sign}{whole}.{fraction}")
+            .parse()
+            .unwrap_or(f64::NAN)
+    }
+}
+
+impl Add for &Exact {
+    type Output = Exact;
+    fn add(self, other: &Exact) -> Exact {
+        Exact(&self.0 + &other.0)
+    }
+}
+
+impl Mul for &Exact {
+    type Output = Exact;
+    fn mul(self, other: &Exact) -> Exact {
+        Exact(&self.0 * &other.0)
+    }
+}
+
+impl std::iter::Sum for Exact {
+    fn sum<I: Iterator<Item = Exact>>(iter: I) -> Self {
+        iter.fold(Exact::zero(), |sum, x| &sum + &x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact() {
+        let sum = &Exact::decimal("0.1") + &Exact::decimal("0.2");
+        assert_eq!(sum, Exact::decimal("0.3"));
+        assert_eq!(Exact::decimal("-1.50"), Exact::decimal("-1.5"));
+    }
+
+    #[test]
+    fn rounding_is_once_and_half_to_even() {
+        let third = Exact::int(1).ratio(&Exact::int(3)).expect("3 is not 0");
+        assert_eq!(third.round6(), 0.333333);
+        let thirds = &(&third + &third) + &third;
+        assert_eq!(thirds.round6(), 1.0);
+        assert_eq!(Exact::decimal("0.0000005").round6(), 0.0);
+        assert_eq!(Exact::decimal("0.0000015").round6(), 0.000002);
+        assert_eq!(Exact::decimal("2").round6(), 2.0);
+        assert_eq!(Exact::decimal("-0.0000025").round6(), -0.000002);
+        assert!(Exact::int(1).ratio(&Exact::zero()).is_none());
+    }
+}

@@ -1,0 +1,28 @@
+//! Session impact (`keel sessions`): which AI coding-agent session made which commits, at
+//! what cost, and what survived — the rules of `seeds/impact-specs.txt` as tracked queries.
+//!
+//! ### Terminology
+//! - *in scope*: a session whose end lies in `[now − days, now]`.
+//! - *window*: `[start − PRE_MIN, end + POST_MIN]`.
+//! - *link*: a (session, repository) pair with commits; *record*: a link after decisions.
+//! - *subject*: the decision key of a window record (L-subject).
+//!
+//! Owns: the rules L-repo … L-cost over the engine's session inputs. Does not own: reading
+//! files or repositories (`keel_engine::sessions`: the caller hands [`scan_plan`] back to
+//! `KeelDatabase::plan_session_scan`), nor rendering (`keel`).
+//!
+//! API boundary: [`scan_plan`], [`sessions_report`] and the report types.
+
+pub mod exact;
+pub mod links;
+pub mod report;
+pub mod rules;
+
+#[cfg(test)]
+mod tests;
+
+pub use links::{TrailerError, scan_plan};
+pub use report::{
+    Group, Pending, Record, ReportError, SCHEMA, SessionsReport, Summary, sessions_report,
+    subject_of,
+};

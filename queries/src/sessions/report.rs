@@ -1,0 +1,389 @@
+//! Records and the summary: L-subject, L-decided, L-revert, L-split and L-cost.
+//!
+//! Owns: the subject of a record, the latest decision per subject, reverts per repository,
+//! one record per (session, repository) memoized on its own (so a decision re-runs only
+//! the record of its subject), and the report `keel.sessions.v1` with its summary.
+//! Does not own: who got which commit (`links`) or rendering (`keel`).
+
+use super::exact::Exact;
+use super::links::{
+    LinkKind, TrailerError, assigned, in_scope_sessions, linked_pairs, repo_label, trailer_table,
+};
+use super::rules::{LINK_OPTIONS, MIN_P, OUTSIDE_P};
+use keel_engine::Db;
+use keel_engine::oid::Oid;
+use keel_engine::sessions::{Instant, Session, SessionRepo, SessionWorld};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The schema name of the JSON report.
+pub const SCHEMA: &str = "keel.sessions.v1";
+
+/// L-subject: `<session_id>:<sha256(",".join(sorted shas))[:8]>`.
+pub fn subject_of(session_id: &str, sorted_shas: &[String]) -> String {
+    let digest: [u8; 32] = Sha256::digest(sorted_shas.join(",").as_bytes()).into();
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{session_id}:{hex}")
+}
+
+/// A decision subject, interned so per-subject queries can be keyed by it.
+#[salsa::interned(debug)]
+pub struct Subject<'db> {
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// The latest `commit_link` decision per subject: latest `ts` as an instant, a later line
+/// winning an exact tie; its `yes` probability (missing → 0) as a decimal.
+#[salsa::tracked(returns(ref))]
+pub fn decision_index(db: &dyn Db, world: SessionWorld) -> HashMap<String, String> {
+    let mut latest: HashMap<String, (Instant, usize, String)> = HashMap::new();
+    for decision in world.decisions(db) {
+        let p = decision
+            .yes
+            .as_ref()
+            .map_or_else(|| "0".to_owned(), |p| p.as_str().to_owned());
+        let key = (decision.ts, decision.line);
+        match latest.get(&decision.subject) {
+            Some((ts, line, _)) if (*ts, *line) > key => {}
+            _ => {
+                latest.insert(decision.subject.clone(), (decision.ts, decision.line, p));
+            }
+        }
+    }
+    latest
+        .into_iter()
+        .map(|(subject, (_, _, p))| (subject, p))
+        .collect()
+}
+
+/// The decided `yes` probability of one subject (a decimal), `None` when undecided.
+#[salsa::tracked(returns(clone))]
+pub fn link_probability<'db>(
+    db: &'db dyn Db,
+    world: SessionWorld,
+    subject: Subject<'db>,
+) -> Option<String> {
+    decision_index(db, world).get(subject.text(db)).cloned()
+}
+
+/// Reverts among one repository's scanned commits.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reverts {
+    /// Commits whose body names a sha they revert.
+    pub revert_commits: HashSet<Oid>,
+    /// Commits some scanned commit reverts (with the first such revert).
+    pub reverted_by: HashMap<Oid, Oid>,
+}
+
+/// L-revert for one repository: X is reverted when a scanned commit names a prefix of X.
+#[salsa::tracked(returns(ref))]
+pub fn reverts(db: &dyn Db, repo: SessionRepo) -> Reverts {
+    let commits = repo.commits(db);
+    let mut shas: Vec<(String, Oid)> = commits
+        .iter()
+        .map(|c| (c.id(db).to_string(), c.id(db)))
+        .collect();
+    shas.sort();
+    let mut out = Reverts::default();
+    for &commit in commits {
+        let Some(prefix) = super::links::revert_target(db, commit) else {
+            continue;
+        };
+        out.revert_commits.insert(commit.id(db));
+        let from = shas.partition_point(|(sha, _)| sha.as_str() < prefix.as_str());
+        for (sha, id) in &shas[from..] {
+            if !sha.starts_with(&prefix) {
+                break;
+            }
+            out.reverted_by.entry(*id).or_insert(commit.id(db));
+        }
+    }
+    out
+}
+
+/// One record before money: everything that does not need the session's other records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordDraft {
+    pub session: Session,
+    pub repo: SessionRepo,
+    pub link: LinkKind,
+    /// `None`: pending; `Some(p)`: linked with `link_p` = p (a decimal).
+    pub link_p: Option<String>,
+    pub subject: String,
+    pub commits: Vec<String>,
+    pub added: u64,
+    pub deleted: u64,
+    pub commits_kept: u64,
+    pub commits_reverted: u64,
+    /// Lines added by the kept commits (L-cost's `lines_added` share).
+    pub kept_added: u64,
+}
+
+/// The record of one (session, repository) pair: `None` when unlinked or dropped by a
+/// decision below `MIN_P`.
+#[salsa::tracked(returns(clone))]
+pub fn session_record(
+    db: &dyn Db,
+    world: SessionWorld,
+    session: Session,
+    repo: SessionRepo,
+) -> Option<RecordDraft> {
+    let link = assigned(db, world, session, repo)?;
+    let commits: Vec<String> = link.commits.iter().map(|c| c.id(db).to_string()).collect();
+    let subject = subject_of(&session.data(db).session_id, &commits);
+    let link_p = match link.kind {
+        LinkKind::Trailer => Some("1".to_owned()),
+        LinkKind::TrailerOutside => Some(OUTSIDE_P.to_owned()),
+        LinkKind::Window => match link_probability(db, world, Subject::new(db, subject.clone())) {
+            None => None,
+            Some(p) if Exact::decimal(&p) >= Exact::decimal(MIN_P) => Some(p),
+            Some(_) => return None,
+        },
+    };
+    let reverts = reverts(db, repo);
+    let mut draft = RecordDraft {
+        session,
+        repo,
+        link: link.kind,
+        link_p,
+        subject,
+        commits,
+        added: 0,
+        deleted: 0,
+        commits_kept: 0,
+        commits_reverted: 0,
+        kept_added: 0,
+    };
+    for commit in &link.commits {
+        let id = commit.id(db);
+        if reverts.revert_commits.contains(&id) {
+            continue;
+        }
+        let stat = commit.numstat(db);
+        draft.added += stat.added;
+        draft.deleted += stat.deleted;
+        if reverts.reverted_by.contains_key(&id) {
+            draft.commits_reverted += 1;
+        } else {
+            draft.commits_kept += 1;
+            draft.kept_added += stat.added;
+        }
+    }
+    Some(draft)
+}
+
+/// One record of the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    pub session_id: String,
+    pub harness: String,
+    pub repo_label: String,
+    pub link: &'static str,
+    pub link_p: Option<f64>,
+    pub commits: Vec<String>,
+    pub added: u64,
+    pub deleted: u64,
+    pub commits_kept: u64,
+    pub commits_reverted: u64,
+    pub cost: f64,
+}
+
+/// One open `commit_link` question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pending {
+    pub subject: String,
+    pub session_id: String,
+    pub repo_label: String,
+    pub commits: Vec<String>,
+    pub options: Vec<String>,
+}
+
+/// The numbers of one group (a repository label or a harness).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    pub cost: f64,
+    pub lines_added: u64,
+    pub commits_kept: u64,
+    pub commits_reverted: u64,
+    pub cost_per_kept_commit: Option<f64>,
+    pub cost_per_100_lines: Option<f64>,
+    pub revert_rate: Option<f64>,
+}
+
+/// The summary of the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub sessions_total: usize,
+    pub linked: usize,
+    pub unlinked_cost: f64,
+    pub by_repo: BTreeMap<String, Group>,
+    pub by_harness: BTreeMap<String, Group>,
+}
+
+/// The whole answer, serialized as `keel.sessions.v1`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionsReport {
+    pub schema: &'static str,
+    pub records: Vec<Record>,
+    pub pending: Vec<Pending>,
+    pub summary: Summary,
+}
+
+/// Why a report could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportError {
+    /// A `[trailers]` regex of `keel.toml` does not compile.
+    Trailer(TrailerError),
+}
+
+#[derive(Default)]
+struct GroupSum {
+    cost: Exact,
+    lines_added: u64,
+    kept: u64,
+    reverted: u64,
+}
+
+impl GroupSum {
+    fn add(&mut self, cost: &Exact, draft: &RecordDraft) {
+        self.cost = &self.cost + cost;
+        self.lines_added += draft.kept_added;
+        self.kept += draft.commits_kept;
+        self.reverted += draft.commits_reverted;
+    }
+
+    fn finish(&self) -> Group {
+        let hundred = Exact::int(100);
+        Group {
+            cost: self.cost.round6(),
+            lines_added: self.lines_added,
+            commits_kept: self.kept,
+            commits_reverted: self.reverted,
+            cost_per_kept_commit: self.cost.ratio(&Exact::int(self.kept)).map(|x| x.round6()),
+            cost_per_100_lines: (&hundred * &self.cost)
+                .ratio(&Exact::int(self.lines_added))
+                .map(|x| x.round6()),
+            revert_rate: Exact::int(self.reverted)
+                .ratio(&Exact::int(self.kept + self.reverted))
+                .map(|x| x.round6()),
+        }
+    }
+}
+
+/// The report of the run (L-split and L-cost over every record).
+#[salsa::tracked(returns(ref))]
+pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsReport, ReportError> {
+    if let Err(err) = trailer_table(db, world) {
+        return Err(ReportError::Trailer(err.clone()));
+    }
+    let drafts: Vec<RecordDraft> = linked_pairs(db, world)
+        .iter()
+        .filter_map(|&(session, repo)| session_record(db, world, session, repo))
+        .collect();
+    // L-split: a session's cost is shared by commit count over its linked records; a
+    // session with none shares it over its pending records.
+    let mut linked_commits: HashMap<Session, u64> = HashMap::new();
+    let mut pending_commits: HashMap<Session, u64> = HashMap::new();
+    for draft in &drafts {
+        let n = draft.commits.len() as u64;
+        let bucket = if draft.link_p.is_some() {
+            &mut linked_commits
+        } else {
+            &mut pending_commits
+        };
+        *bucket.entry(draft.session).or_default() += n;
+    }
+    let mut records = Vec::with_capacity(drafts.len());
+    let mut pending = Vec::new();
+    let mut by_repo: BTreeMap<String, GroupSum> = BTreeMap::new();
+    let mut by_harness: BTreeMap<String, GroupSum> = BTreeMap::new();
+    for draft in &drafts {
+        let data = draft.session.data(db);
+        let total = Exact::of(&data.cost);
+        let n = Exact::int(draft.commits.len() as u64);
+        let share = match (&draft.link_p, linked_commits.get(&draft.session)) {
+            (Some(_), Some(&all)) => Some(all),
+            (Some(_), None) => None,
+            (None, Some(_)) => Some(0),
+            (None, None) => pending_commits.get(&draft.session).copied(),
+        };
+        let cost = match share {
+            Some(0) => Exact::zero(),
+            Some(all) => (&total * &n).ratio(&Exact::int(all)).unwrap_or_default(),
+            None => Exact::zero(),
+        };
+        let label = repo_label(draft.repo.path(db));
+        let link = match draft.link {
+            LinkKind::Trailer | LinkKind::TrailerOutside => "trailer",
+            LinkKind::Window => "window",
+        };
+        if draft.link_p.is_some() {
+            by_repo.entry(label.clone()).or_default().add(&cost, draft);
+            by_harness
+                .entry(data.harness.clone())
+                .or_default()
+                .add(&cost, draft);
+        } else {
+            pending.push(Pending {
+                subject: draft.subject.clone(),
+                session_id: data.session_id.clone(),
+                repo_label: label.clone(),
+                commits: draft.commits.clone(),
+                options: LINK_OPTIONS.iter().map(|&o| o.to_owned()).collect(),
+            });
+        }
+        records.push(Record {
+            session_id: data.session_id.clone(),
+            harness: data.harness.clone(),
+            repo_label: label,
+            link,
+            link_p: draft.link_p.as_deref().map(|p| Exact::decimal(p).round6()),
+            commits: draft.commits.clone(),
+            added: draft.added,
+            deleted: draft.deleted,
+            commits_kept: draft.commits_kept,
+            commits_reverted: draft.commits_reverted,
+            cost: cost.round6(),
+        });
+    }
+    let in_scope = in_scope_sessions(db, world);
+    let unlinked_cost: Exact = in_scope
+        .iter()
+        .filter(|s| !linked_commits.contains_key(s))
+        .map(|s| Exact::of(&s.data(db).cost))
+        .sum();
+    Ok(SessionsReport {
+        schema: SCHEMA,
+        records,
+        pending,
+        summary: Summary {
+            sessions_total: in_scope.len(),
+            linked: linked_commits.len(),
+            unlinked_cost: unlinked_cost.round6(),
+            by_repo: by_repo
+                .iter()
+                .map(|(k, g)| (k.clone(), g.finish()))
+                .collect(),
+            by_harness: by_harness
+                .iter()
+                .map(|(k, g)| (k.clone(), g.finish()))
+                .collect(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subject_hashes_the_sorted_shas_joined_by_commas() {
+        // `printf 'a,b' | sha256sum` starts 1eb7c54d.
+        assert_eq!(
+            subject_of("s1", &["a".to_owned(), "b".to_owned()]),
+            "s1:1eb7c54d"
+        );
+    }
+}
