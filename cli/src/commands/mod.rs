@@ -4,6 +4,7 @@
 
 mod demo;
 mod lint;
+mod sessions;
 
 use crate::exit::ExitStatus;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -21,6 +22,7 @@ pub(crate) struct Cli {
 enum Command {
     Lint(lint::LintArgs),
     Demo(demo::DemoArgs),
+    Sessions(sessions::SessionsArgs),
 }
 
 /// Output formats of report commands.
@@ -53,5 +55,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     match cli.command {
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Demo(args) => demo::cmd_demo(&args),
+        Command::Sessions(args) => sessions::cmd_sessions(&args),
     }
 }

@@ -25,6 +25,7 @@ pub use jsonl::{SessionsError, SessionsWarning};
 pub use scan::{ScanCounters, ScanRange, email_sha};
 
 use crate::KeelDatabase;
+use crate::settings::{SETTINGS_FILE, Settings};
 use salsa::Setter;
 use scan::RepoCache;
 use std::collections::{BTreeMap, HashMap};
@@ -145,6 +146,49 @@ fn resolve_explicit(repos: &ExplicitRepos) -> Result<Vec<PathBuf>, SessionsError
         }
     }
     Ok(out)
+}
+
+/// The settings that apply to a run started in `dir`: the `keel.toml` at the root of the
+/// git work tree holding `dir` (defaults when there is none). Returns the root too, so
+/// relative `[sessions] repos` can be resolved against it.
+pub fn settings_near(dir: &Path) -> Result<(Option<PathBuf>, Settings), SessionsError> {
+    let Some(root) = gix::discover(dir)
+        .ok()
+        .and_then(|repo| repo.workdir().map(Path::to_owned))
+    else {
+        return Ok((None, Settings::default()));
+    };
+    let path = root.join(SETTINGS_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((Some(root), Settings::default()));
+        }
+        Err(err) => {
+            return Err(SessionsError {
+                location: SETTINGS_FILE.to_owned(),
+                field: "file".to_owned(),
+                message: format!("cannot read it: {err}"),
+                repair: "make the file readable".to_owned(),
+            });
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|err| SessionsError {
+        location: SETTINGS_FILE.to_owned(),
+        field: "file".to_owned(),
+        message: format!(
+            "not UTF-8 (invalid byte at offset {})",
+            err.utf8_error().valid_up_to()
+        ),
+        repair: "save the file as UTF-8".to_owned(),
+    })?;
+    let settings = Settings::parse(&text).map_err(|err| SessionsError {
+        location: format!("{SETTINGS_FILE}:{}", err.line),
+        field: "settings".to_owned(),
+        message: err.message.clone(),
+        repair: err.repair.clone(),
+    })?;
+    Ok((Some(root), settings))
 }
 
 impl KeelDatabase {
