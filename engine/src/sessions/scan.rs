@@ -380,8 +380,21 @@ fn numstats(
             .nodes
             .get(id)
             .ok_or_else(|| format!("commit {id} was kept but not walked"))?;
-        jobs.push((*id, parent_tree(repo, node, cache)?, node.tree));
+        jobs.push((
+            node.committer,
+            *id,
+            parent_tree(repo, node, cache)?,
+            node.tree,
+        ));
     }
+    // History order keeps a commit next to its parent, so the blobs one commit adds are
+    // still in the object cache when the next one diffs them; each worker takes one
+    // contiguous stretch.
+    jobs.sort_unstable_by_key(|&(time, id, _, _)| (time, id));
+    let jobs: Vec<(ObjectId, Option<ObjectId>, ObjectId)> = jobs
+        .into_iter()
+        .map(|(_, id, parent, tree)| (id, parent, tree))
+        .collect();
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(8);
@@ -394,17 +407,16 @@ fn numstats(
     }
     let shared = repo.clone().into_sync();
     let results: Vec<Result<Vec<(ObjectId, Numstat)>, BoxError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|worker| {
+        let handles: Vec<_> = jobs
+            .chunks(jobs.len().div_ceil(threads))
+            .map(|stretch| {
                 let shared = &shared;
-                let jobs = &jobs;
                 scope.spawn(move || -> Result<Vec<(ObjectId, Numstat)>, BoxError> {
                     let mut repo = shared.to_thread_local();
                     repo.object_cache_size_if_unset(64 << 20);
                     let mut counter = NumstatCounter::new(&repo)?;
-                    jobs.iter()
-                        .skip(worker)
-                        .step_by(threads)
+                    stretch
+                        .iter()
                         .map(|&(id, parent, tree)| Ok((id, counter.count(parent, tree)?)))
                         .collect()
                 })
