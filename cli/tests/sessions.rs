@@ -326,3 +326,51 @@ fn a_missing_optional_field_is_a_warning_naming_its_line() {
     );
     assert_eq!(run.json()["summary"]["sessions_total"], 2);
 }
+
+#[test]
+fn keel_toml_trailers_override_the_built_ins_and_repos_are_read() {
+    let lex = Lex::build().expect("L-ex builds");
+    let root = lex.root();
+    std::fs::write(
+        root.join("keel.toml"),
+        "[sessions]\nrepos = [\".\"]\n[trailers]\nclaude-code = '^co-authored-by:.*nobody@example\\.com'\n",
+    )
+    .expect("write keel.toml");
+    let sessions = lex.sessions.display().to_string();
+    let run = keel(
+        &root,
+        &[
+            "sessions",
+            "--sessions",
+            &sessions,
+            "--now",
+            LEX_NOW,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.render());
+    let report = run.json();
+    // Claude's trailer no longer matches: c1 and c2 are plain local commits in a's window.
+    let a = record(&report, "a").expect("a has a window record");
+    assert_eq!(a["link"], "window");
+    let mut c1c2 = vec![lex.commits[0].clone(), lex.commits[1].clone()];
+    c1c2.sort();
+    assert_eq!(a["commits"], serde_json::json!(c1c2));
+    assert_eq!(report["summary"]["linked"], 0);
+    assert_eq!(report["pending"].as_array().map(Vec::len), Some(2));
+
+    std::fs::write(root.join("keel.toml"), "[trailers]\nbot = '('\n").expect("write");
+    let run = keel(
+        &root,
+        &["sessions", "--sessions", &sessions, "--now", LEX_NOW],
+    );
+    assert_eq!(run.code, 2, "{}", run.render());
+    assert!(
+        run.stderr
+            .starts_with("error: keel.toml: [trailers] bot: not a valid regex"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+}
