@@ -80,6 +80,30 @@ fn sorted(mut ids: Vec<String>) -> Vec<String> {
     ids
 }
 
+/// `git log --all --no-merges --numstat` of the repository, summed per commit.
+fn git_numstats(root: &std::path::Path) -> BTreeMap<String, Numstat> {
+    let output = pinned_git(root)
+        .args(["log", "--all", "--no-merges", "--numstat", "--format=@%H"])
+        .output()
+        .expect("git log");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut stats: BTreeMap<String, Numstat> = BTreeMap::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        if let Some(sha) = line.strip_prefix('@') {
+            current = sha.to_owned();
+            stats.insert(current.clone(), Numstat::default());
+        } else if !line.is_empty() {
+            let mut parts = line.split('\t');
+            let stat = stats.get_mut(&current).expect("a commit line came first");
+            stat.files += 1;
+            stat.added += parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            stat.deleted += parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+        }
+    }
+    stats
+}
+
 #[test]
 fn numstat_equals_git_log_numstat() {
     let dir = temp();
@@ -130,32 +154,10 @@ fn numstat_equals_git_log_numstat() {
             .to_owned(),
     );
     let case = case(dir, "r", scan_start());
-    let output = pinned_git(case.dir.path().join("r").as_path())
-        .args(["log", "--all", "--no-merges", "--numstat", "--format=@%H"])
-        .output()
-        .expect("git log");
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut from_git: BTreeMap<String, Numstat> = BTreeMap::new();
-    let mut current = String::new();
-    for line in text.lines() {
-        if let Some(sha) = line.strip_prefix('@') {
-            current = sha.to_owned();
-            from_git.insert(current.clone(), Numstat::default());
-        } else if !line.is_empty() {
-            let mut parts = line.split('\t');
-            let added = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-            let deleted = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
-            let stat = from_git
-                .get_mut(&current)
-                .expect("a commit line came first");
-            stat.files += 1;
-            stat.added += added;
-            stat.deleted += deleted;
-        }
-    }
-    assert_eq!(from_git.len(), 4, "{text}");
+    let from_git = git_numstats(&case.dir.path().join("r"));
+    assert_eq!(from_git.len(), 4, "{from_git:?}");
     for sha in &commits {
-        assert_eq!(case.numstat_of(sha), from_git[sha], "commit {sha}\n{text}");
+        assert_eq!(case.numstat_of(sha), from_git[sha], "commit {sha}");
     }
     // Written by hand from the changes above, so the agreement is not vacuous.
     assert_eq!(
@@ -372,4 +374,65 @@ fn a_rescan_reads_only_new_commits() {
         .expect("rescan");
     assert!(!again.repos_changed, "nothing moved, nothing set");
     assert_eq!(case.db.scan_counters().commits_read, 4);
+}
+
+#[test]
+fn numstat_agrees_with_git_on_a_seeded_random_history() {
+    let dir = temp();
+    let mut repo = session_repo(dir.path(), "r").expect("repo");
+    let mut rng = keel_fixtures::rng::SeededRng::new(0x5E55);
+    let words = ["a", "b", "c", "d", "{", "}", "x = 1", "return y", ""];
+    let mut files: Vec<(String, Vec<String>)> = Vec::new();
+    for step in 0..40i64 {
+        let roll = rng.below(10);
+        if files.len() < 3 || roll == 0 {
+            let name = format!("d{}/f{step}.txt", rng.below(3));
+            let body: Vec<String> = (0..5 + rng.below(30))
+                .map(|_| words[rng.below(words.len())].to_owned())
+                .collect();
+            files.push((name, body));
+        } else if roll == 1 {
+            // Rename with a small edit.
+            let index = rng.below(files.len());
+            let (old, mut body) = files.remove(index);
+            repo.remove(&old).expect("remove");
+            if !body.is_empty() {
+                let at = rng.below(body.len());
+                body[at] = format!("edited {step}");
+            }
+            files.push((format!("moved/{step}.txt"), body));
+        } else {
+            let index = rng.below(files.len());
+            let body = &mut files[index].1;
+            for _ in 0..1 + rng.below(5) {
+                let at = rng.below(body.len() + 1);
+                match rng.below(3) {
+                    0 if at < body.len() => {
+                        body.remove(at);
+                    }
+                    1 if at < body.len() => body[at] = words[rng.below(words.len())].to_owned(),
+                    _ => body.insert(at, format!("new {step}")),
+                }
+            }
+        }
+        for (name, body) in &files {
+            let text: String = body.iter().map(|l| format!("{l}\n")).collect();
+            repo.write(name, &text).expect("write");
+        }
+        repo.commit_at(
+            &format!("step {step}\n"),
+            FIXTURE_EMAIL,
+            at(10, 0) + step * 60,
+            at(10, 0) + step * 60,
+        )
+        .expect("commit");
+    }
+    let case = case(dir, "r", scan_start());
+    let expected = git_numstats(&case.dir.path().join("r"));
+    let mut checked = 0;
+    for (sha, stat) in &expected {
+        assert_eq!(&case.numstat_of(sha), stat, "commit {sha}");
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
 }
