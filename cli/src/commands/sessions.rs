@@ -14,7 +14,7 @@ use keel_engine::KeelDatabase;
 use keel_engine::sessions::{ExplicitRepos, Instant, SessionSources, settings_near};
 use keel_queries::sessions::{Group, ReportError, SessionsReport, scan_plan, sessions_report};
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 /// Which session made which commits, at what cost, and what survived?
@@ -102,7 +102,16 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     let mut db = KeelDatabase::detached();
     let world = db.load_sessions(sources(args)?)?;
     let plan = scan_plan(&db, world);
-    db.plan_session_scan(plan)?;
+    // Long work shows progress on a terminal only, never in pipes or with JSON.
+    let progress = args.format == Format::Text && std::io::stderr().is_terminal();
+    if progress {
+        eprint!("keel sessions: scanning {} repositories…", plan.repos.len());
+    }
+    let scanned = db.plan_session_scan(plan);
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    scanned?;
     let report = sessions_report(&db, world).clone().map_err(|err| match err {
         ReportError::Trailer(err) => CommandError(format!(
             "keel.toml: [trailers] {}: not a valid regex ({}); repair: fix the pattern (Rust regex syntax, matched case-insensitively)",
