@@ -394,6 +394,24 @@ impl KeelDatabase {
             }
             scans.push((planned.path.clone(), existing, cache, scanned));
         }
+        let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for planned in &plan.repos {
+            if let Some(name) = planned.path.file_name() {
+                labels
+                    .entry(name.to_string_lossy().into_owned())
+                    .or_default()
+                    .push(planned.path.display().to_string());
+            }
+        }
+        for (label, paths) in labels.into_iter().filter(|(_, p)| p.len() > 1) {
+            warnings.push(SessionsWarning {
+                location: plan.repos[0].origin.clone(),
+                message: format!(
+                    "repos {} share the label {label:?}; their numbers are grouped together",
+                    paths.join(" and ")
+                ),
+            });
+        }
         loaded.scan_warnings = warnings;
         let mut repos = Vec::with_capacity(scans.len());
         let mut changed = false;

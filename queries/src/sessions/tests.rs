@@ -895,3 +895,44 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
     assert_eq!(count(&names, "revert_target"), 1, "{names:?}");
     assert_eq!(run.db.scan_counters().numstats, counters.numstats + 1);
 }
+
+#[test]
+fn repositories_sharing_a_label_are_grouped_with_a_warning() {
+    let dir = temp();
+    let mut one = session_repo(&dir.path().join("x"), "app").expect("repo");
+    let mut two = session_repo(&dir.path().join("y"), "app").expect("repo");
+    commit(
+        &mut one,
+        "a",
+        2,
+        Some(CLAUDE_TRAILER),
+        FIXTURE_EMAIL,
+        at(10, 10),
+    );
+    commit(
+        &mut two,
+        "b",
+        3,
+        Some(CLAUDE_TRAILER),
+        FIXTURE_EMAIL,
+        at(10, 20),
+    );
+    let sessions = [claude("s", (10, 0), (11, 0), None)];
+    let repos = vec![real(one.path()), real(two.path())];
+    let run = run(dir.path(), &sessions, &[], Some(repos));
+    let report = run.report();
+    assert_eq!(report.summary.by_repo.len(), 1, "basename(R) is the label");
+    assert_eq!(report.summary.by_repo["app"].lines_added, 5);
+    let warnings: Vec<String> = run
+        .db
+        .session_warnings()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("share the label \"app\"")),
+        "{warnings:?}"
+    );
+}
