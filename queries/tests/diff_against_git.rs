@@ -3,15 +3,18 @@
 //!
 //! Owns: built fixture cases (the histogram example that myers and imara get "wrong",
 //! occurrence-limit fallbacks, runs of equal lines, missing final newline, CRLF, empty and
-//! one-line files, rewrites) and seeded randomized edits over small line alphabets, each
+//! one-line files, rewrites, the common tail a zero-context diff leaves unseen) and seeded
+//! randomized edits (small line alphabets; files past 1 KiB; long files whose common
+//! lines are all too frequent, reaching the classic fallback and its cut-offs), each
 //! batch diffed by ONE `git diff --no-index` over two temporary directories, with git's
-//! ambient configuration pinned away. Does not own: the algorithm (`keel_queries::diff`)
+//! ambient configuration and attributes pinned away. Does not own: the algorithm (`keel_queries::diff`)
 //! or whole-history agreement on real repositories (`keel-benches`' `diff-agree`).
 
+use keel_fixtures::pinned_git;
+use keel_fixtures::rng::SeededRng;
 use keel_queries::diff::{Hunk, line_hunks};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One pair of images to diff.
@@ -74,6 +77,9 @@ fn file_name(case_index: usize) -> String {
     format!("c{case_index:06}")
 }
 
+/// Attributes come from git's well-known empty tree, that is from nowhere.
+const EMPTY_ATTR_TREE: &str = "attr.tree=4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
 /// git's hunks for every case, from one `git diff --no-index old new`.
 fn git_hunks(cases: &[Case]) -> Vec<Vec<Hunk>> {
     let dir = ScratchDir::new();
@@ -86,13 +92,10 @@ fn git_hunks(cases: &[Case]) -> Vec<Vec<Hunk>> {
 }
 
 fn run_git_diff(dir: &Path) -> String {
-    let output = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
+    let output = pinned_git(dir)
+        .env("GIT_ATTR_NOSYSTEM", "1")
         .args(["-c", "color.ui=never", "-c", "core.quotepath=false"])
+        .args(["-c", "core.attributesFile=/dev/null", "-c", EMPTY_ATTR_TREE])
         .args([
             "diff",
             "--no-index",
@@ -239,18 +242,47 @@ fn lines_repeated_beyond_the_occurrence_limit() {
     shifted.insert(50, "new");
     shifted.drain(120..140);
     cases.push(Case::lines("braces-and-blanks", &frequent, &shifted));
+    cases.extend(common_ends_bound_the_neighbourhood());
     assert_agrees_with_git(&cases);
+}
+
+/// Blank lines among lines of each side's own, below and above runs of common blank
+/// lines: whether a blank line is set aside depends on which lines its neighbourhood
+/// counts, and the classic fallback excludes the common first and last lines.
+fn common_ends_bound_the_neighbourhood() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (every, ends) in [(2, 70), (3, 70), (3, 20), (4, 90), (5, 100)] {
+        let side = |own: &str| {
+            let mut lines = vec![String::new(); ends];
+            lines.extend((0..60).map(|i| {
+                if i % every == 0 {
+                    String::new()
+                } else {
+                    format!("{own}{i}")
+                }
+            }));
+            lines.extend(vec![String::new(); ends]);
+            lines
+        };
+        let name = format!("blank every {every} between {ends} blank lines");
+        cases.push(Case::new(
+            name,
+            join_owned(&side("o")),
+            join_owned(&side("n")),
+        ));
+    }
+    cases
 }
 
 /// Files whose rarest line occurs 62 to 67 times: at most 64 occurrences anchor a
 /// histogram split, more send the whole file to the classic diff, and the two answers
 /// differ on shuffled lines.
 fn around_the_limit() -> Vec<Case> {
-    let mut rng = Rng(0x6c69_6d69_74);
+    let mut rng = Rng::seeded(0x006c_696d_6974);
     let alphabet = ["a".to_string(), "b".to_string()];
     let mut cases = Vec::new();
     for rare in 62..=67 {
-        for sample in 0..8 {
+        for sample in 0..25 {
             let mut old: Vec<String> = vec![alphabet[0].clone(); rare];
             old.extend(vec![alphabet[1].clone(); rare + 5 + rng.below(20)]);
             shuffle(&mut rng, &mut old);
@@ -270,6 +302,53 @@ fn shuffle(rng: &mut Rng, lines: &mut [String]) {
 
 fn join_owned(lines: &[String]) -> Vec<u8> {
     join_lines(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+#[test]
+fn common_tail_in_whole_kib_blocks() {
+    // With no context, git drops the common tail in whole 1 KiB blocks (keeping through
+    // the first newline in it) before diffing, so an added blank line can no longer
+    // slide down into the dropped part.
+    let mut cases = Vec::new();
+    for tail_len in [1020, 1021, 1022, 1023, 1024, 2046, 3070] {
+        let tail = tail_of(tail_len);
+        let old = [b"x = 1\n\n".as_slice(), &tail].concat();
+        let new = [b"x = 1\n\n\n".as_slice(), &tail].concat();
+        cases.push(Case::new(
+            format!("blank before a {tail_len}-byte tail"),
+            old,
+            new,
+        ));
+        let old = [b"a\nb\nc\n".as_slice(), &tail].concat();
+        let new = [b"a\nB\nc\n".as_slice(), &tail].concat();
+        cases.push(Case::new(
+            format!("edit before a {tail_len}-byte tail"),
+            old,
+            new,
+        ));
+        let old = [b"a\nb\n".as_slice(), &tail, b"end\n"].concat();
+        let new = [b"a\nb\nb\n".as_slice(), &tail, b"end\n"].concat();
+        cases.push(Case::new(
+            format!("repeat before a {tail_len}-byte tail and end"),
+            old,
+            new,
+        ));
+    }
+    assert_agrees_with_git(&cases);
+}
+
+/// `len` bytes of distinct lines, ending in a newline.
+fn tail_of(len: usize) -> Vec<u8> {
+    let mut tail = Vec::new();
+    let mut line = 0;
+    while tail.len() + 12 < len {
+        tail.extend(format!("line {line:05}\n").bytes());
+        line += 1;
+    }
+    let pad = len - tail.len() - 1;
+    tail.extend(std::iter::repeat_n(b'-', pad));
+    tail.push(b'\n');
+    tail
 }
 
 #[test]
@@ -392,21 +471,17 @@ fn whole_file_rewrite() {
     assert_agrees_with_git(&cases);
 }
 
-/// A small, seeded generator (splitmix64): deterministic across runs and platforms.
-struct Rng(u64);
+/// Shared seeded generator with the two draws these tests need.
+struct Rng(SeededRng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn seeded(seed: u64) -> Self {
+        Self(SeededRng::new(seed))
     }
 
     /// Uniform in `0..bound` (bound > 0).
     fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
+        self.0.below(bound)
     }
 
     fn chance(&mut self, percent: usize) -> bool {
@@ -478,7 +553,7 @@ fn random_cases(
     lengths: std::ops::Range<usize>,
     alphabet_sizes: std::ops::Range<usize>,
 ) -> Vec<Case> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::seeded(seed);
     (0..count)
         .map(|index| {
             let size = alphabet_sizes.start + rng.below(alphabet_sizes.len());
@@ -498,6 +573,32 @@ fn random_cases(
 #[test]
 fn random_small_edits_agree_with_git() {
     assert_agrees_with_git(&random_cases(0x6b65_656c, 3000, 0..40, 2..8));
+}
+
+#[test]
+fn random_edits_of_files_longer_than_a_kib_agree_with_git() {
+    // Long lines make most files exceed 1 KiB, so git's common-tail cut usually applies.
+    let mut cases = random_cases(0x7461_696c, 600, 20..60, 2..8);
+    for case in &mut cases {
+        case.old = lengthen_lines(&case.old);
+        case.new = lengthen_lines(&case.new);
+    }
+    assert_agrees_with_git(&cases);
+}
+
+/// Pads every line to about 40 bytes, keeping equal lines equal.
+fn lengthen_lines(text: &[u8]) -> Vec<u8> {
+    let pad = b" ...................................";
+    text.split_inclusive(|&byte| byte == b'\n')
+        .flat_map(|line| {
+            let (body, end) = line.split_at(
+                line.iter()
+                    .position(|&b| b == b'\r' || b == b'\n')
+                    .unwrap_or(line.len()),
+            );
+            [body, pad.as_slice(), end].concat()
+        })
+        .collect()
 }
 
 #[test]
@@ -607,7 +708,7 @@ fn scattered_edits(rng: &mut Rng, index: usize, len: usize) -> Case {
 
 #[test]
 fn random_rewrites_among_frequent_lines_agree_with_git() {
-    let mut rng = Rng(0x7265_7772);
+    let mut rng = Rng::seeded(0x7265_7772);
     let mut cases: Vec<Case> = (0..60)
         .map(|index| rewrite_among_frequent_lines(&mut rng, index))
         .collect();

@@ -41,38 +41,51 @@ impl Changes {
         let mut hunks = Vec::new();
         let (mut old, mut new) = (0, 0);
         loop {
-            let old_end = run_end(&self.removed, old);
-            let new_end = run_end(&self.added, new);
-            if old_end > old || new_end > new {
-                hunks.push(Hunk {
-                    before: line_number(old)..line_number(old_end),
-                    after: line_number(new)..line_number(new_end),
-                });
-            }
-            if old_end >= self.removed.len() || new_end >= self.added.len() {
+            let unchanged = unmarked_run(&self.removed, old).min(unmarked_run(&self.added, new));
+            old += unchanged;
+            new += unchanged;
+            if old == self.removed.len() && new == self.added.len() {
                 return hunks;
             }
-            // Both sides now sit on an unchanged line: the pair is common, step over it.
-            old = old_end + 1;
-            new = new_end + 1;
+            let (old_end, new_end) = (run_end(&self.removed, old), run_end(&self.added, new));
+            if (old_end, new_end) == (old, new) {
+                // Only marks whose unchanged lines do not pair up end here.
+                return hunks;
+            }
+            hunks.push(Hunk {
+                before: line_number(old)..line_number(old_end),
+                after: line_number(new)..line_number(new_end),
+            });
+            (old, new) = (old_end, new_end);
         }
     }
 }
 
+/// How many unmarked lines start at `start`.
+pub(super) fn unmarked_run(marks: &[bool], start: usize) -> usize {
+    let mut end = start;
+    while marks.get(end) == Some(&false) {
+        end += 1;
+    }
+    end - start
+}
+
 /// The first index at or after `start` that is not marked (or the length).
 pub(super) fn run_end(marks: &[bool], start: usize) -> usize {
-    marks[start..]
-        .iter()
-        .position(|&marked| !marked)
-        .map_or(marks.len(), |offset| start + offset)
+    let mut end = start;
+    while marks.get(end) == Some(&true) {
+        end += 1;
+    }
+    end
 }
 
 /// The first index of the run of marks that ends right before `end`.
 pub(super) fn run_start(marks: &[bool], end: usize) -> usize {
-    marks[..end]
-        .iter()
-        .rposition(|&marked| !marked)
-        .map_or(0, |last| last + 1)
+    let mut start = end;
+    while start > 0 && marks[start - 1] {
+        start -= 1;
+    }
+    start
 }
 
 fn line_number(index: usize) -> u32 {

@@ -10,7 +10,10 @@
 //! Does not own: deciding when to fall back ([`super::histogram`]), compaction, hunks.
 
 use super::changes::Changes;
+use super::equal::{equal_head, equal_tail};
 use gix_imara_diff::Token;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 
 /// Marks the changes between the region `before` and the region `after`, which start at
@@ -19,40 +22,80 @@ pub(super) fn diff(
     before: &[Token],
     after: &[Token],
     offsets: (usize, usize),
-    num_tokens: u32,
     changes: &mut Changes,
 ) {
     let (old_offset, new_offset) = offsets;
     let common = common_ends(before, after);
-    let old_kept = KeptLines::select(before, after, common.clone(), num_tokens);
-    let new_kept = KeptLines::select(after, before, common, num_tokens);
+    let counts = Counts::of(before, after);
+    let old_kept = KeptLines::select(before, common, |token| counts.in_new(token));
+    let new_kept = KeptLines::select(after, common, |token| counts.in_old(token));
     let mut search = Search::new(&old_kept.tokens, &new_kept.tokens);
     search.run();
-    for (line, removed) in old_kept.changed_lines(&search.removed) {
-        changes.removed[old_offset + line] = removed;
+    old_kept.mark(
+        &search.removed,
+        &mut changes.removed[old_offset..][..before.len()],
+    );
+    new_kept.mark(
+        &search.added,
+        &mut changes.added[new_offset..][..after.len()],
+    );
+}
+
+/// How often each line occurs on each side of the region.
+struct Counts(HashMap<Token, (usize, usize), BuildHasherDefault<TokenHasher>>);
+
+impl Counts {
+    fn of(before: &[Token], after: &[Token]) -> Self {
+        let mut counts: HashMap<Token, (usize, usize), _> =
+            HashMap::with_capacity_and_hasher(before.len(), BuildHasherDefault::default());
+        for &token in before {
+            counts.entry(token).or_default().0 += 1;
+        }
+        for &token in after {
+            counts.entry(token).or_default().1 += 1;
+        }
+        Self(counts)
     }
-    for (line, added) in new_kept.changed_lines(&search.added) {
-        changes.added[new_offset + line] = added;
+
+    fn in_old(&self, token: Token) -> usize {
+        self.0.get(&token).map_or(0, |counts| counts.0)
+    }
+
+    fn in_new(&self, token: Token) -> usize {
+        self.0.get(&token).map_or(0, |counts| counts.1)
     }
 }
 
 /// How many leading and trailing lines the two sides share: the leading run first, then
 /// the trailing run within what is left of the shorter side.
 fn common_ends(before: &[Token], after: &[Token]) -> (usize, usize) {
-    let shorter = before.len().min(after.len());
-    let leading = before
-        .iter()
-        .zip(after)
-        .take_while(|(old, new)| old == new)
-        .count();
-    let trailing = before
-        .iter()
-        .rev()
-        .zip(after.iter().rev())
-        .take(shorter - leading)
-        .take_while(|(old, new)| old == new)
-        .count();
+    let leading = equal_head(before, after);
+    let trailing = equal_tail(&before[leading..], &after[leading..]);
     (leading, trailing)
+}
+
+/// Hashes a token id (already a dense, interned number) by one multiplication.
+#[derive(Default)]
+struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, id: u32) {
+        self.write_u64(u64::from(id));
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0 ^ value).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// How a line relates to the other side.
@@ -75,10 +118,16 @@ struct KeptLines {
 }
 
 impl KeptLines {
-    /// Chooses the lines of `side` between the common ends that the search sees.
-    fn select(side: &[Token], other: &[Token], common: (usize, usize), num_tokens: u32) -> Self {
+    /// Chooses the lines of `side` between the common ends that the search sees, given
+    /// how often a line occurs on the other side.
+    fn select(
+        side: &[Token],
+        common: (usize, usize),
+        count_in_other: impl Fn(Token) -> usize,
+    ) -> Self {
         let middle = common.0..side.len() - common.1;
-        let matching = classify(side, other, middle.clone(), num_tokens);
+        let matching = classify(side, middle.clone(), count_in_other);
+        let neighbourhoods = Neighbourhoods::new(&matching);
         let mut kept = KeptLines {
             set_aside: vec![false; side.len()],
             tokens: Vec::new(),
@@ -88,7 +137,7 @@ impl KeptLines {
             let keep = match matching[line - middle.start] {
                 Matching::None => false,
                 Matching::Few => true,
-                Matching::Many => !is_lost_among_unmatched(&matching, line - middle.start),
+                Matching::Many => !neighbourhoods.is_lost_among_unmatched(line - middle.start),
             };
             if keep {
                 kept.tokens.push(side[line]);
@@ -100,18 +149,12 @@ impl KeptLines {
         kept
     }
 
-    /// Every line of the side with its change mark, given the marks of the kept lines.
-    fn changed_lines(&self, kept_changed: &[bool]) -> Vec<(usize, bool)> {
-        let mut changed: Vec<(usize, bool)> = self
-            .set_aside
-            .iter()
-            .enumerate()
-            .map(|(line, &aside)| (line, aside))
-            .collect();
-        for (&line, &mark) in self.origin.iter().zip(kept_changed) {
-            changed[line].1 = mark;
+    /// Writes the side's change marks: set-aside lines, then the kept lines' marks.
+    fn mark(&self, kept_changed: &[bool], marks: &mut [bool]) {
+        marks.copy_from_slice(&self.set_aside);
+        for (&line, &changed) in self.origin.iter().zip(kept_changed) {
+            marks[line] = changed;
         }
-        changed
     }
 }
 
@@ -130,18 +173,13 @@ fn rough_sqrt(n: usize) -> usize {
 
 fn classify(
     side: &[Token],
-    other: &[Token],
     middle: Range<usize>,
-    num_tokens: u32,
+    count_in_other: impl Fn(Token) -> usize,
 ) -> Vec<Matching> {
-    let mut count_in_other = vec![0usize; num_tokens as usize];
-    for token in other {
-        count_in_other[token.0 as usize] += 1;
-    }
     let many = many_threshold(side.len());
     side[middle]
         .iter()
-        .map(|token| match count_in_other[token.0 as usize] {
+        .map(|&token| match count_in_other(token) {
             0 => Matching::None,
             count if count >= many => Matching::Many,
             _ => Matching::Few,
@@ -152,36 +190,69 @@ fn classify(
 /// How far to either side a frequent line looks for its neighbourhood.
 const NEIGHBOURHOOD: usize = 100;
 
-/// A frequent line is set aside when both neighbouring runs of not-[`Matching::Few`] lines
-/// contain unmatched lines and, across both runs, frequent lines (the line itself counted
-/// once per side) are fewer than a quarter of all lines counted.
-fn is_lost_among_unmatched(matching: &[Matching], line: usize) -> bool {
-    let above = (line.saturating_sub(NEIGHBOURHOOD)..line).rev();
-    let (unmatched_above, frequent_above) = tally_run(matching, above);
-    if unmatched_above == 0 {
-        return false;
-    }
-    let below = line + 1..(line + NEIGHBOURHOOD + 1).min(matching.len());
-    let (unmatched_below, frequent_below) = tally_run(matching, below);
-    if unmatched_below == 0 {
-        return false;
-    }
-    let unmatched = unmatched_above + unmatched_below;
-    let frequent = frequent_above + frequent_below + 2;
-    frequent * 4 < frequent + unmatched
+/// Where each line's neighbourhood runs end, and running counts of unmatched lines, so
+/// that each frequent line's neighbourhood is tallied in constant time.
+struct Neighbourhoods {
+    /// Per line: the line after the closest [`Matching::Few`] line above it (or 0).
+    run_start: Vec<usize>,
+    /// Per line: the closest [`Matching::Few`] line below it (or the length).
+    run_end: Vec<usize>,
+    /// `unmatched_before[i]`: how many of the lines before `i` are unmatched.
+    unmatched_before: Vec<usize>,
 }
 
-/// Counts unmatched and frequent lines along `lines` up to the first [`Matching::Few`].
-fn tally_run(matching: &[Matching], lines: impl Iterator<Item = usize>) -> (usize, usize) {
-    let (mut unmatched, mut frequent) = (0, 0);
-    for line in lines {
-        match matching[line] {
-            Matching::None => unmatched += 1,
-            Matching::Many => frequent += 1,
-            Matching::Few => break,
+impl Neighbourhoods {
+    fn new(matching: &[Matching]) -> Self {
+        let len = matching.len();
+        let mut run_start = vec![0; len];
+        let mut unmatched_before = vec![0; len + 1];
+        let mut start = 0;
+        for (line, &kind) in matching.iter().enumerate() {
+            run_start[line] = start;
+            if kind == Matching::Few {
+                start = line + 1;
+            }
+            unmatched_before[line + 1] =
+                unmatched_before[line] + usize::from(kind == Matching::None);
+        }
+        let mut run_end = vec![len; len];
+        let mut end = len;
+        for (line, &kind) in matching.iter().enumerate().rev() {
+            run_end[line] = end;
+            if kind == Matching::Few {
+                end = line;
+            }
+        }
+        Self {
+            run_start,
+            run_end,
+            unmatched_before,
         }
     }
-    (unmatched, frequent)
+
+    /// A frequent line is set aside when the runs of not-[`Matching::Few`] lines right
+    /// above and right below it (each at most [`NEIGHBOURHOOD`] lines) both contain
+    /// unmatched lines and, across both runs, frequent lines (the line itself counted once
+    /// per side) are fewer than a quarter of all lines counted.
+    fn is_lost_among_unmatched(&self, line: usize) -> bool {
+        let above = self.run_start[line].max(line.saturating_sub(NEIGHBOURHOOD))..line;
+        let unmatched_above = self.unmatched_in(&above);
+        if unmatched_above == 0 {
+            return false;
+        }
+        let below = line + 1..self.run_end[line].min(line + 1 + NEIGHBOURHOOD);
+        let unmatched_below = self.unmatched_in(&below);
+        if unmatched_below == 0 {
+            return false;
+        }
+        let unmatched = unmatched_above + unmatched_below;
+        let frequent = (above.len() - unmatched_above) + (below.len() - unmatched_below) + 2;
+        frequent * 4 < frequent + unmatched
+    }
+
+    fn unmatched_in(&self, lines: &Range<usize>) -> usize {
+        self.unmatched_before[lines.end] - self.unmatched_before[lines.start]
+    }
 }
 
 /// Snakes longer than this mark a search round as productive.
@@ -269,7 +340,8 @@ impl Frontier {
     }
 
     /// Widens by one diagonal each way, or narrows where the box ends, keeping the parity
-    /// of the diagonals in reach. Returns the newly reached outer diagonals.
+    /// of the diagonals in reach. Returns the diagonals just outside a newly widened end,
+    /// which need a sentinel.
     fn widen(&mut self, limits: (isize, isize)) -> [Option<isize>; 2] {
         let mut reached = [None, None];
         if self.low > limits.0 {
@@ -288,11 +360,11 @@ impl Frontier {
     }
 
     /// The diagonals in reach, highest first.
-    fn diagonals(&self) -> impl Iterator<Item = isize> + use<> {
-        let (low, high) = (self.low, self.high);
-        (0..)
-            .map(move |step| high - 2 * step)
-            .take_while(move |&d| d >= low)
+    fn diagonals(&self) -> EveryOther {
+        EveryOther {
+            next: self.high,
+            low: self.low,
+        }
     }
 
     fn contains(&self, diagonal: isize) -> bool {
@@ -300,15 +372,31 @@ impl Frontier {
     }
 }
 
+/// Diagonals from `next` down to `low`, two apart.
+struct EveryOther {
+    next: isize,
+    low: isize,
+}
+
+impl Iterator for EveryOther {
+    type Item = isize;
+
+    fn next(&mut self) -> Option<isize> {
+        let diagonal = self.next;
+        self.next -= 2;
+        (diagonal >= self.low).then_some(diagonal)
+    }
+}
+
 impl<'a> Search<'a> {
     fn new(old: &'a [Token], new: &'a [Token]) -> Self {
-        let size = (old.len() + new.len() + 3) as isize;
+        let diagonals = old.len() + new.len() + 3;
         Self {
             old,
             new,
             forward: Diagonals::new(old.len(), new.len()),
             backward: Diagonals::new(old.len(), new.len()),
-            max_cost: (rough_sqrt(size as usize) as isize).max(CUT_OFF_COST),
+            max_cost: (rough_sqrt(diagonals) as isize).max(CUT_OFF_COST),
             removed: vec![false; old.len()],
             added: vec![false; new.len()],
         }
@@ -346,17 +434,14 @@ impl<'a> Search<'a> {
         self.old[as_index(old)] == self.new[as_index(new)]
     }
 
-    /// Drops the equal lines at the start and at the end of the box.
+    /// Drops the equal lines at the start and then at the end of the box.
     fn shrink(&self, mut edit_box: EditBox) -> EditBox {
-        let (old, new) = (&mut edit_box.old, &mut edit_box.new);
-        while old.start < old.end && new.start < new.end && self.same(old.start, new.start) {
-            old.start += 1;
-            new.start += 1;
-        }
-        while old.start < old.end && new.start < new.end && self.same(old.end - 1, new.end - 1) {
-            old.end -= 1;
-            new.end -= 1;
-        }
+        let leading = self.run_from(edit_box.old.start, edit_box.new.start, &edit_box);
+        edit_box.old.start += leading;
+        edit_box.new.start += leading;
+        let trailing = self.run_before(edit_box.old.end, edit_box.new.end, &edit_box);
+        edit_box.old.end -= trailing;
+        edit_box.new.end -= trailing;
         edit_box
     }
 
@@ -370,7 +455,9 @@ impl<'a> Search<'a> {
         let odd = (forward.middle - backward.middle) & 1 == 1;
         self.forward.set(forward.middle, old.start);
         self.backward.set(backward.middle, old.end);
-        for cost in 1.. {
+        let mut cost = 0;
+        loop {
+            cost += 1;
             let mut productive = false;
             for outer in forward.widen(limits).into_iter().flatten() {
                 self.forward.set(outer, -1);
@@ -407,7 +494,6 @@ impl<'a> Search<'a> {
                 return self.furthest(edit_box, &forward, &backward);
             }
         }
-        unreachable!("the forward and backward paths meet within the box")
     }
 
     /// Extends the forward path on `diagonal` by one edit and the snake after it.
@@ -422,13 +508,7 @@ impl<'a> Search<'a> {
         } else {
             from_left
         };
-        let mut old = start;
-        while old < edit_box.old.end
-            && old - diagonal < edit_box.new.end
-            && self.same(old, old - diagonal)
-        {
-            old += 1;
-        }
+        let old = start + self.run_from(start, start - diagonal, edit_box);
         self.forward.set(diagonal, old);
         (old, old - start)
     }
@@ -445,15 +525,24 @@ impl<'a> Search<'a> {
         } else {
             from_right - 1
         };
-        let mut old = start;
-        while old > edit_box.old.start
-            && old - diagonal > edit_box.new.start
-            && self.same(old - 1, old - diagonal - 1)
-        {
-            old -= 1;
-        }
+        let old = start - self.run_before(start, start - diagonal, edit_box);
         self.backward.set(diagonal, old);
         (old, start - old)
+    }
+
+    /// How many equal lines start at old line `old` and new line `new`, within the box.
+    fn run_from(&self, old: isize, new: isize, edit_box: &EditBox) -> isize {
+        let old_lines = slice(self.old, old, edit_box.old.end);
+        let new_lines = slice(self.new, new, edit_box.new.end);
+        equal_head(old_lines, new_lines) as isize
+    }
+
+    /// How many equal lines end right before old line `old` and new line `new`, within
+    /// the box.
+    fn run_before(&self, old: isize, new: isize, edit_box: &EditBox) -> isize {
+        let old_lines = slice(self.old, edit_box.old.start, old);
+        let new_lines = slice(self.new, edit_box.new.start, new);
+        equal_tail(old_lines, new_lines) as isize
     }
 
     /// The forward diagonal that advanced most, if it advanced far enough and ends a run of
@@ -589,6 +678,14 @@ impl Cut {
             minimal_below: true,
         }
     }
+}
+
+/// `lines[start..end]`, empty where the bounds leave the lines.
+fn slice(lines: &[Token], start: isize, end: isize) -> &[Token] {
+    if start < 0 || end < start {
+        return &[];
+    }
+    lines.get(start as usize..end as usize).unwrap_or_default()
 }
 
 fn as_index(line: isize) -> usize {

@@ -10,7 +10,7 @@
 //! are compacted first (against the added ones), then added lines (against the result).
 //! Does not own: choosing the changed lines (the algorithms) or reading hunks.
 
-use super::changes::{Changes, run_end, run_start};
+use super::changes::{Changes, run_end, run_start, unmarked_run};
 use gix_imara_diff::Token;
 
 /// Slides the removed groups, then the added groups, into git's positions.
@@ -35,6 +35,14 @@ impl Group {
         Self {
             start: 0,
             end: run_end(marks, 0),
+        }
+    }
+
+    /// The empty group right before unmarked line `line`.
+    fn empty_at(line: usize) -> Self {
+        Self {
+            start: line,
+            end: line,
         }
     }
 
@@ -96,6 +104,14 @@ fn compact_side(tokens: &[Token], marks: &mut [bool], other: &[bool]) {
     loop {
         if !group.is_empty() {
             slide(tokens, marks, other, &mut group, &mut other_group);
+        } else if other_group.is_empty() {
+            // Both sides sit on a stretch of unchanged lines: go to its last line at once.
+            let stretch =
+                unmarked_run(marks, group.start).min(unmarked_run(other, other_group.start));
+            if stretch > 1 {
+                group = Group::empty_at(group.start + stretch - 1);
+                other_group = Group::empty_at(other_group.start + stretch - 1);
+            }
         }
         let Some(next) = group.next(marks) else {
             return;
@@ -107,6 +123,8 @@ fn compact_side(tokens: &[Token], marks: &mut [bool], other: &[bool]) {
     }
 }
 
+/// Slides one non-empty group (and, in step, the other side's group at the same place)
+/// into git's position.
 fn slide(
     tokens: &[Token],
     marks: &mut [bool],

@@ -16,6 +16,7 @@
 
 use super::changes::Changes;
 use super::classic;
+use super::equal::{equal_head, equal_tail};
 use gix_imara_diff::Token;
 use std::ops::Range;
 
@@ -28,10 +29,11 @@ const NO_LINE: u32 = u32::MAX;
 /// Marks the lines changed between `before` and `after` (token ids below `num_tokens`).
 pub(super) fn diff(before: &[Token], after: &[Token], num_tokens: u32, changes: &mut Changes) {
     let mut index = OccurrenceIndex::new(before.len(), num_tokens);
-    let mut pending = vec![Region {
+    let mut pending = Vec::with_capacity(16);
+    pending.push(Region {
         old: 0..before.len(),
         new: 0..after.len(),
-    }];
+    });
     while let Some(region) = pending.pop() {
         if region.old.is_empty() || region.new.is_empty() {
             changes.remove(region.old);
@@ -48,7 +50,6 @@ pub(super) fn diff(before: &[Token], after: &[Token], num_tokens: u32, changes: 
                 &before[region.old.clone()],
                 &after[region.new.clone()],
                 (region.old.start, region.new.start),
-                num_tokens,
                 changes,
             ),
         }
@@ -97,52 +98,76 @@ enum Outcome {
 
 /// Occurrences of each line in the old side of the region being searched.
 ///
-/// Rebuilt per region; `count` is reset after each search so the per-token tables can be
-/// reused without clearing them whole.
+/// Rebuilt per region. A token's slot counts only when it carries the current region's
+/// stamp, so the per-token table is reused without clearing it.
 struct OccurrenceIndex {
-    /// Per token: how often it occurs in the indexed old range.
-    count: Vec<u32>,
-    /// Per token: its first old line in the range (meaningful while `count > 0`).
-    first: Vec<u32>,
-    /// Per old line: the next old line in the range holding the same token.
+    /// Per token: its occurrences in the indexed old range.
+    slots: Vec<Slot>,
+    /// Per old line of the range: the next old line in the range holding the same token
+    /// (or [`NO_LINE`]); written for the whole range by [`Self::fill`].
     next: Vec<u32>,
+    stamp: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// The region this slot was last filled for.
+    stamp: u32,
+    /// How often the token occurs in that region's old side.
+    count: u32,
+    /// Its first old line there.
+    first: u32,
 }
 
 impl OccurrenceIndex {
     fn new(old_lines: usize, num_tokens: u32) -> Self {
+        // Old lines are stored as u32 below [`NO_LINE`].
+        assert!(
+            old_lines < NO_LINE as usize,
+            "a diffed image has fewer than 2^32 - 1 lines"
+        );
         Self {
-            count: vec![0; num_tokens as usize],
-            first: vec![NO_LINE; num_tokens as usize],
+            slots: vec![Slot::default(); num_tokens as usize],
             next: vec![NO_LINE; old_lines],
+            stamp: 0,
         }
     }
 
     /// Indexes `before[range]`, walking upwards so each chain ends up in file order.
     fn fill(&mut self, before: &[Token], range: Range<usize>) {
+        self.stamp = self
+            .stamp
+            .checked_add(1)
+            .expect("a diff has fewer regions than lines");
         for line in range.rev() {
-            let token = before[line].0 as usize;
-            self.next[line] = if self.count[token] > 0 {
-                self.first[token]
+            let slot = &mut self.slots[before[line].0 as usize];
+            if slot.stamp == self.stamp {
+                self.next[line] = slot.first;
+                slot.count += 1;
             } else {
-                NO_LINE
-            };
-            self.first[token] = as_u32(line);
-            self.count[token] += 1;
-        }
-    }
-
-    fn clear(&mut self, before: &[Token], range: Range<usize>) {
-        for &token in &before[range] {
-            self.count[token.0 as usize] = 0;
+                self.next[line] = NO_LINE;
+                *slot = Slot {
+                    stamp: self.stamp,
+                    count: 1,
+                    first: 0,
+                };
+            }
+            slot.first = line as u32;
         }
     }
 
     fn count(&self, token: Token) -> u32 {
-        self.count[token.0 as usize]
+        let slot = self.slots[token.0 as usize];
+        if slot.stamp == self.stamp {
+            slot.count
+        } else {
+            0
+        }
     }
 
+    /// The token's first old line in the range (only for a token that occurs there).
     fn first(&self, token: Token) -> usize {
-        self.first[token.0 as usize] as usize
+        self.slots[token.0 as usize].first as usize
     }
 
     /// The first occurrence after `line` of the same token that starts at or after `from`.
@@ -174,9 +199,7 @@ fn find_anchor(
     while new_line < region.new.end {
         new_line = search.try_new_line(new_line);
     }
-    let outcome = search.outcome();
-    index.clear(before, region.old.clone());
-    outcome
+    search.outcome()
 }
 
 /// The state of one scan of a region's new side.
@@ -222,30 +245,29 @@ impl AnchorSearch<'_> {
             old: old_range,
             new: new_range,
         } = self.region;
-        let mut block = Block {
-            old,
-            new,
-            len: 1,
-            rarity: count,
-        };
-        while block.old > old_range.start
-            && block.new > new_range.start
-            && self.before[block.old - 1] == self.after[block.new - 1]
-        {
-            block.old -= 1;
-            block.new -= 1;
-            block.len += 1;
-            block.rarity = block.rarity.min(self.index.count(self.before[block.old]));
+        let above = equal_tail(
+            &self.before[old_range.start..old],
+            &self.after[new_range.start..new],
+        );
+        let below = equal_head(
+            &self.before[old + 1..old_range.end],
+            &self.after[new + 1..new_range.end],
+        );
+        let start = old - above;
+        let len = above + 1 + below;
+        Block {
+            old: start,
+            new: new - above,
+            len,
+            rarity: self.rarest(&self.before[start..start + len], count),
         }
-        while block.old + block.len < old_range.end
-            && block.new + block.len < new_range.end
-            && self.before[block.old + block.len] == self.after[block.new + block.len]
-        {
-            let line = self.before[block.old + block.len];
-            block.rarity = block.rarity.min(self.index.count(line));
-            block.len += 1;
-        }
-        block
+    }
+
+    /// The smallest occurrence count among `lines`, starting from `count`.
+    fn rarest(&self, lines: &[Token], count: u32) -> u32 {
+        lines
+            .iter()
+            .fold(count, |rarest, &line| rarest.min(self.index.count(line)))
     }
 
     /// Lines occurring more often than this cannot improve the anchor.
@@ -267,8 +289,4 @@ impl AnchorSearch<'_> {
             _ => Outcome::NothingCommon,
         }
     }
-}
-
-fn as_u32(line: usize) -> u32 {
-    u32::try_from(line).expect("a diffed image has fewer than 2^32 - 1 lines")
 }

@@ -1,18 +1,22 @@
 //! The pinned line diff: the ONE place keel turns two images into hunks.
 //!
 //! Owns: the diff semantics every reader of hunks relies on — the hunks equal those of
-//! `git diff --histogram --no-indent-heuristic -U0` exactly: histogram search without
+//! `git diff --histogram --no-indent-heuristic -U0` exactly: the common tail that git's
+//! zero-context diff leaves unseen ([`common_tail_git_skips`]), histogram search without
 //! trimming common ends ([`histogram`]), its classic fallback ([`classic`]), git's slider
 //! compaction without the indent heuristic ([`compact`]), zero context, text only (an image
 //! is binary only if it holds a NUL byte), and nothing read from git config or
 //! `.gitattributes`. Lines keep their terminator, so `a` at end of file without a newline
-//! differs from `a\n`, and `a\r\n` from `a\n`, as in git.
+//! differs from `a\n`, and `a\r\n` from `a\n`, as in git. The algorithms follow their
+//! published descriptions and git's observable output; `tests/diff_against_git.rs` and
+//! `keel-benches`' `diff-agree` hold them to git's CLI.
 //! Does not own: which images are compared (the drift and impact queries decide), nor the
 //! hunk∩range predicate (`anchors::touches`).
 
 mod changes;
 mod classic;
 mod compact;
+mod equal;
 mod histogram;
 
 use changes::Changes;
@@ -90,6 +94,8 @@ pub fn diff_images(old: &[u8], new: &[u8]) -> HunkSet {
 /// Histogram line diff of two texts, zero context, no indent heuristic: the hunks of
 /// `git diff --histogram --no-indent-heuristic -U0`.
 pub fn line_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
+    let unseen = common_tail_git_skips(old, new);
+    let (old, new) = (&old[..old.len() - unseen], &new[..new.len() - unseen]);
     let input = InternedInput::new(old, new);
     let mut changes = Changes::unchanged(input.before.len(), input.after.len());
     histogram::diff(
@@ -100,6 +106,32 @@ pub fn line_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
     );
     compact::compact(&input.before, &input.after, &mut changes);
     changes.hunks()
+}
+
+/// git skips whole 1 KiB blocks that both images end with.
+const TAIL_BLOCK: usize = 1024;
+
+/// How many trailing bytes git leaves out of a zero-context diff: with no context to
+/// print, `git diff -U0` drops the longest common tail made of whole [`TAIL_BLOCK`]s,
+/// then gives back the bytes up to and including the first newline in the dropped part,
+/// so that both images still end on a line boundary. The dropped lines are common and
+/// unchanged, but the diff never sees them: they neither anchor the histogram nor give
+/// groups room to slide, so a change near them can land elsewhere.
+fn common_tail_git_skips(old: &[u8], new: &[u8]) -> usize {
+    let shorter = old.len().min(new.len());
+    let mut dropped = 0;
+    while dropped + TAIL_BLOCK <= shorter
+        && old[old.len() - dropped - TAIL_BLOCK..old.len() - dropped]
+            == new[new.len() - dropped - TAIL_BLOCK..new.len() - dropped]
+    {
+        dropped += TAIL_BLOCK;
+    }
+    let cut = old.len() - dropped;
+    let given_back = old[cut..]
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .map_or(dropped, |newline| newline + 1);
+    dropped - given_back
 }
 
 #[cfg(test)]
