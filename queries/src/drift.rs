@@ -11,9 +11,9 @@
 
 use crate::anchors::{Selector, Side, classify, hunk_side};
 use crate::diff::{Hunk, HunkSet};
-use crate::history::path_changed;
+use crate::history::{commit_changes, path_changed};
 use crate::images::{Image, image_hunks, units_of};
-use crate::tree::{RepoPath, entry_at, tree_diff};
+use crate::tree::{RepoPath, entry_at};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -103,10 +103,10 @@ pub fn scoped_change<'db>(
     commit: Commit,
     anchor: Anchor<'db>,
 ) -> Result<ScopedChange, ObjectError> {
-    let path = RepoPath::new(db, anchor.path(db).clone());
-    if !path_changed(db, commit, path)? {
+    if !path_changed(db, commit, anchor.path(db))? {
         return Ok(ScopedChange::Untouched);
     }
+    let path = RepoPath::new(db, anchor.path(db).clone());
     let result = image_at(db, commit, path)?;
     let parents = commit.parents(db);
     let merge = parents.len() > 1;
@@ -176,13 +176,7 @@ fn judge<'db>(
     }
 }
 
-/// Did `commit` change the bare file at `path`?
-pub fn file_changed(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, ObjectError> {
-    path_changed(db, commit, RepoPath::new(db, path.to_owned()))
-}
-
-/// Did `commit` change any file a folder or glob entry covers? For a merge, only files
-/// that differ from every parent count.
+/// Did `commit` change any file a folder or glob entry covers?
 #[salsa::tracked(returns(clone))]
 pub fn path_set_changed<'db>(
     db: &'db dyn Db,
@@ -190,28 +184,9 @@ pub fn path_set_changed<'db>(
     set: PathSet<'db>,
 ) -> Result<bool, ObjectError> {
     let matches = set.pattern(db).matcher();
-    let new_tree = commit.tree(db);
-    let parents = commit.parents(db);
-    let parent_trees: Vec<Option<keel_engine::Oid>> = if parents.is_empty() {
-        vec![None]
-    } else {
-        parents.iter().map(|p| Some(p.tree(db))).collect()
-    };
-    let mut common: Option<Vec<String>> = None;
-    for old_tree in parent_trees {
-        let changed: Vec<String> = tree_diff(db, old_tree, new_tree)
-            .clone()?
-            .iter()
-            .filter(|change| matches(&change.path))
-            .map(|change| change.path.clone())
-            .collect();
-        common = Some(match common {
-            None => changed,
-            Some(previous) => previous
-                .into_iter()
-                .filter(|p| changed.contains(p))
-                .collect(),
-        });
-    }
-    Ok(common.is_some_and(|paths| !paths.is_empty()))
+    Ok(commit_changes(db, commit)
+        .as_ref()
+        .map_err(Clone::clone)?
+        .iter()
+        .any(|change| matches(&change.path)))
 }

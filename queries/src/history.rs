@@ -7,12 +7,13 @@
 
 use crate::spec::NodeId;
 use crate::trailers::parse_trailers;
-use crate::tree::{RepoPath, entry_at};
+use crate::tree::{FileChange, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
+use std::sync::Arc;
 
 /// The trailer that acknowledges a commit for one node.
 pub const SPEC_OK: &str = "Spec-OK";
@@ -60,26 +61,36 @@ pub fn ancestry(db: &dyn Db, commit: Commit) -> HashSet<Commit> {
     seen
 }
 
-/// Did `commit` change what sits at `path`? A root commit changes every path it holds;
-/// a merge changes a path only when it differs from every parent (a path inherited
-/// unchanged from one side was authored there, not by the merge).
-#[salsa::tracked(returns(clone))]
-pub fn path_changed<'db>(
-    db: &'db dyn Db,
-    commit: Commit,
-    path: RepoPath<'db>,
-) -> Result<bool, ObjectError> {
-    let own = entry_at(db, commit, path)?;
+/// The files `commit` authored a change to, sorted by path. A root commit adds every
+/// file it holds; a merge changes a path only when it differs from every parent (a path
+/// inherited unchanged from one side was authored there, not by the merge; `old` is then
+/// the first parent's blob). Memoized per commit: one tree diff per parent, read once.
+#[salsa::tracked(returns(ref))]
+pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, ObjectError> {
+    let tree = commit.tree(db);
     let parents = commit.parents(db);
-    if parents.is_empty() {
-        return Ok(own.is_some());
+    let Some((first, others)) = parents.split_first() else {
+        return tree_diff(db, None, tree).clone();
+    };
+    let mut changes: Vec<FileChange> = tree_diff(db, Some(first.tree(db)), tree).clone()?.to_vec();
+    for other in others {
+        let against = tree_diff(db, Some(other.tree(db)), tree).clone()?;
+        changes.retain(|change| {
+            against
+                .binary_search_by(|c| c.path.as_str().cmp(&change.path))
+                .is_ok()
+        });
     }
-    for &parent in parents {
-        if entry_at(db, parent, path)? == own {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+    Ok(Arc::from(changes))
+}
+
+/// Did `commit` author a change to the file at `path` (see [`commit_changes`])?
+pub fn path_changed(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, ObjectError> {
+    Ok(commit_changes(db, commit)
+        .as_ref()
+        .map_err(Clone::clone)?
+        .binary_search_by(|change| change.path.as_str().cmp(path))
+        .is_ok())
 }
 
 /// The node's version at `tip`: the newest commit in walk order that changed its
@@ -90,9 +101,9 @@ pub fn node_version<'db>(
     tip: Commit,
     node: Node<'db>,
 ) -> Result<Option<Commit>, ObjectError> {
-    let spec = RepoPath::new(db, node.id(db).spec_path());
+    let spec = node.id(db).spec_path();
     for &commit in history(db, tip) {
-        if path_changed(db, commit, spec)? {
+        if path_changed(db, commit, &spec)? {
             return Ok(Some(commit));
         }
     }

@@ -16,6 +16,7 @@ use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::pinned_git;
 use keel_fixtures::rng::SeededRng;
 use keel_queries::lint::lint;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
@@ -215,7 +216,9 @@ fn main() {
 
     let mut db = KeelDatabase::open(dir).expect("the bench repository opens");
     lint(&db).expect("bench specs are valid");
+    let cold_queries = count_queries(&db);
     let mut warm_total = Duration::ZERO;
+    let mut warm_queries = BTreeMap::<String, usize>::new();
     for step in 0..shape.runs {
         let file = format!("src/m{}.py", step % shape.files);
         let mut text = std::fs::read_to_string(dir.join(&file)).expect("bench file reads");
@@ -225,8 +228,12 @@ fn main() {
         let start = Instant::now();
         db.apply_changes(&[ChangeEvent::TipMoved])
             .expect("the tip moves");
+        db.query_log().take();
         lint(&db).expect("bench specs are valid");
         warm_total += start.elapsed();
+        for (name, count) in count_queries(&db) {
+            *warm_queries.entry(name).or_default() += count;
+        }
     }
     let warm = warm_total / shape.runs as u32;
 
@@ -240,6 +247,20 @@ fn main() {
     println!("ratio cold / git:        {:>9.3}", ms(cold) / ms(git));
     println!("ratio warm / git:        {:>9.4}", ms(warm) / ms(git));
     println!("ratio warm / cold:       {:>9.4}", ms(warm) / ms(cold));
+    println!("queries executed by a cold lint / per warm re-lint:");
+    for (name, cold) in cold_queries {
+        let warm = warm_queries.get(&name).copied().unwrap_or_default() / shape.runs;
+        println!("  {name:<24} {cold:>8} {warm:>6}");
+    }
+}
+
+/// Executed queries by name since the last count.
+fn count_queries(db: &KeelDatabase) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for key in db.query_log().take() {
+        *counts.entry(db.query_name(key)).or_default() += 1;
+    }
+    counts
 }
 
 fn ms(d: Duration) -> f64 {

@@ -7,11 +7,10 @@
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, Selector, Side, Verdict, classify};
 use crate::drift::{
-    Anchor, PathPattern, PathSet, ScopedChange, file_changed, image_at, path_set_changed,
-    scoped_change,
+    Anchor, PathPattern, PathSet, ScopedChange, image_at, path_set_changed, scoped_change,
 };
 use crate::extract::Language;
-use crate::history::{Node, node_version, window};
+use crate::history::{Node, node_version, path_changed, window};
 use crate::images::units_of;
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::tree::{RepoPath, entry_at};
@@ -109,6 +108,10 @@ impl NodeJudge<'_, '_> {
         let mut missed = Vec::new();
         let mut merges = false;
         for &commit in self.window()? {
+            // Most window commits leave the file alone: skip them without a tracked query.
+            if !path_changed(db, commit, path)? {
+                continue;
+            }
             match scoped_change(db, commit, anchor).clone()? {
                 ScopedChange::Untouched => {}
                 ScopedChange::Missed => missed.push(commit.id(db).to_string()),
@@ -387,7 +390,7 @@ impl NodeJudge<'_, '_> {
         }
         let mut changed = Vec::new();
         for &commit in self.window()? {
-            if file_changed(db, commit, path)? {
+            if path_changed(db, commit, path)? {
                 changed.push(change_record(commit.id(db).to_string()));
             }
         }

@@ -56,9 +56,14 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
         "only the new (parent, result) pair is diffed"
     );
     assert_eq!(
+        count(&warm_run, "commit_changes"),
+        1,
+        "only the new commit's tree diff is taken"
+    );
+    assert_eq!(
         count(&warm_run, "scoped_change"),
-        3,
-        "each of the 3 scoped entries judges only the new commit"
+        1,
+        "only the scoped entry whose file the new commit touched judges it: {warm_run:?}"
     );
     assert_eq!(
         count(&warm_run, "tree_items"),
