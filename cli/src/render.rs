@@ -141,12 +141,7 @@ pub(crate) struct WorkCounts {
 
 /// Takes the query log and counts what it holds.
 pub(crate) fn work_counts(db: &KeelDatabase) -> WorkCounts {
-    let executed: Vec<String> = db
-        .query_log()
-        .take()
-        .into_iter()
-        .map(|key| db.query_name(key))
-        .collect();
+    let executed = db.take_executed_queries();
     let count = |name: &str| executed.iter().filter(|n| n.as_str() == name).count();
     WorkCounts {
         images_parsed: count("image_units"),

@@ -133,14 +133,19 @@ impl KeelDatabase {
         db
     }
 
-    /// The log of executed queries (for `--stats` and incrementality tests).
-    pub fn query_log(&self) -> &QueryLog {
-        &self.log
+    /// The name salsa gives the query behind an executed key (the function's name).
+    fn query_name(&self, key: salsa::DatabaseKeyIndex) -> String {
+        salsa::Database::ingredient_debug_name(self, key.ingredient_index()).into_owned()
     }
 
-    /// The name salsa gives the query behind an executed key (the function's name).
-    pub fn query_name(&self, key: salsa::DatabaseKeyIndex) -> String {
-        salsa::Database::ingredient_debug_name(self, key.ingredient_index()).into_owned()
+    /// The names of the queries executed since the last call, in order, leaving the log
+    /// empty (for `--stats`, benchmarks and the tests that prove incrementality).
+    pub fn take_executed_queries(&self) -> Vec<String> {
+        self.log
+            .take()
+            .into_iter()
+            .map(|key| self.query_name(key))
+            .collect()
     }
 
     /// The work tree's root, `None` for a bare repository.

@@ -228,7 +228,7 @@ fn main() {
         let start = Instant::now();
         db.apply_changes(&[ChangeEvent::TipMoved])
             .expect("the tip moves");
-        db.query_log().take();
+        db.take_executed_queries();
         lint(&db).expect("bench specs are valid");
         warm_total += start.elapsed();
         for (name, count) in count_queries(&db) {
@@ -257,8 +257,8 @@ fn main() {
 /// Executed queries by name since the last count.
 fn count_queries(db: &KeelDatabase) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
-    for key in db.query_log().take() {
-        *counts.entry(db.query_name(key)).or_default() += 1;
+    for name in db.take_executed_queries() {
+        *counts.entry(name).or_default() += 1;
     }
     counts
 }

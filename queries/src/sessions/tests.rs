@@ -799,14 +799,6 @@ fn l_cost_null_denominators_and_scope() {
 
 // ---------------------------------------------------------------- incrementality
 
-fn executed(db: &KeelDatabase) -> Vec<String> {
-    db.query_log()
-        .take()
-        .into_iter()
-        .map(|key| db.query_name(key))
-        .collect()
-}
-
 fn count(names: &[String], name: &str) -> usize {
     names.iter().filter(|n| n.as_str() == name).count()
 }
@@ -833,13 +825,13 @@ fn appending_a_decision_reruns_only_the_record_of_its_subject() {
     ];
     let mut run = run(dir.path(), &sessions, &[], None);
     assert_eq!(run.report().pending.len(), 2);
-    let _ = executed(&run.db);
+    let _ = run.db.take_executed_queries();
     let line = decision_line("2026-01-15T20:00:00Z", &hand_subject("s1", &[&c1]), "0.7");
     write_file(&dir.path().join("decisions.jsonl"), &format!("{line}\n")).expect("append");
     run.refresh(&[keel_engine::ChangeEvent::DecisionsAppended]);
     let report = run.report();
     assert_eq!(record(&report, "s1").and_then(|r| r.link_p), Some(0.7));
-    let names = executed(&run.db);
+    let names = run.db.take_executed_queries();
     assert_eq!(count(&names, "session_record"), 1, "{names:?}");
     assert_eq!(count(&names, "assignment"), 0, "{names:?}");
     assert_eq!(count(&names, "agent_harness"), 0, "{names:?}");
@@ -863,7 +855,7 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
     let mut sessions = vec![claude("s1", (10, 0), (11, 0), Some(&path))];
     let mut run = run(dir.path(), &sessions, &[], None);
     run.report();
-    let _ = executed(&run.db);
+    let _ = run.db.take_executed_queries();
     let counters = run.db.scan_counters();
     // A new session (later start: the scan start does not move).
     sessions.push(SessionLine::new(
@@ -877,7 +869,7 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
     run.refresh(&[keel_engine::ChangeEvent::SessionsAppended]);
     let report = run.report();
     assert_eq!(report.summary.sessions_total, 2);
-    let names = executed(&run.db);
+    let names = run.db.take_executed_queries();
     for per_commit in ["agent_harness", "trailer_lines", "revert_target"] {
         assert_eq!(count(&names, per_commit), 0, "{per_commit}: {names:?}");
     }
@@ -890,7 +882,7 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
         record(&report, "s2").map(|r| r.commits.clone()),
         Some(vec![c])
     );
-    let names = executed(&run.db);
+    let names = run.db.take_executed_queries();
     assert_eq!(count(&names, "agent_harness"), 1, "{names:?}");
     assert_eq!(count(&names, "revert_target"), 1, "{names:?}");
     assert_eq!(run.db.scan_counters().numstats, counters.numstats + 1);

@@ -6,15 +6,6 @@ use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::demo::build_demo;
 use keel_queries::lint::lint;
 
-/// Names of the queries executed since the last call.
-fn executed(db: &KeelDatabase) -> Vec<String> {
-    db.query_log()
-        .take()
-        .into_iter()
-        .map(|key| db.query_name(key))
-        .collect()
-}
-
 fn count(names: &[String], query: &str) -> usize {
     names.iter().filter(|n| n.as_str() == query).count()
 }
@@ -27,7 +18,7 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
     build_demo(&mut repo).expect("demo builds");
     let mut db = KeelDatabase::open(repo.path()).expect("opens");
     let cold = lint(&db).expect("lints");
-    let cold_run = executed(&db);
+    let cold_run = db.take_executed_queries();
     assert!(
         count(&cold_run, "image_units") > 1,
         "the cold run parses the history's images"
@@ -43,7 +34,7 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
         .expect("tip re-read");
     assert!(changes.tip_moved);
     let warm = lint(&db).expect("lints");
-    let warm_run = executed(&db);
+    let warm_run = db.take_executed_queries();
 
     assert_eq!(
         count(&warm_run, "image_units"),
@@ -87,7 +78,7 @@ fn relint_without_change_executes_nothing_expensive() {
     build_demo(&mut repo).expect("demo builds");
     let mut db = KeelDatabase::open(repo.path()).expect("opens");
     let first = lint(&db).expect("lints");
-    executed(&db);
+    db.take_executed_queries();
     let changes = db.apply_changes(&[ChangeEvent::Rescan]).expect("rescan");
     assert!(
         !changes.tip_moved && !changes.settings_changed,
@@ -95,7 +86,7 @@ fn relint_without_change_executes_nothing_expensive() {
     );
     assert_eq!(lint(&db).expect("lints"), first);
     assert!(
-        executed(&db).is_empty(),
+        db.take_executed_queries().is_empty(),
         "no query re-runs when no input changed"
     );
 }
@@ -106,7 +97,7 @@ fn a_settings_change_reparses_no_image() {
     build_demo(&mut repo).expect("demo builds");
     let mut db = KeelDatabase::open(repo.path()).expect("opens");
     let before = lint(&db).expect("lints");
-    executed(&db);
+    db.take_executed_queries();
     repo.write("keel.toml", "[lint]\nscoped_code_miss = \"ignore\"\n")
         .expect("writable");
     let changes = db
@@ -114,7 +105,7 @@ fn a_settings_change_reparses_no_image() {
         .expect("settings re-read");
     assert!(changes.settings_changed);
     let after = lint(&db).expect("lints");
-    let run = executed(&db);
+    let run = db.take_executed_queries();
     assert_eq!(count(&run, "image_units"), 0, "{run:?}");
     assert_eq!(count(&run, "image_hunks"), 0);
     assert_eq!(
