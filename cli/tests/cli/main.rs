@@ -13,6 +13,7 @@ mod bad_input;
 mod colour;
 mod exit_codes;
 mod reports;
+mod sessions;
 mod support;
 
 use support::{APP_PY, lint, spec};

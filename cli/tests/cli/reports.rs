@@ -2,16 +2,14 @@
 //! JSON, `--stats`) and the help texts. Each snapshot pins stdout, stderr and the exit code
 //! together; fixture commit ids are deterministic, so they stay in.
 
-use crate::support::{Run, lint, run};
+use crate::support::{Run, lint, run, snapshot_settings};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::demo::build_demo;
 use std::path::Path;
 
 /// Compares `block` with `snapshots/<name>.snap`, described by the command that made it.
 fn assert_block(name: &str, command: &str, block: &str) {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots"));
-    settings.set_prepend_module_to_snapshot(false);
+    let mut settings = snapshot_settings();
     settings.set_description(command);
     settings.set_omit_expression(true);
     settings.bind(|| insta::assert_snapshot!(name, block));

@@ -57,6 +57,14 @@ impl Run {
     }
 }
 
+/// insta settings that read and write the workspace's top-level `snapshots/` folder.
+pub(crate) fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
 /// Replaces every spelling of `root` (as given and canonical) with `[REPO]`.
 pub(crate) fn redact_path(text: &str, root: &Path) -> String {
     let mut spellings = vec![root.display().to_string()];

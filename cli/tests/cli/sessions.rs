@@ -3,67 +3,24 @@
 //! and bad input (one line, exit 2, nothing written; warnings for missing optional
 //! fields).
 
+use crate::support::{Run, run, snapshot_settings};
 use keel_fixtures::FIXTURE_EMAIL;
 use keel_fixtures::sessions::{LEX_NOW, Lex, at, decision_line, lines, message};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|err| panic!("stdout is not JSON ({err}):\n{}", self.stdout))
-    }
-
-    fn render(&self) -> String {
-        format!(
-            "----- stdout -----\n{}----- stderr -----\n{}exit: {}\n",
-            self.stdout, self.stderr, self.code
-        )
-    }
-}
-
-/// `keel ARGS` in `cwd`, hermetic: no inherited environment but PATH, no global or system
-/// git config, HOME = cwd.
+/// `keel ARGS` in `cwd` (hermetic, see `support::keel`); fails if keel panicked.
 fn keel(cwd: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_keel"))
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", cwd)
-        .env("NO_COLOR", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC")
-        .args(args)
-        .output()
-        .expect("the keel binary runs");
-    assert!(
-        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
-        "keel panicked: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Run {
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        code: output.status.code().unwrap_or(-1),
-    }
+    let run = run(cwd, args);
+    run.assert_no_panic();
+    run
 }
 
+/// Compares `text` with `snapshots/<name>.snap`.
 fn snapshot(name: &str, text: &str) {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots"));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.bind(|| insta::assert_snapshot!(name, text));
+    snapshot_settings().bind(|| insta::assert_snapshot!(name, text));
 }
 
 /// `keel sessions` on L-ex with `decisions` (none when empty) in `format`.
@@ -109,7 +66,7 @@ fn record<'v>(report: &'v Value, session: &str) -> Option<&'v Value> {
 fn lex_pass_1_no_decision() {
     let lex = Lex::build().expect("L-ex builds");
     let run = lex_run(&lex, &[], "json");
-    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(run.code, 0, "{}", run.render(None));
     let report = run.json();
     // The seed's numbers, by hand.
     assert_eq!(report["schema"], "keel.sessions.v1");
@@ -141,10 +98,10 @@ fn lex_pass_1_no_decision() {
     let pending = &report["pending"][0];
     assert_eq!(pending["subject"], hand_subject("b", &[&lex.commits[3]]));
     assert_eq!(pending["options"], serde_json::json!(["yes", "no"]));
-    snapshot("sessions_lex_pass1_json", &run.render());
+    snapshot("sessions_lex_pass1_json", &run.render(None));
     snapshot(
         "sessions_lex_pass1_text",
-        &lex_run(&lex, &[], "text").render(),
+        &lex_run(&lex, &[], "text").render(None),
     );
 }
 
@@ -154,7 +111,7 @@ fn lex_pass_2_b_decided_yes_0_8() {
     let subject = hand_subject("b", &[&lex.commits[3]]);
     let decision = decision_line("2026-01-15T23:00:00Z", &subject, "0.8");
     let run = lex_run(&lex, std::slice::from_ref(&decision), "json");
-    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(run.code, 0, "{}", run.render(None));
     let report = run.json();
     let summary = &report["summary"];
     assert_eq!(summary["linked"], 2);
@@ -163,10 +120,10 @@ fn lex_pass_2_b_decided_yes_0_8() {
     assert_eq!(summary["unlinked_cost"], 0.5);
     assert_eq!(record(&report, "b").expect("b")["link_p"], 0.8);
     assert_eq!(report["pending"], serde_json::json!([]));
-    snapshot("sessions_lex_pass2_json", &run.render());
+    snapshot("sessions_lex_pass2_json", &run.render(None));
     snapshot(
         "sessions_lex_pass2_text",
-        &lex_run(&lex, &[decision], "text").render(),
+        &lex_run(&lex, &[decision], "text").render(None),
     );
 }
 
@@ -176,15 +133,15 @@ fn lex_pass_3_b_decided_yes_0_3() {
     let subject = hand_subject("b", &[&lex.commits[3]]);
     let decision = decision_line("2026-01-15T23:00:00Z", &subject, "0.3");
     let run = lex_run(&lex, std::slice::from_ref(&decision), "json");
-    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(run.code, 0, "{}", run.render(None));
     let report = run.json();
     assert!(record(&report, "b").is_none(), "b is dropped");
     assert_eq!(report["summary"]["linked"], 1);
     assert_eq!(report["summary"]["unlinked_cost"], 1.5);
-    snapshot("sessions_lex_pass3_json", &run.render());
+    snapshot("sessions_lex_pass3_json", &run.render(None));
     snapshot(
         "sessions_lex_pass3_text",
-        &lex_run(&lex, &[decision], "text").render(),
+        &lex_run(&lex, &[decision], "text").render(None),
     );
 }
 
@@ -254,7 +211,7 @@ fn refused(sessions: &str, extra: &[&str]) -> String {
     }
     args.extend_from_slice(extra);
     let run = keel(dir.path(), &args);
-    assert_eq!(run.code, 2, "{}", run.render());
+    assert_eq!(run.code, 2, "{}", run.render(None));
     assert_eq!(run.stdout, "", "nothing on stdout");
     assert_eq!(run.stderr.lines().count(), 1, "one line: {}", run.stderr);
     assert!(run.stderr.contains("repair:"), "{}", run.stderr);
@@ -319,7 +276,7 @@ fn a_missing_optional_field_is_a_warning_naming_its_line() {
             "json",
         ],
     );
-    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(run.code, 0, "{}", run.render(None));
     assert_eq!(
         run.stderr,
         "warning: s.jsonl:2: api_calls: optional field is missing; counted as 0\n"
@@ -349,7 +306,7 @@ fn keel_toml_trailers_override_the_built_ins_and_repos_are_read() {
             "json",
         ],
     );
-    assert_eq!(run.code, 0, "{}", run.render());
+    assert_eq!(run.code, 0, "{}", run.render(None));
     let report = run.json();
     // Claude's trailer no longer matches: c1 and c2 are plain local commits in a's window.
     let a = record(&report, "a").expect("a has a window record");
@@ -365,7 +322,7 @@ fn keel_toml_trailers_override_the_built_ins_and_repos_are_read() {
         &root,
         &["sessions", "--sessions", &sessions, "--now", LEX_NOW],
     );
-    assert_eq!(run.code, 2, "{}", run.render());
+    assert_eq!(run.code, 2, "{}", run.render(None));
     assert!(
         run.stderr
             .starts_with("error: keel.toml: [trailers] bot: not a valid regex"),
