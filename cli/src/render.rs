@@ -4,6 +4,7 @@
 //! Does not own: what a finding says (`keel_queries::lint` words it).
 
 use keel_engine::KeelDatabase;
+use keel_queries::anchors::Side;
 use keel_queries::lint::{Finding, HitRecord, LintReport, Severity};
 use std::fmt::Write;
 use std::io::IsTerminal;
@@ -97,30 +98,60 @@ fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
     };
     let _ = writeln!(out, "  {label} {target}");
     let _ = writeln!(out, "    {}", finding.message);
-    for hit in &finding.hits {
+    let shown = match finding.severity {
+        Severity::Error => finding.hits.len(),
+        Severity::Warning => finding.hits.len().min(ADVISORY_COMMITS_SHOWN),
+    };
+    for hit in &finding.hits[..shown] {
         let _ = writeln!(out, "    {}", hit_text(hit));
+    }
+    if shown < finding.hits.len() {
+        let _ = writeln!(
+            out,
+            "    … and {} more (`--format json` lists every commit)",
+            finding.hits.len() - shown
+        );
     }
     let _ = writeln!(out, "    repair: {}", finding.repair);
 }
 
+/// How many commits a text report lists under an advisory finding (every blocking hit
+/// is listed: those are the debt an author must answer).
+const ADVISORY_COMMITS_SHOWN: usize = 5;
+
+/// The longest subject a hit line shows, in characters.
+const SUBJECT_CHARS: usize = 60;
+
+/// `<sha12> <subject> — <selectors>: <side>[, conservative]`.
 fn hit_text(hit: &HitRecord) -> String {
     let mut line = hit.commit[..hit.commit.len().min(12)].to_owned();
+    line.push(' ');
+    line.push_str(&shorten(&hit.subject, SUBJECT_CHARS));
     if !hit.selectors.is_empty() {
-        line.push_str("  ");
+        line.push_str(" — ");
         line.push_str(&hit.selectors.join(", "));
     }
     if let Some(side) = hit.side {
-        let side = match side {
-            keel_queries::anchors::Side::Added => "added lines",
-            keel_queries::anchors::Side::Deleted => "deleted lines",
-            keel_queries::anchors::Side::Both => "added and deleted lines",
-        };
-        line.push_str(&format!("  ({side})"));
+        line.push_str(match side {
+            Side::Added => ": added lines",
+            Side::Deleted => ": deleted lines",
+            Side::Both => ": added and deleted lines",
+        });
     }
     if hit.conservative {
-        line.push_str("  [conservative]");
+        line.push_str(", conservative");
     }
     line
+}
+
+/// `text` cut to `max` characters, with `…` when it was longer.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut short: String = text.chars().take(max - 1).collect();
+    short.push('…');
+    short
 }
 
 /// The JSON report (`keel.lint.v1`), pretty-printed, newline-terminated.

@@ -4,7 +4,7 @@
 //! the judgement (`lint`).
 
 use super::lint::{lint_or_refuse, print_report, status_of};
-use super::{CommandError, Format};
+use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::{ChangeEvent, KeelDatabase};
@@ -28,7 +28,9 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
     let mut repo = FixtureRepo::new()?;
     build_demo(&mut repo)?;
     if args.format == Format::Text {
-        println!("keel demo: built a five-commit repository in a temporary folder; linting HEAD\n");
+        write_stdout(
+            "keel demo: built a five-commit repository in a temporary folder; linting HEAD\n\n",
+        )?;
     }
     let mut db = KeelDatabase::open(repo.path())?;
     let report = lint_or_refuse(&db)?;
@@ -46,16 +48,20 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
         .iter()
         .filter(|f| f.node == "billing")
         .count();
-    println!("\n`keel lint` exits {} here.\n", status_of(&report) as u8);
-    println!("A sixth commit then changes Invoice.total. The same database re-lints it:");
-    println!("  cold lint: {}", work_text(cold));
-    println!("  re-lint:   {}", work_text(warm));
-    println!(
-        "  billing now has {}; {} in all.\n",
+    let story = format!(
+        "\n`keel lint` exits {} here.\n\n\
+         A sixth commit then changes Invoice.total. The same database re-lints it:\n  \
+         cold lint: {}\n  \
+         re-lint:   {}\n  \
+         billing now has {}; {} in all.\n\n\
+         Try it on your repository: cargo run --release -- lint --repo PATH\n",
+        status_of(&report) as u8,
+        work_text(cold),
+        work_text(warm),
         render::counted(billing, "finding"),
-        render::counted(warm_report.summary.errors, "error")
+        render::counted(warm_report.summary.errors, "error"),
     );
-    println!("Try it on your repository: cargo run --release -- lint --repo PATH");
+    write_stdout(&story)?;
     Ok(ExitStatus::Clean)
 }
 

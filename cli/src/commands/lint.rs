@@ -3,12 +3,11 @@
 //! Owns: opening the database, running lint, choosing the exit status, `--stats`.
 //! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
 
-use super::{CommandError, Format};
+use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::KeelDatabase;
 use keel_queries::lint::{LintError, LintReport, lint};
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -64,11 +63,7 @@ pub(crate) fn print_report(report: &LintReport, format: Format) -> Result<(), Co
         Format::Text => render::lint_text(report, render::use_colour()),
         Format::Json => render::lint_json(report),
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()) {
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(CommandError::from),
-    }
+    write_stdout(&text)
 }
 
 /// Exit 1 when the report blocks.

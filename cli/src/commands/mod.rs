@@ -50,6 +50,17 @@ impl<E: std::error::Error> From<E> for CommandError {
     }
 }
 
+/// Writes `text` to stdout. A closed pipe (`keel lint | head`) is not an error: the
+/// reader has what it wanted.
+pub(crate) fn write_stdout(text: &str) -> Result<(), CommandError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(CommandError::from),
+    }
+}
+
 /// Runs the parsed command.
 pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     match cli.command {

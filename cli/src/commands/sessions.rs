@@ -8,13 +8,13 @@
 //! Does not own: reading files or repositories (`keel_engine::sessions`) or any rule
 //! (`keel_queries::sessions`).
 
-use super::{CommandError, Format};
+use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
 use keel_engine::sessions::{ExplicitRepos, Instant, SessionSources, settings_near};
 use keel_queries::sessions::{Group, ReportError, SessionsReport, scan_plan, sessions_report};
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// Which session made which commits, at what cost, and what survived?
@@ -125,11 +125,7 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     for warning in db.session_warnings() {
         eprintln!("warning: {warning}");
     }
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()) {
-        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other?,
-    }
+    write_stdout(&text)?;
     Ok(ExitStatus::Clean)
 }
 

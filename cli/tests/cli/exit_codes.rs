@@ -80,3 +80,23 @@ fn an_empty_repository_exits_zero_with_a_clear_message() {
     assert!(report["tip"].is_null(), "{report}");
     assert_eq!(report["findings"], serde_json::json!([]));
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_not_a_panic() {
+    let scratch = tempfile::tempdir().expect("a temporary folder");
+    let mut child = crate::support::keel(scratch.path())
+        .arg("demo")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("keel starts");
+    // Dropping the read end before keel writes makes every write fail with EPIPE.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("keel ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "keel panicked on a closed pipe:\n{stderr}"
+    );
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}

@@ -114,7 +114,7 @@ impl NodeJudge<'_, '_> {
             }
             match scoped_change(db, commit, anchor).clone()? {
                 ScopedChange::Untouched => {}
-                ScopedChange::Missed => missed.push(commit.id(db).to_string()),
+                ScopedChange::Missed => missed.push(change_record(db, commit)),
                 ScopedChange::Hit {
                     hits: selector_hits,
                     merge,
@@ -122,6 +122,7 @@ impl NodeJudge<'_, '_> {
                     merges |= merge;
                     hits.push(HitRecord {
                         commit: commit.id(db).to_string(),
+                        subject: subject(db, commit),
                         selectors: selector_hits
                             .iter()
                             .map(|h| h.selector.to_string())
@@ -140,14 +141,13 @@ impl NodeJudge<'_, '_> {
             && self.scoped_miss == ScopedCodeMiss::Warn
         {
             let n = missed.len();
-            let records = missed.into_iter().map(change_record).collect();
             self.push(
                 entry,
                 Draft {
                     severity: Severity::Warning,
                     code: "scoped-code-miss",
                     selectors: Vec::new(),
-                    hits: records,
+                    hits: missed,
                     message: format!("{path} changed outside the anchored units in {} since the spec's last version {}", commits(n), self.version_label()?),
                     repair: "review the change; to silence this advisory set `scoped_code_miss = \"ignore\"` under [lint] in keel.toml".to_owned(),
                 },
@@ -391,7 +391,7 @@ impl NodeJudge<'_, '_> {
         let mut changed = Vec::new();
         for &commit in self.window()? {
             if path_changed(db, commit, path)? {
-                changed.push(change_record(commit.id(db).to_string()));
+                changed.push(change_record(db, commit));
             }
         }
         self.drift_finding(entry, path, changed)
@@ -403,7 +403,7 @@ impl NodeJudge<'_, '_> {
         let mut changed = Vec::new();
         for &commit in self.window()? {
             if path_set_changed(db, commit, set)? {
-                changed.push(change_record(commit.id(db).to_string()));
+                changed.push(change_record(db, commit));
             }
         }
         self.drift_finding(entry, entry.target.path(), changed)
@@ -466,11 +466,22 @@ fn commits(n: usize) -> String {
 }
 
 /// A window commit that changed a file without a selector hit.
-fn change_record(commit: String) -> HitRecord {
+fn change_record(db: &dyn Db, commit: Commit) -> HitRecord {
     HitRecord {
-        commit,
+        commit: commit.id(db).to_string(),
+        subject: subject(db, commit),
         selectors: Vec::new(),
         side: None,
         conservative: false,
     }
+}
+
+/// A commit's subject: the first line of its message.
+fn subject(db: &dyn Db, commit: Commit) -> String {
+    commit
+        .message(db)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }

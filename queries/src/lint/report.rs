@@ -50,6 +50,9 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HitRecord {
     pub commit: String,
+    /// The commit's subject line, for readers; not part of `keel.lint.v1`.
+    #[serde(skip)]
+    pub subject: String,
     pub selectors: Vec<String>,
     pub side: Option<Side>,
     pub conservative: bool,
