@@ -15,9 +15,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// gix's object cache for the primary repository: trees are re-read across commits.
-const OBJECT_CACHE_BYTES: usize = 16 << 20;
-
 /// What every derived query may ask of the database besides its inputs.
 #[salsa::db]
 pub trait Db: salsa::Database {
@@ -88,10 +85,9 @@ impl KeelDatabase {
                 path: path.to_owned(),
             });
         }
-        let mut repo = gix::discover(path).map_err(|_| EngineError::NotARepository {
+        let repo = gix::discover(path).map_err(|_| EngineError::NotARepository {
             path: path.to_owned(),
         })?;
-        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
         let mut db = Self::with_store(
             ObjectStore::new(repo.clone()),
             Some(repo.git_dir().to_owned()),

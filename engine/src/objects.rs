@@ -38,14 +38,30 @@ pub struct ObjectError {
 
 /// Content-addressed reads from one repository's object database (or from none, for a
 /// database opened without a repository: every read then fails).
+///
+/// Reads may come from several threads at once (database clones warming memos): each
+/// read borrows a repository handle from a small pool, so threads never wait on each
+/// other's decompression.
 pub struct ObjectStore {
-    repo: Option<Mutex<gix::Repository>>,
+    repo: Option<Pool>,
 }
+
+/// Thread-local repository handles over one shared object database.
+struct Pool {
+    shared: gix::ThreadSafeRepository,
+    idle: Mutex<Vec<gix::Repository>>,
+}
+
+/// gix's object cache per handle: trees are re-read across commits.
+const OBJECT_CACHE_BYTES: usize = 16 << 20;
 
 impl ObjectStore {
     pub(crate) fn new(repo: gix::Repository) -> Self {
         Self {
-            repo: Some(Mutex::new(repo)),
+            repo: Some(Pool {
+                shared: repo.clone().into_sync(),
+                idle: Mutex::new(vec![cached(repo)]),
+            }),
         }
     }
 
@@ -58,16 +74,26 @@ impl ObjectStore {
         oid: Oid,
         read: impl FnOnce(&gix::Repository) -> Result<T, ObjectError>,
     ) -> Result<T, ObjectError> {
-        let Some(repo) = &self.repo else {
+        let Some(pool) = &self.repo else {
             return Err(ObjectError {
                 oid,
                 reason: "no repository is open".to_owned(),
             });
         };
-        // A panic while holding the lock cannot leave the repository handle half-updated:
-        // reads only fill gix's object caches, which stay valid.
-        let repo = repo.lock().unwrap_or_else(PoisonError::into_inner);
-        read(&repo)
+        // A panic while holding the lock cannot leave the list half-updated: it is only
+        // pushed to and popped from.
+        let taken = pool
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let repo = taken.unwrap_or_else(|| cached(pool.shared.to_thread_local()));
+        let result = read(&repo);
+        pool.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(repo);
+        result
     }
 
     /// The bytes of a blob.
@@ -111,4 +137,10 @@ fn object_error(oid: Oid, err: &dyn std::fmt::Display) -> ObjectError {
         oid,
         reason: err.to_string(),
     }
+}
+
+/// A handle with keel's object cache size.
+fn cached(mut repo: gix::Repository) -> gix::Repository {
+    repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+    repo
 }

@@ -7,7 +7,7 @@ use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::KeelDatabase;
-use keel_queries::lint::{LintError, LintReport, lint};
+use keel_queries::lint::{LintError, LintReport, lint_on_threads};
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -40,7 +40,8 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
 
 /// Runs lint; a spec keel refuses to read becomes a usage error naming file and line.
 pub(crate) fn lint_or_refuse(db: &KeelDatabase) -> Result<LintReport, CommandError> {
-    lint(db).map_err(|err| match err {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    lint_on_threads(db, threads).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             match errors.len() {

@@ -19,6 +19,45 @@ use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
 use keel_engine::settings::ScopedCodeMiss;
 
+/// Which part of a window a caller wants: the `index`-th of `count` contiguous stretches
+/// (contiguous, so neighbouring commits — which share images — stay on one thread).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Share {
+    pub(super) index: usize,
+    pub(super) count: usize,
+}
+
+impl Share {
+    /// The whole window.
+    pub(super) const ALL: Self = Self { index: 0, count: 1 };
+
+    fn holds(self, position: usize, len: usize) -> bool {
+        let count = self.count.max(1);
+        position * count / len.max(1) == self.index
+    }
+}
+
+/// What each window commit that changed the anchored file did to it, newest first,
+/// restricted to `share` of the window.
+pub(super) fn scoped_window<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    node: Node<'db>,
+    anchor: Anchor<'db>,
+    share: Share,
+) -> Result<Vec<(Commit, ScopedChange)>, ObjectError> {
+    let mut changes = Vec::new();
+    let commits = window(db, tip, node).as_deref().map_err(Clone::clone)?;
+    for (position, &commit) in commits.iter().enumerate() {
+        // Most window commits leave the file alone: skip them without a tracked query.
+        if !share.holds(position, commits.len()) || !path_changed(db, commit, anchor.path(db))? {
+            continue;
+        }
+        changes.push((commit, scoped_change(db, commit, anchor).clone()?));
+    }
+    Ok(changes)
+}
+
 /// A finding before the node and path are filled in.
 struct Draft {
     severity: Severity,
@@ -107,12 +146,9 @@ impl NodeJudge<'_, '_> {
         let mut hits = Vec::new();
         let mut missed = Vec::new();
         let mut merges = false;
-        for &commit in self.window()? {
-            // Most window commits leave the file alone: skip them without a tracked query.
-            if !path_changed(db, commit, path)? {
-                continue;
-            }
-            match scoped_change(db, commit, anchor).clone()? {
+        let node = Node::new(db, self.node.id.clone());
+        for (commit, change) in scoped_window(db, self.tip, node, anchor, Share::ALL)? {
+            match change {
                 ScopedChange::Untouched => {}
                 ScopedChange::Missed => missed.push(change_record(db, commit)),
                 ScopedChange::Hit {

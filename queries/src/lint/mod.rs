@@ -14,8 +14,12 @@ pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Severity, Summary, Unverified,
 };
 
+use crate::drift::{Anchor, image_at};
+use crate::history::Node;
+use crate::images::units_of;
 use crate::spec::Target;
-use judge::NodeJudge;
+use crate::tree::RepoPath;
+use judge::{NodeJudge, Share, scoped_window};
 use keel_engine::Db;
 use keel_engine::inputs::{Config, Tip};
 
@@ -70,4 +74,58 @@ pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
         summary,
         nodes: nodes.iter().map(|n| n.id.0.clone()).collect(),
     })
+}
+
+/// Lints the tip after warming the expensive memos on up to `threads` threads (capped at
+/// [`MAX_THREADS`]): each thread takes its share through its own database clone (salsa
+/// shares the storage, and a query two threads want runs once). The answer equals
+/// [`lint`]'s; only the wall-clock time differs.
+pub fn lint_on_threads<D: Db + Clone + Send>(
+    db: &D,
+    threads: usize,
+) -> Result<LintReport, LintError> {
+    let threads = threads.min(MAX_THREADS);
+    if threads > 1 {
+        std::thread::scope(|scope| {
+            for index in 0..threads {
+                let clone = db.clone();
+                scope.spawn(move || warm_share(&clone, index, threads));
+            }
+        });
+    }
+    lint(db)
+}
+
+/// More threads than this only contend for the same few files.
+pub const MAX_THREADS: usize = 8;
+
+/// Does share `index` of `count` of the expensive part of a lint — parsing and diffing
+/// the images of every scoped entry's window commits — and keeps only the memos. Run it
+/// on `count` database clones in parallel before [`lint`], which then finds them warm.
+/// Errors are left for [`lint`] to report.
+pub fn warm_share(db: &dyn Db, index: usize, count: usize) {
+    let Some(tip) = Tip::get(db).commit(db) else {
+        return;
+    };
+    let Ok(nodes) = spec_nodes(db, tip) else {
+        return;
+    };
+    let share = Share { index, count };
+    let scoped = nodes.iter().flat_map(|node| {
+        node.entries
+            .iter()
+            .filter_map(move |entry| match &entry.target {
+                Target::Scoped { path, selectors } => Some((node, path, selectors)),
+                _ => None,
+            })
+    });
+    for (position, (node, path, selectors)) in scoped.enumerate() {
+        // Errors here are object reads that lint will meet again and report.
+        if position % count.max(1) == index {
+            let _ =
+                image_at(db, tip, RepoPath::new(db, path.clone())).map(|image| units_of(db, image));
+        }
+        let anchor = Anchor::new(db, path.clone(), selectors.clone());
+        let _ = scoped_window(db, tip, Node::new(db, node.id.clone()), anchor, share);
+    }
 }

@@ -113,3 +113,32 @@ fn a_settings_change_reparses_no_image() {
         "the demo has no scoped miss, so the answer is unchanged"
     );
 }
+
+#[test]
+fn warming_shares_on_clones_changes_no_answer_and_parses_each_image_once() {
+    let mut repo = repo();
+    build_demo(&mut repo).expect("demo builds");
+    let sequential = KeelDatabase::open(repo.path()).expect("opens");
+    let expected = lint(&sequential).expect("lints");
+    let sequential_parses = count(&sequential.take_executed_queries(), "image_units");
+
+    let db = KeelDatabase::open(repo.path()).expect("opens");
+    std::thread::scope(|scope| {
+        for index in 0..3 {
+            let clone = db.clone();
+            scope.spawn(move || keel_queries::lint::warm_share(&clone, index, 3));
+        }
+    });
+    let warmed = db.take_executed_queries();
+    assert_eq!(
+        count(&warmed, "image_units"),
+        sequential_parses,
+        "the shares parse every image lint needs, each once"
+    );
+    assert_eq!(lint(&db).expect("lints"), expected);
+    assert_eq!(
+        count(&db.take_executed_queries(), "image_units"),
+        0,
+        "lint finds them warm"
+    );
+}
