@@ -5,14 +5,14 @@
 //! `Spec-OK` acknowledgements, and the window `version..tip` minus acknowledged commits.
 //! Does not own: what a window commit did to a file (`drift`).
 
-use crate::spec::NodeId;
+use crate::spec::{NodeId, SPEC_ROOT};
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, tree_diff};
+use crate::tree::{FileChange, files_under, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// The trailer that acknowledges a commit for one node.
@@ -93,6 +93,34 @@ pub fn path_changed(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, Obj
         .is_ok())
 }
 
+/// Every node's version at `tip`, keyed by its `spec.md` path, found in ONE walk: the
+/// first commit in walk order that changed each `spec.md` present at the tip. The walk
+/// stops as soon as every node has its version.
+#[salsa::tracked(returns(ref))]
+pub fn spec_versions(db: &dyn Db, tip: Commit) -> Result<HashMap<String, Commit>, ObjectError> {
+    let wanted: HashSet<String> = files_under(db, tip.tree(db), SPEC_ROOT)?
+        .into_iter()
+        .map(|(path, _)| path)
+        .filter(|path| NodeId::from_spec_path(path).is_some())
+        .collect();
+    let mut versions = HashMap::new();
+    for &commit in history(db, tip) {
+        if versions.len() == wanted.len() {
+            break;
+        }
+        for change in commit_changes(db, commit)
+            .as_ref()
+            .map_err(Clone::clone)?
+            .iter()
+        {
+            if wanted.contains(&change.path) && !versions.contains_key(&change.path) {
+                versions.insert(change.path.clone(), commit);
+            }
+        }
+    }
+    Ok(versions)
+}
+
 /// The node's version at `tip`: the newest commit in walk order that changed its
 /// `spec.md`. `None` when no reachable commit did (the spec is absent).
 #[salsa::tracked(returns(clone))]
@@ -101,13 +129,8 @@ pub fn node_version<'db>(
     tip: Commit,
     node: Node<'db>,
 ) -> Result<Option<Commit>, ObjectError> {
-    let spec = node.id(db).spec_path();
-    for &commit in history(db, tip) {
-        if path_changed(db, commit, &spec)? {
-            return Ok(Some(commit));
-        }
-    }
-    Ok(None)
+    let versions = spec_versions(db, tip).as_ref().map_err(Clone::clone)?;
+    Ok(versions.get(&node.id(db).spec_path()).copied())
 }
 
 /// The node ids a commit acknowledges with `Spec-OK: <node-id>` trailers.
