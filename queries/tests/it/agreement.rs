@@ -243,3 +243,100 @@ fn lint_agrees_with_the_git_cli_oracle_on_random_histories() {
     );
     eprintln!("agreement: {hits} hits over {cases} (node, commit) cases");
 }
+
+/// A random branchy history: commits on several branches at committer times that tie and
+/// run backwards, and merges between the branches.
+fn branchy(seed: u64, steps: usize) -> FixtureRepo {
+    let mut rng = Rng::new(seed);
+    let mut repo = FixtureRepo::new().expect("git builds fixtures");
+    let when = |rng: &mut Rng| keel_fixtures::FIXTURE_EPOCH + 60 * rng.below(40) as i64;
+    repo.write("f.txt", "0\n").expect("writable");
+    repo.commit_at(
+        "root",
+        keel_fixtures::FIXTURE_EMAIL,
+        keel_fixtures::FIXTURE_EPOCH,
+        keel_fixtures::FIXTURE_EPOCH,
+    )
+    .expect("commit");
+    let branches = ["main", "b1", "b2", "b3"];
+    for branch in &branches[1..] {
+        repo.git(&["branch", branch]).expect("branch");
+    }
+    for step in 0..steps {
+        let branch = branches[rng.below(branches.len())];
+        repo.git(&["checkout", "-q", branch]).expect("checkout");
+        let time = when(&mut rng);
+        if rng.below(4) == 0 {
+            let other = branches[rng.below(branches.len())];
+            if other != branch {
+                repo.git(&[
+                    "merge",
+                    "-q",
+                    "--no-ff",
+                    "--no-commit",
+                    "-X",
+                    "theirs",
+                    other,
+                ])
+                .expect("merge starts");
+            }
+        }
+        repo.write(&format!("{branch}.txt"), &format!("{step}\n"))
+            .expect("writable");
+        repo.commit_at(
+            &format!("step {step}"),
+            keel_fixtures::FIXTURE_EMAIL,
+            time,
+            time,
+        )
+        .expect("commit");
+    }
+    repo.git(&["checkout", "-q", "main"]).expect("checkout");
+    for branch in &branches[1..] {
+        repo.git(&[
+            "merge",
+            "-q",
+            "--no-ff",
+            "--no-commit",
+            "-X",
+            "theirs",
+            branch,
+        ])
+        .expect("merge starts");
+        let time = when(&mut rng);
+        repo.commit_at(
+            &format!("merge {branch}"),
+            keel_fixtures::FIXTURE_EMAIL,
+            time,
+            time,
+        )
+        .expect("commit");
+    }
+    repo
+}
+
+#[test]
+fn the_walk_order_equals_git_rev_list_on_branchy_histories() {
+    for seed in 1..=8 {
+        let repo = branchy(seed, 40);
+        let db = keel_engine::KeelDatabase::open(repo.path()).expect("opens");
+        let tip = keel_engine::inputs::Tip::get(&db)
+            .commit(&db)
+            .expect("a tip");
+        let keel: Vec<String> = keel_queries::history::history(&db, tip)
+            .iter()
+            .map(|c| c.id(&db).to_string())
+            .collect();
+        let rev_list: Vec<String> = git(&repo, &["rev-list", "HEAD"])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert!(
+            rev_list.len() > 20,
+            "seed {seed}: the history is too small to mean much ({} commits):\n{}",
+            rev_list.len(),
+            git(&repo, &["log", "--graph", "--oneline", "--all"])
+        );
+        assert_eq!(keel, rev_list, "seed {seed}");
+    }
+}
