@@ -4,7 +4,9 @@
 //! blobs git prints). Versions come from `git log -1 -- spec.md`, windows from
 //! `git rev-list version..HEAD` minus `Spec-OK` trailers as `git log` reads them, hunks
 //! from `git diff --histogram --no-indent-heuristic -U0`, and the hunk∩range predicate is
-//! written again here, independently, on git's 1-based header numbers.
+//! written again here, independently, on git's 1-based header numbers. A second test
+//! checks keel's walk order against `git rev-list` on branchy histories whose committer
+//! dates tie and run backwards.
 
 use crate::support::{lint_repo, spec};
 use keel_fixtures::FixtureRepo;
