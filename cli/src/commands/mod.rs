@@ -12,7 +12,12 @@ use std::fmt;
 
 /// keel: spec drift, session impact and semantic impact for git repositories.
 #[derive(Debug, Parser)]
-#[command(name = "keel", version, about)]
+#[command(
+    name = "keel",
+    version,
+    about,
+    after_help = "Exit codes: 0 nothing blocks (warnings allowed); 1 a blocking finding or unverified anchors; 2 bad usage or input keel could not read (one line naming file, line and repair; nothing written)."
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
