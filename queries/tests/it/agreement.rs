@@ -4,7 +4,9 @@
 //! blobs git prints). Versions come from `git log -1 -- spec.md`, windows from
 //! `git rev-list version..HEAD` minus `Spec-OK` trailers as `git log` reads them, hunks
 //! from `git diff --histogram --no-indent-heuristic -U0`, and the hunk∩range predicate is
-//! written again here, independently, on git's 1-based header numbers. A second test
+//! written again here, independently, on git's 1-based header numbers. Before comparing,
+//! a pinned case with known debt must show up on BOTH sides (the seed's positive control
+//! for an equivalence run). A second test
 //! checks keel's walk order against `git rev-list` on branchy histories whose committer
 //! dates tie and run backwards.
 
@@ -230,6 +232,7 @@ fn keel(repo: &FixtureRepo) -> Judgements {
 
 #[test]
 fn lint_agrees_with_the_git_cli_oracle_on_random_histories() {
+    positive_control();
     let mut cases = 0;
     let mut hits = 0;
     for seed in 1..=20 {
@@ -244,6 +247,44 @@ fn lint_agrees_with_the_git_cli_oracle_on_random_histories() {
         "the histories must produce real hits to compare: {hits}"
     );
     eprintln!("agreement: {hits} hits over {cases} (node, commit) cases");
+}
+
+/// The measurement's own positive control: one pinned case with known debt that BOTH the
+/// oracle and keel must report, so an agreement below cannot come from two harnesses that
+/// both see nothing.
+fn positive_control() {
+    let mut repo = FixtureRepo::new().expect("git builds fixtures");
+    let mut bodies: Vec<Vec<String>> = FUNCTIONS
+        .iter()
+        .map(|_| vec!["return x".to_owned()])
+        .collect();
+    repo.write("app.py", &render(&bodies)).expect("writable");
+    for (node, selectors) in NODES {
+        let entry = format!("app.py#{}", selectors.join(","));
+        repo.write(&format!(".spec/{node}/spec.md"), &spec(&[&entry], &[]))
+            .expect("writable");
+    }
+    repo.commit("v1").expect("commit");
+    bodies[0].insert(0, "x = x + 1".to_owned());
+    repo.write("app.py", &render(&bodies)).expect("writable");
+    let debt = repo.commit("change alpha").expect("commit");
+    let alpha = (vec!["alpha".to_owned()], "added".to_owned());
+    let expected: Judgements = [
+        (("one".to_owned(), debt.clone()), alpha.clone()),
+        (("three".to_owned(), debt), alpha),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        oracle(&repo).0,
+        expected,
+        "the oracle misses the control's known debt"
+    );
+    assert_eq!(
+        keel(&repo),
+        expected,
+        "keel misses the control's known debt"
+    );
 }
 
 /// A random branchy history: commits on several branches at committer times that tie and
