@@ -420,3 +420,66 @@ fn a_clean_merge_owns_nothing_and_an_evil_merge_is_judged_conservatively() {
         "the finding says merges were judged conservatively"
     );
 }
+
+#[test]
+fn a_typescript_export_line_belongs_to_its_unit() {
+    let ts = "export interface User {\n  id: string;\n}\n\nexport async function load(id: string) {\n  return fetch(id);\n}\n";
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            ("api.ts", ts),
+            (".spec/n/spec.md", &spec(&["api.ts#load"], &[])),
+        ],
+        "v1",
+    );
+    let miss = commit(
+        &mut repo,
+        &[("api.ts", &edit(ts, "  id: string;", "  id: number;"))],
+        "type only",
+    );
+    let hit = commit(
+        &mut repo,
+        &[(
+            "api.ts",
+            &edit(
+                &edit(ts, "  id: string;", "  id: number;"),
+                "export async function",
+                "export function",
+            ),
+        )],
+        "export line",
+    );
+    assert_eq!(
+        node_findings(&lint_repo(&repo), "n"),
+        vec![
+            ("anchor-hit".to_owned(), strings(&["load"]), vec![hit]),
+            ("scoped-code-miss".to_owned(), vec![], vec![miss]),
+        ]
+    );
+}
+
+#[test]
+fn a_binary_change_to_an_anchored_file_is_a_conservative_hit() {
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[("a.py", PY), (".spec/n/spec.md", &spec(&["a.py#g"], &[]))],
+        "v1",
+    );
+    repo.write_bytes("a.py", b"def g():\n    return 2\n\0")
+        .expect("writable");
+    let binary = repo.commit("a NUL byte makes it binary").expect("commit");
+    let report = lint_repo(&repo);
+    let hit = report
+        .findings
+        .iter()
+        .find(|f| f.code == "anchor-hit")
+        .expect("a hit");
+    let hits: Vec<(&str, Option<Side>, bool)> = hit
+        .hits
+        .iter()
+        .map(|h| (h.commit.as_str(), h.side, h.conservative))
+        .collect();
+    assert_eq!(hits, vec![(binary.as_str(), Some(Side::Both), true)]);
+}
