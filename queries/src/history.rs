@@ -11,6 +11,7 @@ use crate::tree::{FileChange, files_under, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
+use rustc_hash::FxHashSet;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
@@ -25,31 +26,67 @@ pub struct Node<'db> {
     pub id: NodeId,
 }
 
-/// Every commit reachable from `tip`, in `git rev-list` order: newest committer time
-/// first, a commit only after every child that reached it first.
-#[salsa::tracked(returns(ref))]
-pub fn history(db: &dyn Db, tip: Commit) -> Vec<Commit> {
-    let mut order = Vec::new();
-    let mut queued: Vec<Commit> = vec![tip];
-    let mut seen: HashSet<Commit> = HashSet::from([tip]);
-    let mut queue = BinaryHeap::from([(tip.committer_time(db), Reverse(0usize))]);
-    while let Some((_, Reverse(index))) = queue.pop() {
-        let commit = queued[index];
-        order.push(commit);
-        for &parent in commit.parents(db) {
-            if seen.insert(parent) {
-                queue.push((parent.committer_time(db), Reverse(queued.len())));
-                queued.push(parent);
-            }
+/// git's default walk from a tip: newest committer time first (ties in the order the
+/// commits were reached), a commit only after the child that reached it.
+///
+/// `covered` commits are neither yielded nor expanded. When `covered` is closed under
+/// parents (an ancestry set), the walk yields exactly the commits of the full walk that
+/// are not covered, in the same relative order: an uncovered commit is only ever reached
+/// from an uncovered child, so every uncovered commit enters the queue in the same
+/// relative order as in the full walk. This is `git rev-list version..tip` in
+/// O(window + boundary) rather than O(history).
+pub struct Walk<'db, F> {
+    db: &'db dyn Db,
+    covered: F,
+    queued: Vec<Commit>,
+    seen: FxHashSet<Commit>,
+    queue: BinaryHeap<(i64, Reverse<usize>)>,
+}
+
+impl<'db, F: Fn(Commit) -> bool> Walk<'db, F> {
+    /// A walk from `tip` that stops at `covered` commits.
+    pub fn new(db: &'db dyn Db, tip: Commit, covered: F) -> Self {
+        Self {
+            db,
+            covered,
+            queued: vec![tip],
+            seen: FxHashSet::from_iter([tip]),
+            queue: BinaryHeap::from([(tip.committer_time(db), Reverse(0))]),
         }
     }
-    order
+}
+
+impl<F: Fn(Commit) -> bool> Iterator for Walk<'_, F> {
+    type Item = Commit;
+
+    fn next(&mut self) -> Option<Commit> {
+        while let Some((_, Reverse(index))) = self.queue.pop() {
+            let commit = self.queued[index];
+            if (self.covered)(commit) {
+                continue;
+            }
+            for &parent in commit.parents(self.db) {
+                if self.seen.insert(parent) {
+                    self.queue
+                        .push((parent.committer_time(self.db), Reverse(self.queued.len())));
+                    self.queued.push(parent);
+                }
+            }
+            return Some(commit);
+        }
+        None
+    }
+}
+
+/// Every commit reachable from `tip`, in `git rev-list` order.
+pub fn history(db: &dyn Db, tip: Commit) -> Vec<Commit> {
+    Walk::new(db, tip, |_| false).collect()
 }
 
 /// `commit` and all its ancestors.
 #[salsa::tracked(returns(ref))]
-pub fn ancestry(db: &dyn Db, commit: Commit) -> HashSet<Commit> {
-    let mut seen = HashSet::from([commit]);
+pub fn ancestry(db: &dyn Db, commit: Commit) -> FxHashSet<Commit> {
+    let mut seen = FxHashSet::from_iter([commit]);
     let mut stack = vec![commit];
     while let Some(next) = stack.pop() {
         for &parent in next.parents(db) {
@@ -104,7 +141,7 @@ pub fn spec_versions(db: &dyn Db, tip: Commit) -> Result<HashMap<String, Commit>
         .filter(|path| NodeId::from_spec_path(path).is_some())
         .collect();
     let mut versions = HashMap::new();
-    for &commit in history(db, tip) {
+    for commit in Walk::new(db, tip, |_| false) {
         if versions.len() == wanted.len() {
             break;
         }
@@ -155,10 +192,9 @@ pub fn window<'db>(
     let version = node_version(db, tip, node)?;
     let covered = version.map(|v| ancestry(db, v));
     let id = node.id(db);
-    Ok(history(db, tip)
-        .iter()
-        .copied()
-        .filter(|commit| !covered.is_some_and(|set| set.contains(commit)))
-        .filter(|&commit| !acknowledged_nodes(db, commit).contains(&id.0))
-        .collect())
+    Ok(Walk::new(db, tip, |commit| {
+        covered.is_some_and(|set| set.contains(&commit))
+    })
+    .filter(|&commit| !acknowledged_nodes(db, commit).contains(&id.0))
+    .collect())
 }

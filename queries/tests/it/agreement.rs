@@ -8,7 +8,7 @@
 //! a pinned case with known debt must show up on BOTH sides (the seed's positive control
 //! for an equivalence run). A second test
 //! checks keel's walk order against `git rev-list` on branchy histories whose committer
-//! dates tie and run backwards.
+//! dates tie and run backwards, and each window walk against `git rev-list version..HEAD`.
 
 use crate::support::{lint_repo, spec};
 use keel_fixtures::FixtureRepo;
@@ -359,7 +359,7 @@ fn branchy(seed: u64, steps: usize) -> FixtureRepo {
 }
 
 #[test]
-fn the_walk_order_equals_git_rev_list_on_branchy_histories() {
+fn the_walk_and_its_windows_equal_git_rev_list_on_branchy_histories() {
     for seed in 1..=8 {
         let repo = branchy(seed, 40);
         let db = keel_engine::KeelDatabase::open(repo.path()).expect("opens");
@@ -381,5 +381,19 @@ fn the_walk_order_equals_git_rev_list_on_branchy_histories() {
             git(&repo, &["log", "--graph", "--oneline", "--all"])
         );
         assert_eq!(keel, rev_list, "seed {seed}");
+        let full = keel_queries::history::history(&db, tip);
+        for version in full.iter().step_by(7) {
+            let covered = keel_queries::history::ancestry(&db, *version);
+            let window: Vec<String> =
+                keel_queries::history::Walk::new(&db, tip, |c| covered.contains(&c))
+                    .map(|c| c.id(&db).to_string())
+                    .collect();
+            let range = format!("{}..HEAD", version.id(&db));
+            let expected: Vec<String> = git(&repo, &["rev-list", &range])
+                .lines()
+                .map(str::to_owned)
+                .collect();
+            assert_eq!(window, expected, "seed {seed}: rev-list {range}");
+        }
     }
 }
