@@ -11,7 +11,7 @@
 
 use crate::anchors::{Selector, Side, classify, hunk_side};
 use crate::diff::{Hunk, HunkSet};
-use crate::history::{commit_changes, path_changed};
+use crate::history::path_changed;
 use crate::images::{Image, image_hunks, units_of};
 use crate::tree::{RepoPath, entry_at};
 use keel_engine::Db;
@@ -27,13 +27,6 @@ pub struct Anchor<'db> {
     pub selectors: Vec<Selector>,
 }
 
-/// A bare folder or glob entry, interned as a query key.
-#[salsa::interned(debug)]
-pub struct PathSet<'db> {
-    #[returns(ref)]
-    pub pattern: PathPattern,
-}
-
 /// Which paths a bare folder or glob entry covers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathPattern {
@@ -44,7 +37,8 @@ pub enum PathPattern {
 }
 
 impl PathPattern {
-    fn matcher(&self) -> Box<dyn Fn(&str) -> bool> {
+    /// A predicate on repository paths.
+    pub fn matcher(&self) -> Box<dyn Fn(&str) -> bool> {
         match self {
             Self::Folder(folder) => {
                 let prefix = format!("{folder}/");
@@ -174,19 +168,4 @@ fn judge<'db>(
         (None, Some(side)) => Some((side, true)),
         (Some(a), Some(b)) => Some((a.join(b), true)),
     }
-}
-
-/// Did `commit` change any file a folder or glob entry covers?
-#[salsa::tracked(returns(clone))]
-pub fn path_set_changed<'db>(
-    db: &'db dyn Db,
-    commit: Commit,
-    set: PathSet<'db>,
-) -> Result<bool, ObjectError> {
-    let matches = set.pattern(db).matcher();
-    Ok(commit_changes(db, commit)
-        .as_ref()
-        .map_err(Clone::clone)?
-        .iter()
-        .any(|change| matches(&change.path)))
 }

@@ -1,19 +1,21 @@
 //! History: walk order, ancestry, spec versions and drift windows.
 //!
-//! Owns: git's default walk order (newest committer time first), the ancestor set of a
-//! commit, a node's version (the newest commit in that walk that changed its `spec.md`),
-//! `Spec-OK` acknowledgements, and the window `version..tip` minus acknowledged commits.
+//! Owns: git's default walk order (newest committer time first), the per-tip index one
+//! walk builds (which commits changed each path, which acknowledge each node), the
+//! ancestor set of a commit, a node's version (the newest commit in that walk that changed
+//! its `spec.md`), and the window `version..tip` minus acknowledged commits, asked per
+//! path so no node walks history itself.
 //! Does not own: what a window commit did to a file (`drift`).
 
-use crate::spec::{NodeId, SPEC_ROOT};
+use crate::spec::NodeId;
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, files_under, tree_diff};
+use crate::tree::{FileChange, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// The trailer that acknowledges a commit for one node.
@@ -26,29 +28,20 @@ pub struct Node<'db> {
     pub id: NodeId,
 }
 
-/// git's default walk from a tip: newest committer time first (ties in the order the
-/// commits were reached), a commit only after the child that reached it.
-///
-/// `covered` commits are neither yielded nor expanded. When `covered` is closed under
-/// parents (an ancestry set), the walk yields exactly the commits of the full walk that
-/// are not covered, in the same relative order: an uncovered commit is only ever reached
-/// from an uncovered child, so every uncovered commit enters the queue in the same
-/// relative order as in the full walk. This is `git rev-list version..tip` in
-/// O(window + boundary) rather than O(history).
-pub struct Walk<'db, F> {
+/// git's default walk from a tip (`git rev-list tip`): newest committer time first, ties
+/// in the order the commits were reached, a commit only after the child that reached it.
+struct Walk<'db> {
     db: &'db dyn Db,
-    covered: F,
     queued: Vec<Commit>,
     seen: FxHashSet<Commit>,
     queue: BinaryHeap<(i64, Reverse<usize>)>,
 }
 
-impl<'db, F: Fn(Commit) -> bool> Walk<'db, F> {
-    /// A walk from `tip` that stops at `covered` commits.
-    pub fn new(db: &'db dyn Db, tip: Commit, covered: F) -> Self {
+impl<'db> Walk<'db> {
+    /// A walk from `tip`.
+    fn new(db: &'db dyn Db, tip: Commit) -> Self {
         Self {
             db,
-            covered,
             queued: vec![tip],
             seen: FxHashSet::from_iter([tip]),
             queue: BinaryHeap::from([(tip.committer_time(db), Reverse(0))]),
@@ -56,31 +49,26 @@ impl<'db, F: Fn(Commit) -> bool> Walk<'db, F> {
     }
 }
 
-impl<F: Fn(Commit) -> bool> Iterator for Walk<'_, F> {
+impl Iterator for Walk<'_> {
     type Item = Commit;
 
     fn next(&mut self) -> Option<Commit> {
-        while let Some((_, Reverse(index))) = self.queue.pop() {
-            let commit = self.queued[index];
-            if (self.covered)(commit) {
-                continue;
+        let (_, Reverse(index)) = self.queue.pop()?;
+        let commit = self.queued[index];
+        for &parent in commit.parents(self.db) {
+            if self.seen.insert(parent) {
+                self.queue
+                    .push((parent.committer_time(self.db), Reverse(self.queued.len())));
+                self.queued.push(parent);
             }
-            for &parent in commit.parents(self.db) {
-                if self.seen.insert(parent) {
-                    self.queue
-                        .push((parent.committer_time(self.db), Reverse(self.queued.len())));
-                    self.queued.push(parent);
-                }
-            }
-            return Some(commit);
         }
-        None
+        Some(commit)
     }
 }
 
 /// Every commit reachable from `tip`, in `git rev-list` order.
 pub fn history(db: &dyn Db, tip: Commit) -> Vec<Commit> {
-    Walk::new(db, tip, |_| false).collect()
+    Walk::new(db, tip).collect()
 }
 
 /// `commit` and all its ancestors.
@@ -130,32 +118,43 @@ pub fn path_changed(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, Obj
         .is_ok())
 }
 
-/// Every node's version at `tip`, keyed by its `spec.md` path, found in ONE walk: the
-/// first commit in walk order that changed each `spec.md` present at the tip. The walk
-/// stops as soon as every node has its version.
+/// What one walk from a tip learns about every reachable commit, so per-node questions
+/// never walk again: which commits changed each path (in walk order) and which commits
+/// acknowledge each node. Rebuilt when the tip moves (one pass over memoized per-commit
+/// facts: no tree is re-read and no message re-parsed).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TipIndex {
+    /// For every file path, the commits that changed it (see [`commit_changes`]), newest
+    /// first in walk order.
+    by_path: FxHashMap<String, Vec<Commit>>,
+    /// For every node id a `Spec-OK` trailer names, the commits that carry it.
+    acks: FxHashMap<String, FxHashSet<Commit>>,
+    /// Walk position of every reachable commit.
+    position: FxHashMap<Commit, usize>,
+}
+
+/// The walk's index at `tip`.
 #[salsa::tracked(returns(ref))]
-pub fn spec_versions(db: &dyn Db, tip: Commit) -> Result<HashMap<String, Commit>, ObjectError> {
-    let wanted: HashSet<String> = files_under(db, tip.tree(db), SPEC_ROOT)?
-        .into_iter()
-        .map(|(path, _)| path)
-        .filter(|path| NodeId::from_spec_path(path).is_some())
-        .collect();
-    let mut versions = HashMap::new();
-    for commit in Walk::new(db, tip, |_| false) {
-        if versions.len() == wanted.len() {
-            break;
-        }
+pub fn tip_index(db: &dyn Db, tip: Commit) -> Result<TipIndex, ObjectError> {
+    let mut index = TipIndex::default();
+    for (position, commit) in Walk::new(db, tip).enumerate() {
+        index.position.insert(commit, position);
         for change in commit_changes(db, commit)
             .as_ref()
             .map_err(Clone::clone)?
             .iter()
         {
-            if wanted.contains(&change.path) && !versions.contains_key(&change.path) {
-                versions.insert(change.path.clone(), commit);
-            }
+            index
+                .by_path
+                .entry(change.path.clone())
+                .or_default()
+                .push(commit);
+        }
+        for node in acknowledged_nodes(db, commit) {
+            index.acks.entry(node.clone()).or_default().insert(commit);
         }
     }
-    Ok(versions)
+    Ok(index)
 }
 
 /// The node's version at `tip`: the newest commit in walk order that changed its
@@ -166,8 +165,12 @@ pub fn node_version<'db>(
     tip: Commit,
     node: Node<'db>,
 ) -> Result<Option<Commit>, ObjectError> {
-    let versions = spec_versions(db, tip).as_ref().map_err(Clone::clone)?;
-    Ok(versions.get(&node.id(db).spec_path()).copied())
+    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let spec = node.id(db).spec_path();
+    Ok(index
+        .by_path
+        .get(&spec)
+        .and_then(|commits| commits.first().copied()))
 }
 
 /// The node ids a commit acknowledges with `Spec-OK: <node-id>` trailers.
@@ -180,21 +183,61 @@ pub fn acknowledged_nodes(db: &dyn Db, commit: Commit) -> Vec<String> {
         .collect()
 }
 
-/// The node's drift window at `tip`, newest first: commits reachable from the tip and
-/// not from the version, without the version itself and without commits that carry
-/// `Spec-OK: <node-id>`.
-#[salsa::tracked(returns(ref))]
+/// A node's drift window at a tip: commits reachable from the tip and not from the
+/// version (`git rev-list version..tip`), without the version itself and without commits
+/// that carry `Spec-OK: <node-id>`. Asked per path, so a node never walks the window.
+pub struct Window<'db> {
+    index: &'db TipIndex,
+    covered: Option<&'db FxHashSet<Commit>>,
+    acked: Option<&'db FxHashSet<Commit>>,
+}
+
+impl Window<'_> {
+    /// Is `commit` in the window?
+    pub fn holds(&self, commit: Commit) -> bool {
+        !self.covered.is_some_and(|set| set.contains(&commit))
+            && !self.acked.is_some_and(|set| set.contains(&commit))
+    }
+
+    /// The window commits that changed `path`, newest first.
+    pub fn touching(&self, path: &str) -> Vec<Commit> {
+        self.index
+            .by_path
+            .get(path)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&commit| self.holds(commit))
+            .collect()
+    }
+
+    /// The window commits that changed any path `matches` accepts, newest first.
+    pub fn touching_any(&self, matches: impl Fn(&str) -> bool) -> Vec<Commit> {
+        let mut commits: Vec<Commit> = self
+            .index
+            .by_path
+            .iter()
+            .filter(|(path, _)| matches(path))
+            .flat_map(|(_, commits)| commits.iter().copied())
+            .filter(|&commit| self.holds(commit))
+            .collect();
+        commits.sort_by_key(|commit| self.index.position.get(commit).copied());
+        commits.dedup();
+        commits
+    }
+}
+
+/// The node's window at `tip`.
 pub fn window<'db>(
     db: &'db dyn Db,
     tip: Commit,
     node: Node<'db>,
-) -> Result<Vec<Commit>, ObjectError> {
-    let version = node_version(db, tip, node)?;
-    let covered = version.map(|v| ancestry(db, v));
-    let id = node.id(db);
-    Ok(Walk::new(db, tip, |commit| {
-        covered.is_some_and(|set| set.contains(&commit))
+) -> Result<Window<'db>, ObjectError> {
+    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let covered = node_version(db, tip, node)?.map(|version| ancestry(db, version));
+    Ok(Window {
+        index,
+        covered,
+        acked: index.acks.get(&node.id(db).0),
     })
-    .filter(|&commit| !acknowledged_nodes(db, commit).contains(&id.0))
-    .collect())
 }

@@ -6,11 +6,9 @@
 
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, Selector, Side, Verdict, classify};
-use crate::drift::{
-    Anchor, PathPattern, PathSet, ScopedChange, image_at, path_set_changed, scoped_change,
-};
+use crate::drift::{Anchor, PathPattern, ScopedChange, image_at, scoped_change};
 use crate::extract::Language;
-use crate::history::{Node, node_version, path_changed, window};
+use crate::history::{Node, Window, node_version, window};
 use crate::images::units_of;
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::tree::{RepoPath, entry_at};
@@ -38,7 +36,7 @@ impl Share {
 }
 
 /// What each window commit that changed the anchored file did to it, newest first,
-/// restricted to `share` of the window.
+/// restricted to `share` of those commits.
 pub(super) fn scoped_window<'db>(
     db: &'db dyn Db,
     tip: Commit,
@@ -47,13 +45,11 @@ pub(super) fn scoped_window<'db>(
     share: Share,
 ) -> Result<Vec<(Commit, ScopedChange)>, ObjectError> {
     let mut changes = Vec::new();
-    let commits = window(db, tip, node).as_deref().map_err(Clone::clone)?;
+    let commits = window(db, tip, node)?.touching(anchor.path(db));
     for (position, &commit) in commits.iter().enumerate() {
-        // Most window commits leave the file alone: skip them without a tracked query.
-        if !share.holds(position, commits.len()) || !path_changed(db, commit, anchor.path(db))? {
-            continue;
+        if share.holds(position, commits.len()) {
+            changes.push((commit, scoped_change(db, commit, anchor).clone()?));
         }
-        changes.push((commit, scoped_change(db, commit, anchor).clone()?));
     }
     Ok(changes)
 }
@@ -78,7 +74,7 @@ pub(super) struct NodeJudge<'a, 'db> {
     pub(super) unverified: &'a mut Vec<Unverified>,
 }
 
-impl NodeJudge<'_, '_> {
+impl<'db> NodeJudge<'_, 'db> {
     pub(super) fn entry(&mut self, entry: &Entry) -> Result<(), ObjectError> {
         match &entry.target {
             Target::Scoped { path, selectors } => self.scoped(entry, path, selectors),
@@ -88,11 +84,8 @@ impl NodeJudge<'_, '_> {
         }
     }
 
-    fn window(&self) -> Result<&[Commit], ObjectError> {
-        let node = Node::new(self.db, self.node.id.clone());
-        window(self.db, self.tip, node)
-            .as_deref()
-            .map_err(Clone::clone)
+    fn window(&self) -> Result<Window<'db>, ObjectError> {
+        window(self.db, self.tip, Node::new(self.db, self.node.id.clone()))
     }
 
     fn version_label(&self) -> Result<String, ObjectError> {
@@ -424,24 +417,24 @@ impl NodeJudge<'_, '_> {
             }
             Some(_) => {}
         }
-        let mut changed = Vec::new();
-        for &commit in self.window()? {
-            if path_changed(db, commit, path)? {
-                changed.push(change_record(db, commit));
-            }
-        }
+        let changed = self
+            .window()?
+            .touching(path)
+            .into_iter()
+            .map(|commit| change_record(db, commit))
+            .collect();
         self.drift_finding(entry, path, changed)
     }
 
     fn path_set(&mut self, entry: &Entry, pattern: PathPattern) -> Result<(), ObjectError> {
         let db = self.db;
-        let set = PathSet::new(db, pattern);
-        let mut changed = Vec::new();
-        for &commit in self.window()? {
-            if path_set_changed(db, commit, set)? {
-                changed.push(change_record(db, commit));
-            }
-        }
+        let matches = pattern.matcher();
+        let changed = self
+            .window()?
+            .touching_any(|path| matches(path))
+            .into_iter()
+            .map(|commit| change_record(db, commit))
+            .collect();
         self.drift_finding(entry, entry.target.path(), changed)
     }
 
