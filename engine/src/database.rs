@@ -177,16 +177,8 @@ impl KeelDatabase {
         Ok(true)
     }
 
-    /// A fresh handle on the primary repository (refs are re-read through it).
-    fn primary_repo(&self) -> Result<Option<gix::Repository>, EngineError> {
-        self.git_dir
-            .as_deref()
-            .map(|dir| gix::open(dir).map_err(|err| self.unreadable(&err)))
-            .transpose()
-    }
-
     fn read_head(&self) -> Result<Option<Oid>, EngineError> {
-        let Some(repo) = self.primary_repo()? else {
+        let Some(repo) = self.objects.fresh_handle() else {
             return Ok(None);
         };
         let head = repo.head_id();
@@ -231,7 +223,7 @@ impl KeelDatabase {
         if let Some(&known) = self.commits.get(&oid) {
             return Ok(known);
         }
-        let Some(repo) = self.primary_repo()? else {
+        let Some(repo) = self.objects.fresh_handle() else {
             return Err(self.unreadable(&"no repository is open"));
         };
         let shallow = shallow_commits(&repo).map_err(|err| self.unreadable(&err))?;

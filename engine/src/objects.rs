@@ -69,6 +69,14 @@ impl ObjectStore {
         Self { repo: None }
     }
 
+    /// A new handle on the repository (refs and the shallow file are read afresh through
+    /// it; it shares the object database), `None` when no repository is open.
+    pub(crate) fn fresh_handle(&self) -> Option<gix::Repository> {
+        self.repo
+            .as_ref()
+            .map(|pool| cached(pool.shared.to_thread_local()))
+    }
+
     fn with_repo<T>(
         &self,
         oid: Oid,
