@@ -144,16 +144,6 @@ impl KeelDatabase {
             .collect()
     }
 
-    /// The work tree's root, `None` for a bare repository.
-    pub fn workdir(&self) -> Option<&Path> {
-        self.workdir.as_deref()
-    }
-
-    /// The primary repository's git directory, `None` for a detached database.
-    pub fn git_dir(&self) -> Option<&Path> {
-        self.git_dir.as_deref()
-    }
-
     /// Re-reads HEAD; sets the tip input only if it moved. Returns whether it moved.
     pub(crate) fn sync_tip(&mut self) -> Result<bool, EngineError> {
         let head = self.read_head()?;

@@ -10,11 +10,6 @@ use std::fmt;
 pub struct Oid(pub(crate) gix::ObjectId);
 
 impl Oid {
-    /// Parses a full hexadecimal object id.
-    pub fn from_hex(hex: &str) -> Option<Self> {
-        gix::ObjectId::from_hex(hex.as_bytes()).ok().map(Self)
-    }
-
     /// The first `len` hexadecimal digits.
     pub fn short(&self, len: usize) -> String {
         let mut hex = self.to_string();
