@@ -344,10 +344,10 @@ fn check_path(path: &str) -> Result<(), Refusal> {
             "write the path relative to the repository root, e.g. `src/app.py`, without empty or `.` parts",
         ));
     }
-    if path.contains(char::is_whitespace) {
+    if path != path.trim() {
         return Err((
-            format!("`{path}` contains whitespace"),
-            "remove the spaces; a path and its selectors are one word: `src/app.py#login`",
+            format!("`{path}` starts or ends with whitespace"),
+            "write the path and its selectors without spaces around them: `src/app.py#login`",
         ));
     }
     Ok(())
@@ -457,6 +457,15 @@ mod tests {
     }
 
     #[test]
+    fn a_path_may_hold_inner_spaces() {
+        let node = parse("---\ncode:\n  - docs/User Guide.md\n---\n").expect("valid spec");
+        assert_eq!(
+            node.entries[0].target,
+            Target::Path("docs/User Guide.md".to_owned())
+        );
+    }
+
+    #[test]
     fn flow_lists_and_empty_frontmatter_are_read() {
         let node = parse("---\ncode: [a.py#f, b.py]\n---\n").expect("valid spec");
         assert_eq!(node.entries.len(), 2);
@@ -510,6 +519,7 @@ mod tests {
                 "outside the repository",
             ),
             ("---\ncode:\n  - a//b.py\n---\n", 3, "not a normalised"),
+            ("---\ncode:\n  - \"a.py #f\"\n---\n", 3, "ends with whitespace"),
             ("no frontmatter\n", 1, "does not start"),
             ("---\ncode:\n  - a.py\n", 1, "never closed"),
             ("---\ncode: [a.py#f\n---\n", 2, "broken frontmatter"),
