@@ -519,7 +519,11 @@ mod tests {
                 "outside the repository",
             ),
             ("---\ncode:\n  - a//b.py\n---\n", 3, "not a normalised"),
-            ("---\ncode:\n  - \"a.py #f\"\n---\n", 3, "ends with whitespace"),
+            (
+                "---\ncode:\n  - \"a.py #f\"\n---\n",
+                3,
+                "ends with whitespace",
+            ),
             ("no frontmatter\n", 1, "does not start"),
             ("---\ncode:\n  - a.py\n", 1, "never closed"),
             ("---\ncode: [a.py#f\n---\n", 2, "broken frontmatter"),
