@@ -319,9 +319,12 @@ pub fn assignment(db: &dyn Db, world: SessionWorld) -> HashMap<(Session, Session
             .commits
             .push(commit);
     };
-    let pick = |eligible: Vec<Session>, ts: Instant| {
-        eligible
-            .into_iter()
+    // L-assign: among the in-scope sessions `eligible` accepts, the first by the order.
+    let pick = |ts: Instant, eligible: &dyn Fn(Session, &SessionData) -> bool| {
+        sessions
+            .iter()
+            .copied()
+            .filter(|&s| eligible(s, s.data(db)))
             .min_by(|a, b| assign_order(a.data(db), b.data(db), ts))
     };
     let mut trailer_linked: HashSet<Session> = HashSet::new();
@@ -332,17 +335,12 @@ pub fn assignment(db: &dyn Db, world: SessionWorld) -> HashMap<(Session, Session
                 continue;
             };
             let ts = commit.author_time(db);
-            let eligible = sessions
-                .iter()
-                .copied()
-                .filter(|s| {
-                    let data = s.data(db);
-                    data.harness == harness
-                        && window_holds(data, ts)
-                        && (is_member(data, path) || is_outside_candidate(data, path, explicit))
-                })
-                .collect();
-            if let Some(session) = pick(eligible, ts) {
+            let eligible = |_: Session, data: &SessionData| {
+                data.harness == harness
+                    && window_holds(data, ts)
+                    && (is_member(data, path) || is_outside_candidate(data, path, explicit))
+            };
+            if let Some(session) = pick(ts, &eligible) {
                 let kind = if is_member(session.data(db), path) {
                     LinkKind::Trailer
                 } else {
@@ -363,15 +361,10 @@ pub fn assignment(db: &dyn Db, world: SessionWorld) -> HashMap<(Session, Session
                 continue;
             }
             let ts = commit.author_time(db);
-            let eligible = sessions
-                .iter()
-                .copied()
-                .filter(|s| {
-                    let data = s.data(db);
-                    !trailer_linked.contains(s) && is_member(data, path) && window_holds(data, ts)
-                })
-                .collect();
-            if let Some(session) = pick(eligible, ts) {
+            let eligible = |s: Session, data: &SessionData| {
+                !trailer_linked.contains(&s) && is_member(data, path) && window_holds(data, ts)
+            };
+            if let Some(session) = pick(ts, &eligible) {
                 push(&mut links, (session, repo), LinkKind::Window, commit);
             }
         }

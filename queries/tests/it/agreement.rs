@@ -287,6 +287,21 @@ fn positive_control() {
     );
 }
 
+/// Starts a merge of `branch` into the checked-out branch, leaving it for the next commit
+/// to conclude (so the commit gets the caller's date).
+fn start_merge(repo: &FixtureRepo, branch: &str) {
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "--no-commit",
+        "-X",
+        "theirs",
+        branch,
+    ])
+    .expect("merge starts");
+}
+
 /// A random branchy history: commits on several branches at committer times that tie and
 /// run backwards, and merges between the branches.
 fn branchy(seed: u64, steps: usize) -> FixtureRepo {
@@ -312,16 +327,7 @@ fn branchy(seed: u64, steps: usize) -> FixtureRepo {
         if rng.below(4) == 0 {
             let other = branches[rng.below(branches.len())];
             if other != branch {
-                repo.git(&[
-                    "merge",
-                    "-q",
-                    "--no-ff",
-                    "--no-commit",
-                    "-X",
-                    "theirs",
-                    other,
-                ])
-                .expect("merge starts");
+                start_merge(&repo, other);
             }
         }
         repo.write(&format!("{branch}.txt"), &format!("{step}\n"))
@@ -336,16 +342,7 @@ fn branchy(seed: u64, steps: usize) -> FixtureRepo {
     }
     repo.git(&["checkout", "-q", "main"]).expect("checkout");
     for branch in &branches[1..] {
-        repo.git(&[
-            "merge",
-            "-q",
-            "--no-ff",
-            "--no-commit",
-            "-X",
-            "theirs",
-            branch,
-        ])
-        .expect("merge starts");
+        start_merge(&repo, branch);
         let time = when(&mut rng);
         repo.commit_at(
             &format!("merge {branch}"),
