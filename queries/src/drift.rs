@@ -1,9 +1,10 @@
-//! Drift: what one window commit did to one entry's file.
+//! Drift: what one window commit did to one scoped entry's file.
 //!
 //! Owns: the per-commit judgement — for a scoped entry, added lines against the unit in
 //! the commit's image and deleted lines against the unit in the parent image; an image
 //! that cannot be read as units counts as a conservative hit on each side that has
-//! changed lines; for a bare path, folder or glob, whether the commit changed it.
+//! changed lines. The paths a folder or glob entry covers (`PathPattern`) are matched
+//! here too; which window commits changed a bare path is a lookup in `history`'s tip index.
 //! Merge commits are judged against every parent and flagged conservative until exact
 //! merge semantics land. Memoized per (commit, entry), so a re-lint after one new commit
 //! judges only that commit.
