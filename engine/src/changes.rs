@@ -1,7 +1,10 @@
 //! The one funnel for outside change: [`ChangeEvent`] and [`KeelDatabase::apply_changes`].
 //!
 //! Owns: the vocabulary of what moved and which inputs each event re-reads. Every caller —
-//! a one-shot CLI run, `keel watch`, the tests, the benchmarks — enters here.
+//! a one-shot CLI run, `keel watch`, the tests, the benchmarks — enters here once the
+//! database is open. The two other doors are the sessions' own: `load_sessions` creates
+//! the sessions inputs (their `open`), and `plan_session_scan` runs the same repository
+//! sync as [`ChangeEvent::RepoMoved`] when the CLI hands back a new scan plan.
 //! Does not own: noticing change (the caller or a watcher does) or any derived answer.
 
 use crate::database::{EngineError, KeelDatabase};
@@ -11,9 +14,8 @@ use crate::database::{EngineError, KeelDatabase};
 pub enum ChangeEvent {
     /// A ref moved (a commit, reset, checkout): HEAD is re-read and any new commits
     /// become inputs. Old commits are never re-read: an object id names fixed content.
+    /// A committed `keel.toml` change is a tip move too: lint reads it from the tip's tree.
     TipMoved,
-    /// `keel.toml` may have been written, created or removed.
-    SettingsChanged,
     /// Anything may have changed: re-read everything that can move.
     Rescan,
     /// `keel sessions`: the sessions file grew or changed; it is re-read and only the
@@ -30,7 +32,6 @@ pub enum ChangeEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ChangeResult {
     pub tip_moved: bool,
-    pub settings_changed: bool,
     pub sessions_changed: bool,
     pub decisions_changed: bool,
     pub repos_changed: bool,
@@ -44,9 +45,6 @@ impl KeelDatabase {
         let rescan = events.contains(&ChangeEvent::Rescan);
         if rescan || events.contains(&ChangeEvent::TipMoved) {
             result.tip_moved = self.sync_tip()?;
-        }
-        if rescan || events.contains(&ChangeEvent::SettingsChanged) {
-            result.settings_changed = self.sync_settings()?;
         }
         if rescan || events.contains(&ChangeEvent::SessionsAppended) {
             result.sessions_changed = self.sync_sessions()?;

@@ -1,15 +1,14 @@
 //! [`KeelDatabase`]: the one concrete salsa database, and the [`Db`] trait queries see.
 //!
 //! Owns: opening a repository, the storage, the commit index (object id → input), and
-//! the event log. The database lives for the whole process; `apply_changes` is the only
-//! way anything outside reaches its inputs after it is opened.
+//! the event log. The database lives for the whole process; after it is opened, lint's
+//! inputs (the tip and the commits) move only through `apply_changes`.
 //! Does not own: derived answers (`keel-queries`), the change vocabulary ([`crate::changes`]).
 
 use crate::events::QueryLog;
-use crate::inputs::{Commit, Config, Tip};
+use crate::inputs::{Commit, Tip};
 use crate::objects::ObjectStore;
 use crate::oid::Oid;
-use crate::settings::{SETTINGS_FILE, Settings, SettingsError, line_of_offset};
 use salsa::{Durability, Setter};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -37,18 +36,6 @@ pub enum EngineError {
         "{path}: cannot read the repository: {reason}; repair: check the path and its permissions, or run `git fsck`"
     )]
     Unreadable { path: PathBuf, reason: String },
-    #[error("{file}: cannot read it: {reason}; repair: make the file readable")]
-    UnreadableFile { file: String, reason: String },
-    #[error(
-        "{file}:{line}: not UTF-8 (invalid byte at offset {offset}); repair: save the file as UTF-8"
-    )]
-    NotUtf8 {
-        file: String,
-        line: usize,
-        offset: usize,
-    },
-    #[error("{0}")]
-    Settings(SettingsError),
     #[error("{0}")]
     Sessions(#[from] crate::sessions::SessionsError),
 }
@@ -60,7 +47,6 @@ pub struct KeelDatabase {
     storage: salsa::Storage<Self>,
     objects: Arc<ObjectStore>,
     log: QueryLog,
-    workdir: Option<PathBuf>,
     git_dir: Option<PathBuf>,
     commits: HashMap<Oid, Commit>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
@@ -78,7 +64,8 @@ impl Db for KeelDatabase {
 }
 
 impl KeelDatabase {
-    /// Opens the repository holding `path` and reads HEAD and `keel.toml` into inputs.
+    /// Opens the repository holding `path` and reads HEAD into the inputs. (`keel.toml`
+    /// is not read here: lint reads it from the judged commit's tree, as it reads specs.)
     pub fn open(path: &Path) -> Result<Self, EngineError> {
         if !path.exists() {
             return Err(EngineError::NoSuchPath {
@@ -91,23 +78,18 @@ impl KeelDatabase {
         let mut db = Self::with_store(
             ObjectStore::new(repo.clone()),
             Some(repo.git_dir().to_owned()),
-            repo.workdir().map(Path::to_owned),
         );
         db.apply_changes(&[crate::ChangeEvent::Rescan])?;
         Ok(db)
     }
 
     /// A database with no primary repository (for commands whose repositories come from
-    /// their input files): no tip, default settings, and object reads fail.
+    /// their input files): no tip, and object reads fail.
     pub fn detached() -> Self {
-        Self::with_store(ObjectStore::empty(), None, None)
+        Self::with_store(ObjectStore::empty(), None)
     }
 
-    fn with_store(
-        objects: ObjectStore,
-        git_dir: Option<PathBuf>,
-        workdir: Option<PathBuf>,
-    ) -> Self {
+    fn with_store(objects: ObjectStore, git_dir: Option<PathBuf>) -> Self {
         let log = QueryLog::default();
         let recorder = log.clone();
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
@@ -115,7 +97,6 @@ impl KeelDatabase {
         })));
         let db = Self {
             storage,
-            workdir,
             git_dir,
             objects: Arc::new(objects),
             log,
@@ -123,9 +104,6 @@ impl KeelDatabase {
             sessions: crate::sessions::SessionState::default(),
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
-        let _: Config = Config::builder(Settings::default())
-            .durability(Durability::LOW)
-            .new(&db);
         db
     }
 
@@ -156,17 +134,6 @@ impl KeelDatabase {
         Ok(true)
     }
 
-    /// Re-reads `keel.toml` from the work tree; sets the input only if it changed.
-    pub(crate) fn sync_settings(&mut self) -> Result<bool, EngineError> {
-        let settings = self.read_settings()?;
-        let config = Config::get(self);
-        if config.settings(self) == &settings {
-            return Ok(false);
-        }
-        config.set_settings(self).to(settings);
-        Ok(true)
-    }
-
     fn read_head(&self) -> Result<Option<Oid>, EngineError> {
         let Some(repo) = self.objects.fresh_handle() else {
             return Ok(None);
@@ -177,34 +144,6 @@ impl KeelDatabase {
             Err(_) if repo.head().is_ok_and(|h| h.is_unborn()) => Ok(None),
             Err(err) => Err(self.unreadable(&err)),
         }
-    }
-
-    fn read_settings(&self) -> Result<Settings, EngineError> {
-        let Some(root) = &self.workdir else {
-            return Ok(Settings::default());
-        };
-        let path = root.join(SETTINGS_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Settings::default());
-            }
-            Err(err) => {
-                return Err(EngineError::UnreadableFile {
-                    file: SETTINGS_FILE.to_owned(),
-                    reason: err.to_string(),
-                });
-            }
-        };
-        let text = String::from_utf8(bytes).map_err(|err| {
-            let offset = err.utf8_error().valid_up_to();
-            EngineError::NotUtf8 {
-                file: SETTINGS_FILE.to_owned(),
-                line: line_of_offset(err.as_bytes(), offset),
-                offset,
-            }
-        })?;
-        Settings::parse(&text).map_err(EngineError::Settings)
     }
 
     /// The input for commit `oid`, creating inputs for it and every ancestor not yet
@@ -239,9 +178,16 @@ impl KeelDatabase {
                 .iter()
                 .filter_map(|p| self.commits.get(p).copied())
                 .collect();
-            let input = Commit::builder(id, parents, raw.tree, raw.message, raw.committer_time)
-                .durability(Durability::HIGH)
-                .new(&*self);
+            let input = Commit::builder(
+                id,
+                parents,
+                raw.tree,
+                raw.message,
+                raw.committer_time,
+                shallow.contains(&id),
+            )
+            .durability(Durability::HIGH)
+            .new(&*self);
             self.commits.insert(id, input);
         }
         self.commits

@@ -1,12 +1,12 @@
 //! The salsa inputs: every fact keel reads from outside.
 //!
 //! Owns: the input structs and their durabilities — commits (HIGH: immutable once read),
-//! the tip and the settings (LOW: they move while a process lives).
+//! the tip (LOW: it moves while a process lives). `keel.toml` is no input of its own: lint
+//! reads it from the tip commit's tree, like the specs.
 //! Does not own: creating or setting them ([`crate::changes`] is the one funnel), nor
 //! anything derived from them (`keel-queries`).
 
 use crate::oid::Oid;
-use crate::settings::Settings;
 
 /// One commit, as git stores it. Immutable: created once per id, never set again.
 #[salsa::input(debug)]
@@ -25,6 +25,9 @@ pub struct Commit {
     /// Committer time in seconds since the epoch (git's walk order key).
     #[returns(copy)]
     pub committer_time: i64,
+    /// A shallow clone cut this commit's parents off: history beyond it is unknown.
+    #[returns(copy)]
+    pub shallow: bool,
 }
 
 /// The commit being judged: HEAD. `None` for a repository with no commits yet.
@@ -32,11 +35,4 @@ pub struct Commit {
 pub struct Tip {
     #[returns(copy)]
     pub commit: Option<Commit>,
-}
-
-/// The parsed `keel.toml` of the repository (defaults when absent).
-#[salsa::input(debug, singleton)]
-pub struct Config {
-    #[returns(ref)]
-    pub settings: Settings,
 }

@@ -26,6 +26,9 @@ pub struct TreeItem {
     pub name: String,
     pub kind: EntryKind,
     pub oid: Oid,
+    /// A symbolic link (its `kind` is [`EntryKind::File`]): readers that must not follow
+    /// links, such as spec discovery, refuse it.
+    pub symlink: bool,
 }
 
 /// An object that could not be read: the repository is corrupt or incomplete.
@@ -124,6 +127,7 @@ impl ObjectStore {
                     name: String::from_utf8_lossy(entry.filename).into_owned(),
                     kind: entry_kind(entry.mode),
                     oid: Oid(entry.oid.to_owned()),
+                    symlink: entry.mode.is_link(),
                 })
                 .collect())
         })

@@ -10,6 +10,11 @@ use std::fmt;
 pub struct Oid(pub(crate) gix::ObjectId);
 
 impl Oid {
+    /// The id spelled by 40 hexadecimal digits, if it is one.
+    pub fn from_hex(hex: &str) -> Option<Self> {
+        gix::ObjectId::from_hex(hex.as_bytes()).ok().map(Self)
+    }
+
     /// The first `len` hexadecimal digits.
     pub fn short(&self, len: usize) -> String {
         let mut hex = self.to_string();

@@ -2,7 +2,8 @@
 //!
 //! Owns: the settings schema, its defaults, and the loud error for a file that does not
 //! fit it (unknown key, wrong type, bad value), naming file, line and repair.
-//! Does not own: reading the file (the database does that on open and on change).
+//! Does not own: reading the file (`keel lint` reads it from the judged commit's tree in
+//! `keel-queries`; `keel sessions` from the work tree in [`crate::sessions`]).
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -97,6 +98,20 @@ pub struct SettingsError {
 }
 
 impl Settings {
+    /// Parses the bytes of `keel.toml` (a blob of the judged tree): UTF-8 first, then
+    /// [`Self::parse`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, SettingsError> {
+        let text = std::str::from_utf8(bytes).map_err(|err| {
+            let offset = err.valid_up_to();
+            SettingsError {
+                line: line_of_offset(bytes, offset),
+                message: format!("not UTF-8 (invalid byte at offset {offset})"),
+                repair: "save the file as UTF-8".to_owned(),
+            }
+        })?;
+        Self::parse(text)
+    }
+
     /// Parses the text of `keel.toml`.
     pub fn parse(text: &str) -> Result<Self, SettingsError> {
         toml::from_str(text).map_err(|err| {
@@ -146,6 +161,20 @@ mod tests {
             .expect_err("unknown key must be refused");
         assert_eq!(err.line, 3);
         assert!(err.message.contains("scoped_miss"), "{err}");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_name_their_line() {
+        let err = Settings::from_bytes(b"[lint]\n# caf\xe9\n").expect_err("not UTF-8");
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("UTF-8"), "{err}");
+        assert_eq!(
+            Settings::from_bytes(b"[lint]\nscoped_code_miss = \"ignore\"\n")
+                .expect("valid settings")
+                .lint
+                .scoped_code_miss,
+            ScopedCodeMiss::Ignore
+        );
     }
 
     #[test]

@@ -1,23 +1,26 @@
-//! Drift: what one window commit did to one scoped entry's file.
+//! Drift: what one event did to one scoped entry's file.
 //!
-//! Owns: the per-commit judgement — for a scoped entry, added lines against the unit in
-//! the commit's image and deleted lines against the unit in the parent image; an image
-//! that cannot be read as units counts as a conservative hit on each side that has
+//! Owns: the per-event judgement. A non-merge event: added lines against the unit in the
+//! commit's image, deleted lines against the unit in the parent's image (under the
+//! rename's source path when the event is a rename, so a pure rename hits nothing). A
+//! merge: only the lines it owns (`events::merge_owned`) — an owned added line against
+//! the unit in the result, an owned lost line only when it lay inside the selector's unit
+//! in every parent; a merge that owns nothing is untouched. An image that cannot be read
+//! as units, or a binary change, counts as a conservative hit on each side that has
 //! changed lines. The paths a folder or glob entry covers (`PathPattern`) are matched
-//! here too; which window commits changed a bare path is a lookup in `history`'s tip index.
-//! Merge commits are judged against every parent and flagged conservative until exact
-//! merge semantics land. Memoized per (commit, entry), so a re-lint after one new commit
-//! judges only that commit.
-//! Does not own: which commits are in a window (`history`) or wording (`lint`).
+//! here too. Memoized per (commit, entry path, selectors), so a re-lint after one new
+//! commit judges only that commit.
+//! Does not own: which events are in a window (`window`, `lineage`) or wording (`lint`).
 
-use crate::anchors::{Selector, Side, classify, hunk_side};
+use crate::anchors::{LineRange, Selector, Side, classify, hunk_side, touches};
+use crate::diff::combined::Owned;
 use crate::diff::{Hunk, HunkSet};
+use crate::events::{Ownership, event_images, merge_owned};
 use crate::history::path_changed;
 use crate::images::{Image, image_hunks, units_of};
-use crate::tree::{RepoPath, entry_at};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
-use keel_engine::objects::{EntryKind, ObjectError};
+use keel_engine::objects::ObjectError;
 
 /// A scoped entry: one file and its selectors, interned as a query key.
 #[salsa::interned(debug)]
@@ -52,6 +55,10 @@ impl PathPattern {
                     .map(|g| g.compile_matcher());
                 match compiled {
                     Ok(matcher) => Box::new(move |path: &str| matcher.is_match(path)),
+                    // Cannot happen in lint: `lint::nodes` refuses, as a spec error, every
+                    // bare glob that `spec::compile_glob` (this same builder) rejects and whose
+                    // path does not exist literally. Were it to happen, matching nothing
+                    // still reads as a loud `dead-path`, never a silent pass.
                     Err(_) => Box::new(|_: &str| false),
                 }
             }
@@ -64,34 +71,49 @@ impl PathPattern {
 pub struct SelectorHit {
     pub selector: Selector,
     pub side: Side,
-    /// The hit rests on an image that could not be read as units, on a binary change,
-    /// or on a merge judged against each parent.
+    /// The hit rests on an image that could not be read as units, or on a binary change.
     pub conservative: bool,
 }
 
 /// What one commit did to a scoped entry's file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ScopedChange {
-    /// The file is unchanged.
+    /// The commit authored no line of the file: it left it alone, or it is a merge that
+    /// owns none of the file's lines (a clean or transport merge).
     Untouched,
-    /// The file changed, outside every selector's unit.
+    /// The file changed, outside every selector's unit (a pure rename too).
     Missed,
     /// These selectors were hit (in the entry's order).
-    Hit { hits: Vec<SelectorHit>, merge: bool },
+    Hit(Vec<SelectorHit>),
 }
 
-/// The image of `path` in `commit`, if it holds a file there.
-pub fn image_at<'db>(
-    db: &'db dyn Db,
-    commit: Commit,
-    path: RepoPath<'db>,
-) -> Result<Option<Image<'db>>, ObjectError> {
-    Ok(entry_at(db, commit, path)?
-        .filter(|entry| entry.kind == EntryKind::File)
-        .map(|entry| Image::new(db, entry.oid, path.text(db).clone())))
+impl ScopedChange {
+    /// Both answers for one commit met under two paths (a lineage that forks): hits
+    /// join per selector, a miss outweighs untouched.
+    pub fn join(self, other: Self) -> Self {
+        match (self, other) {
+            (Self::Hit(mut hits), Self::Hit(more)) => {
+                for hit in more {
+                    match hits.iter_mut().find(|h| h.selector == hit.selector) {
+                        Some(seen) => {
+                            seen.side = seen.side.join(hit.side);
+                            seen.conservative |= hit.conservative;
+                        }
+                        None => hits.push(hit),
+                    }
+                }
+                Self::Hit(hits)
+            }
+            (hit @ Self::Hit(_), _) | (_, hit @ Self::Hit(_)) => hit,
+            (Self::Missed, _) | (_, Self::Missed) => Self::Missed,
+            (Self::Untouched, Self::Untouched) => Self::Untouched,
+        }
+    }
 }
 
-/// Judges one commit against one scoped entry.
+/// Judges one event — `commit`'s change at the anchor's path, which is the event's own
+/// (historical) path — against the anchor's selectors, looked up by the same qualified
+/// names in the event's images.
 #[salsa::tracked(returns(ref))]
 pub fn scoped_change<'db>(
     db: &'db dyn Db,
@@ -101,42 +123,41 @@ pub fn scoped_change<'db>(
     if !path_changed(db, commit, anchor.path(db))? {
         return Ok(ScopedChange::Untouched);
     }
-    let path = RepoPath::new(db, anchor.path(db).clone());
-    let result = image_at(db, commit, path)?;
-    let parents = commit.parents(db);
-    let merge = parents.len() > 1;
-    let parent_images: Vec<Option<Image<'db>>> = if parents.is_empty() {
-        vec![None]
+    let images = event_images(db, commit, anchor.path(db))?;
+    let result = images.result(db);
+    let parents = images.parents(db);
+    let owned = if parents.len() > 1 {
+        match merge_owned(db, images).clone()? {
+            Ownership::Text(owned) if owned.is_empty() => return Ok(ScopedChange::Untouched),
+            Ownership::Text(owned) => Some(owned),
+            Ownership::Binary => None,
+        }
     } else {
-        parents
-            .iter()
-            .map(|&parent| image_at(db, parent, path))
-            .collect::<Result<_, _>>()?
+        None
     };
     let mut hits: Vec<SelectorHit> = Vec::new();
     for selector in anchor.selectors(db) {
-        let mut found: Option<(Side, bool)> = None;
-        for &parent in &parent_images {
-            let hunks = image_hunks(db, parent, result).clone()?;
-            if let Some((side, conservative)) = judge(db, &hunks, result, parent, selector) {
-                found = Some(match found {
-                    Some((seen, was)) => (seen.join(side), was || conservative),
-                    None => (side, conservative),
-                });
+        let found = match &owned {
+            Some(owned) => judge_merge(db, owned, result, parents, selector),
+            None if parents.len() > 1 => Some((Side::Both, true)),
+            None => {
+                let parent = parents.first().copied().flatten();
+                let hunks = image_hunks(db, parent, result).clone()?;
+                judge(db, &hunks, result, parent, selector)
             }
-        }
+        };
         if let Some((side, conservative)) = found {
             hits.push(SelectorHit {
                 selector: selector.clone(),
                 side,
-                conservative: conservative || merge,
+                conservative,
             });
         }
     }
     Ok(if hits.is_empty() {
         ScopedChange::Missed
     } else {
-        ScopedChange::Hit { hits, merge }
+        ScopedChange::Hit(hits)
     })
 }
 
@@ -163,6 +184,49 @@ fn judge<'db>(
         result_ranges.is_none() && hunks.iter().any(|h: &Hunk| !h.after.is_empty()),
         parent_ranges.is_none() && hunks.iter().any(|h: &Hunk| !h.before.is_empty()),
     );
+    combine(exact, unreadable)
+}
+
+/// Does what a merge owns touch the selector's unit? An owned added line is judged
+/// against the unit in the result; an owned lost line must lie inside the selector's
+/// unit in EVERY parent, each at its own line.
+fn judge_merge<'db>(
+    db: &'db dyn Db,
+    owned: &Owned,
+    result: Option<Image<'db>>,
+    parents: &[Option<Image<'db>>],
+    selector: &Selector,
+) -> Option<(Side, bool)> {
+    let result_ranges = classify(units_of(db, result), selector).hit_ranges();
+    let parent_ranges: Vec<Option<Vec<LineRange>>> = parents
+        .iter()
+        .map(|&parent| classify(units_of(db, parent), selector).hit_ranges())
+        .collect();
+    let line = |at: u32| at..at + 1;
+    let added = result_ranges.as_deref().is_some_and(|ranges| {
+        owned
+            .added
+            .iter()
+            .any(|&at| ranges.iter().any(|&r| touches(&line(at), r)))
+    });
+    let readable = parent_ranges.iter().all(Option::is_some);
+    let deleted = readable
+        && owned.deleted.iter().any(|lines| {
+            lines.iter().zip(&parent_ranges).all(|(&at, ranges)| {
+                ranges
+                    .as_deref()
+                    .is_some_and(|ranges| ranges.iter().any(|&r| touches(&line(at), r)))
+            })
+        });
+    let unreadable = Side::from_flags(
+        result_ranges.is_none() && !owned.added.is_empty(),
+        !readable && !owned.deleted.is_empty(),
+    );
+    combine(Side::from_flags(added, deleted), unreadable)
+}
+
+/// An exact side and a conservative side, as one answer.
+fn combine(exact: Option<Side>, unreadable: Option<Side>) -> Option<(Side, bool)> {
     match (exact, unreadable) {
         (None, None) => None,
         (Some(side), None) => Some((side, false)),

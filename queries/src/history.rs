@@ -1,15 +1,17 @@
-//! History: walk order, ancestry, spec versions and drift windows.
+//! History: walk order, ancestry, what each commit authored, and the per-tip index every
+//! history question is a lookup in.
 //!
-//! Owns: git's default walk order (newest committer time first), the per-tip index one
-//! walk builds (which commits changed each path, which acknowledge each node), the
-//! ancestor set of a commit, a node's version (the newest commit in that walk that changed
-//! its `spec.md`), and the window `version..tip` minus acknowledged commits, asked per
-//! path so no node walks history itself.
-//! Does not own: what a window commit did to a file (`drift`).
+//! Owns: git's default walk order (newest committer time first), the ancestor set of a
+//! commit and the descendants of one within a tip's history, the files a commit authored
+//! a change to ([`commit_changes`]), how a commit's file relates to each parent's
+//! ([`parent_paths`]: the same path, or the source of a rename), the renames a commit
+//! authored, `Spec-OK` acknowledgements, and the per-tip index one walk builds.
+//! Does not own: lineages, versions and windows (`lineage`, `window`), nor what a commit
+//! did to a file's lines (`drift`).
 
-use crate::spec::NodeId;
+use crate::renames::tree_renames;
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, tree_diff};
+use crate::tree::{FileChange, RepoPath, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
@@ -20,13 +22,6 @@ use std::sync::Arc;
 
 /// The trailer that acknowledges a commit for one node.
 pub const SPEC_OK: &str = "Spec-OK";
-
-/// A node id, interned so per-node queries can be keyed by it.
-#[salsa::interned(debug)]
-pub struct Node<'db> {
-    #[returns(ref)]
-    pub id: NodeId,
-}
 
 /// git's default walk from a tip (`git rev-list tip`): newest committer time first, ties
 /// in the order the commits were reached, a commit only after the child that reached it.
@@ -86,6 +81,63 @@ pub fn ancestry(db: &dyn Db, commit: Commit) -> FxHashSet<Commit> {
     seen
 }
 
+/// The commits reachable from `tip` that have `commit` as an ancestor (itself included).
+#[salsa::tracked(returns(ref))]
+pub fn descendants(db: &dyn Db, tip: Commit, commit: Commit) -> FxHashSet<Commit> {
+    let below = ancestry(db, commit);
+    let mut reaches: FxHashMap<Commit, bool> = FxHashMap::default();
+    let mut stack = vec![(tip, false)];
+    while let Some((next, expanded)) = stack.pop() {
+        if reaches.contains_key(&next) {
+            continue;
+        }
+        if next == commit || below.contains(&next) {
+            reaches.insert(next, next == commit);
+            continue;
+        }
+        if expanded {
+            let hit = next
+                .parents(db)
+                .iter()
+                .any(|p| reaches.get(p).copied().unwrap_or(false));
+            reaches.insert(next, hit);
+            continue;
+        }
+        stack.push((next, true));
+        for &parent in next.parents(db) {
+            if !reaches.contains_key(&parent) {
+                stack.push((parent, false));
+            }
+        }
+    }
+    reaches
+        .into_iter()
+        .filter_map(|(c, hit)| hit.then_some(c))
+        .collect()
+}
+
+/// How two commits of one history are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// The first is an ancestor of the second (or the same commit).
+    Before,
+    /// The second is a proper ancestor of the first.
+    After,
+    /// Neither reaches the other: parallel branches.
+    Incomparable,
+}
+
+/// How `a` relates to `b` in the history of `tip`.
+pub fn order(db: &dyn Db, tip: Commit, a: Commit, b: Commit) -> Order {
+    if ancestry(db, b).contains(&a) {
+        Order::Before
+    } else if descendants(db, tip, b).contains(&a) {
+        Order::After
+    } else {
+        Order::Incomparable
+    }
+}
+
 /// The files `commit` authored a change to, sorted by path. A root commit adds every
 /// file it holds; a merge changes a path only when it differs from every parent (a path
 /// inherited unchanged from one side was authored there, not by the merge; `old` is then
@@ -109,28 +161,132 @@ pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, 
     Ok(Arc::from(changes))
 }
 
+/// What `commit` authored at `path` (see [`commit_changes`]), if anything.
+pub fn change_at(
+    db: &dyn Db,
+    commit: Commit,
+    path: &str,
+) -> Result<Option<FileChange>, ObjectError> {
+    let changes = commit_changes(db, commit).as_ref().map_err(Clone::clone)?;
+    Ok(changes
+        .binary_search_by(|change| change.path.as_str().cmp(path))
+        .ok()
+        .map(|at| changes[at].clone()))
+}
+
 /// Did `commit` author a change to the file at `path` (see [`commit_changes`])?
 pub fn path_changed(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, ObjectError> {
-    Ok(commit_changes(db, commit)
+    Ok(change_at(db, commit, path)?.is_some())
+}
+
+/// For each parent of `commit`, the path at which that parent holds the content of the
+/// commit's file at `path`: the same path when the parent has it (or neither has it), the
+/// source of a rename `git diff -M parent commit` finds, or `None` when the file is new
+/// against that parent. A root commit has no parents and so no entries.
+#[salsa::tracked(returns(ref))]
+pub fn parent_paths<'db>(
+    db: &'db dyn Db,
+    commit: Commit,
+    path: RepoPath<'db>,
+) -> Result<Vec<Option<String>>, ObjectError> {
+    let path = path.text(db);
+    let tree = commit.tree(db);
+    let mut sources = Vec::new();
+    for parent in commit.parents(db) {
+        let old = Some(parent.tree(db));
+        let diff = tree_diff(db, old, tree).as_ref().map_err(Clone::clone)?;
+        let added = diff
+            .binary_search_by(|c| c.path.as_str().cmp(path))
+            .ok()
+            .is_some_and(|at| diff[at].old.is_none() && diff[at].new.is_some());
+        if !added {
+            sources.push(Some(path.clone()));
+            continue;
+        }
+        let renames = tree_renames(db, old, tree).as_ref().map_err(Clone::clone)?;
+        sources.push(
+            renames
+                .iter()
+                .find(|rename| &rename.to == path)
+                .map(|rename| rename.from.clone()),
+        );
+    }
+    Ok(sources)
+}
+
+/// The path `commit` renamed to `path`, when the commit AUTHORED that rename: a non-merge
+/// commit's rename against its parent, or a merge's rename found against every parent
+/// (a rename carried in from one side was authored on that side).
+pub fn authored_rename_source(
+    db: &dyn Db,
+    commit: Commit,
+    path: &str,
+) -> Result<Option<String>, ObjectError> {
+    if commit.parents(db).is_empty() {
+        return Ok(None);
+    }
+    let sources = parent_paths(db, commit, RepoPath::new(db, path.to_owned()))
         .as_ref()
-        .map_err(Clone::clone)?
-        .binary_search_by(|change| change.path.as_str().cmp(path))
-        .is_ok())
+        .map_err(Clone::clone)?;
+    let Some(Some(first)) = sources.first() else {
+        return Ok(None);
+    };
+    let same = sources.iter().all(|s| s.as_deref() == Some(first.as_str()));
+    Ok((same && first != path).then(|| first.clone()))
+}
+
+/// The path `commit` renamed `path` to, when it authored that rename (see
+/// [`authored_rename_source`]).
+pub fn authored_rename_target(
+    db: &dyn Db,
+    commit: Commit,
+    path: &str,
+) -> Result<Option<String>, ObjectError> {
+    let Some(parent) = commit.parents(db).first() else {
+        return Ok(None);
+    };
+    let renames = tree_renames(db, Some(parent.tree(db)), commit.tree(db))
+        .as_ref()
+        .map_err(Clone::clone)?;
+    let Some(rename) = renames.iter().find(|r| r.from == path) else {
+        return Ok(None);
+    };
+    let authored = authored_rename_source(db, commit, &rename.to)?;
+    Ok((authored.as_deref() == Some(path)).then(|| rename.to.clone()))
 }
 
 /// What one walk from a tip learns about every reachable commit, so per-node questions
-/// never walk again: which commits changed each path (in walk order) and which commits
-/// acknowledge each node. Rebuilt when the tip moves (one pass over memoized per-commit
-/// facts: no tree is re-read and no message re-parsed).
+/// never walk again: which commits changed each path (in walk order), which acknowledge
+/// each node, and which shallow commits the history holds. Rebuilt when the tip moves
+/// (one pass over memoized per-commit facts: no tree is re-read and no message re-parsed).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct TipIndex {
     /// For every file path, the commits that changed it (see [`commit_changes`]), newest
-    /// first in walk order.
-    by_path: FxHashMap<String, Vec<Commit>>,
+    /// first in walk order. A rename is listed under both its paths.
+    pub(crate) by_path: FxHashMap<String, Vec<Commit>>,
     /// For every node id a `Spec-OK` trailer names, the commits that carry it.
-    acks: FxHashMap<String, FxHashSet<Commit>>,
+    pub(crate) acks: FxHashMap<String, FxHashSet<Commit>>,
     /// Walk position of every reachable commit.
-    position: FxHashMap<Commit, usize>,
+    pub(crate) position: FxHashMap<Commit, usize>,
+    /// Reachable commits whose parents a shallow clone cut off.
+    pub(crate) shallow: Vec<Commit>,
+}
+
+impl TipIndex {
+    /// The commits that changed `path`, newest first.
+    pub fn changed(&self, path: &str) -> &[Commit] {
+        self.by_path.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every path some reachable commit changed.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.by_path.keys().map(String::as_str)
+    }
+
+    /// The walk position of a reachable commit.
+    pub fn position(&self, commit: Commit) -> Option<usize> {
+        self.position.get(&commit).copied()
+    }
 }
 
 /// The walk's index at `tip`.
@@ -139,6 +295,9 @@ pub fn tip_index(db: &dyn Db, tip: Commit) -> Result<TipIndex, ObjectError> {
     let mut index = TipIndex::default();
     for (position, commit) in Walk::new(db, tip).enumerate() {
         index.position.insert(commit, position);
+        if commit.shallow(db) {
+            index.shallow.push(commit);
+        }
         for change in commit_changes(db, commit)
             .as_ref()
             .map_err(Clone::clone)?
@@ -157,22 +316,6 @@ pub fn tip_index(db: &dyn Db, tip: Commit) -> Result<TipIndex, ObjectError> {
     Ok(index)
 }
 
-/// The node's version at `tip`: the newest commit in walk order that changed its
-/// `spec.md`. `None` when no reachable commit did (the spec is absent).
-#[salsa::tracked(returns(clone))]
-pub fn node_version<'db>(
-    db: &'db dyn Db,
-    tip: Commit,
-    node: Node<'db>,
-) -> Result<Option<Commit>, ObjectError> {
-    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
-    let spec = node.id(db).spec_path();
-    Ok(index
-        .by_path
-        .get(&spec)
-        .and_then(|commits| commits.first().copied()))
-}
-
 /// The node ids a commit acknowledges with `Spec-OK: <node-id>` trailers.
 #[salsa::tracked(returns(ref))]
 pub fn acknowledged_nodes(db: &dyn Db, commit: Commit) -> Vec<String> {
@@ -181,63 +324,4 @@ pub fn acknowledged_nodes(db: &dyn Db, commit: Commit) -> Vec<String> {
         .filter(|trailer| trailer.has_key(SPEC_OK))
         .map(|trailer| trailer.value)
         .collect()
-}
-
-/// A node's drift window at a tip: commits reachable from the tip and not from the
-/// version (`git rev-list version..tip`), without the version itself and without commits
-/// that carry `Spec-OK: <node-id>`. Asked per path, so a node never walks the window.
-pub struct Window<'db> {
-    index: &'db TipIndex,
-    covered: Option<&'db FxHashSet<Commit>>,
-    acked: Option<&'db FxHashSet<Commit>>,
-}
-
-impl Window<'_> {
-    /// Is `commit` in the window?
-    pub fn holds(&self, commit: Commit) -> bool {
-        !self.covered.is_some_and(|set| set.contains(&commit))
-            && !self.acked.is_some_and(|set| set.contains(&commit))
-    }
-
-    /// The window commits that changed `path`, newest first.
-    pub fn touching(&self, path: &str) -> Vec<Commit> {
-        self.index
-            .by_path
-            .get(path)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&commit| self.holds(commit))
-            .collect()
-    }
-
-    /// The window commits that changed any path `matches` accepts, newest first.
-    pub fn touching_any(&self, matches: impl Fn(&str) -> bool) -> Vec<Commit> {
-        let mut commits: Vec<Commit> = self
-            .index
-            .by_path
-            .iter()
-            .filter(|(path, _)| matches(path))
-            .flat_map(|(_, commits)| commits.iter().copied())
-            .filter(|&commit| self.holds(commit))
-            .collect();
-        commits.sort_by_key(|commit| self.index.position.get(commit).copied());
-        commits.dedup();
-        commits
-    }
-}
-
-/// The node's window at `tip`.
-pub fn window<'db>(
-    db: &'db dyn Db,
-    tip: Commit,
-    node: Node<'db>,
-) -> Result<Window<'db>, ObjectError> {
-    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
-    let covered = node_version(db, tip, node)?.map(|version| ancestry(db, version));
-    Ok(Window {
-        index,
-        covered,
-        acked: index.acks.get(&node.id(db).0),
-    })
 }

@@ -8,7 +8,7 @@
 
 use crate::anchors::ImageUnits;
 use crate::diff::{HunkSet, diff_images};
-use crate::extract::{Language, extract_as};
+use crate::extract::{Language, extract_reusing};
 use keel_engine::objects::ObjectError;
 use keel_engine::{Db, Oid};
 use std::sync::Arc;
@@ -29,11 +29,17 @@ pub fn image_bytes(db: &dyn Db, image: Image<'_>) -> Result<Arc<[u8]>, ObjectErr
 
 /// The units of one image, parsed once per image for the life of the database.
 ///
+/// The parse reuses the tree this thread last parsed for the same path when there is one
+/// (`extract::extract_reusing`): consecutive historical images of a file differ by small
+/// edits, so this is much cheaper than parsing from scratch, and its value is exactly
+/// `extract_as(language, bytes)` whatever was parsed before (see `extract/reuse.rs`).
+///
 /// A blob that cannot be read is reported as unparseable: the reader then treats any
 /// change to it conservatively, which over-warns rather than misses.
 #[salsa::tracked(returns(ref))]
 pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
-    let Some(language) = Language::for_path(image.path(db)) else {
+    let path = image.path(db);
+    let Some(language) = Language::for_path(path) else {
         return ImageUnits::NoExtractor;
     };
     let extracted = image_bytes(db, image)
@@ -41,7 +47,7 @@ pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
             line: 1,
             reason: err.to_string(),
         })
-        .and_then(|bytes| extract_as(language, &bytes));
+        .and_then(|bytes| extract_reusing(language, path, &bytes));
     ImageUnits::Extracted(extracted)
 }
 

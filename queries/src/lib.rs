@@ -23,11 +23,15 @@
 pub mod anchors;
 pub mod diff;
 pub mod drift;
+pub mod events;
 pub mod extract;
 pub mod history;
 pub mod images;
+pub mod lineage;
 pub mod lint;
+pub mod renames;
 pub mod sessions;
 pub mod spec;
 pub mod trailers;
 pub mod tree;
+pub mod window;

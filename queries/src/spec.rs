@@ -1,10 +1,14 @@
 //! Spec nodes: `.spec/<node-id>/spec.md` frontmatter, read strictly.
 //!
 //! Owns: the entry grammar (`path`, `folder/`, `glob/*`, `path#sel1,sel2`), the
-//! `code:`/`related:` relations, and every loud refusal the seed names — each a
+//! `code:`/`related:` relations, the frontmatter keys (a case variant or a one-edit
+//! near-miss of `code`/`related` is refused; any other key is prose), how a glob entry
+//! compiles ([`compile_glob`]), and every loud refusal the seed names — each a
 //! [`SpecError`] naming file, line and repair.
-//! Does not own: judging entries against a tree (a selector on a path that is a folder at
-//! the tip is refused by `lint`, which sees the tree), nor selector resolution (`anchors`).
+//! Does not own: judging entries against a tree (`lint` sees the tree: a path that exists
+//! literally at the tip is a path even when it holds `*`, `?` or `[`; a selector on a
+//! folder or on a glob, and a glob that does not compile, are refused there), nor
+//! selector resolution (`anchors`).
 
 use crate::anchors::Selector;
 use serde::Deserialize;
@@ -55,11 +59,15 @@ pub enum Target {
     /// A bare path: the whole file, advisory drift. (It may turn out to be a folder at the
     /// tip; lint decides.)
     Path(String),
-    /// A bare glob (`*`, `?` or `[` in the path): advisory drift for every match.
+    /// A bare entry with `*`, `?` or `[` in its path: a glob (advisory drift for every
+    /// match; one ending in `/` covers every file under the folders it matches), unless
+    /// the path exists literally at the tip — then lint judges it as a path or folder.
     Glob(String),
     /// A bare folder written with a trailing `/`.
     Folder(String),
-    /// `path#sel,...`: named units of one file, OR-ed.
+    /// `path#sel,...`: named units of one file, OR-ed. The path may hold `*`, `?` or `[`
+    /// (`app/[slug]/page.tsx`) only if it exists literally at the tip; lint refuses it
+    /// otherwise.
     Scoped {
         path: String,
         selectors: Vec<Selector>,
@@ -97,21 +105,28 @@ pub struct SpecNode {
 /// A spec that keel refuses to read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SpecError {
+    /// The repository path at fault (`.spec/<node>/spec.md`, or `.spec` itself, a node
+    /// folder, ...).
     pub file: String,
-    pub line: u32,
+    /// 1-based line in `file`; `None` when the fault is what the path is (a folder where a
+    /// file belongs, a symbolic link), not a line in it.
+    pub line: Option<u32>,
     pub message: String,
     pub repair: String,
 }
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}: {}; repair: {}",
-            self.file, self.line, self.message, self.repair
-        )
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: ", self.file)?,
+            None => write!(f, "{}: ", self.file)?,
+        }
+        write!(f, "{}; repair: {}", self.message, self.repair)
     }
 }
+
+/// The keys keel reads from the frontmatter.
+const KEYS: [&str; 2] = ["code", "related"];
 
 #[derive(Deserialize)]
 struct Frontmatter {
@@ -126,7 +141,7 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
     let file = id.spec_path();
     let fail = |line: u32, message: String, repair: &str| SpecError {
         file: file.clone(),
-        line,
+        line: Some(line),
         message,
         repair: repair.to_owned(),
     };
@@ -173,6 +188,7 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
             )
         })?
     };
+    check_keys(body, &yaml).map_err(|(line, message, repair)| fail(line, message, &repair))?;
     let mut entries = Vec::new();
     for (relation, key, items) in [
         (Relation::Code, "code", frontmatter.code.unwrap_or_default()),
@@ -199,6 +215,97 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
         id: id.clone(),
         entries,
     })
+}
+
+/// Refuses a top-level key that reads as a typo of `code` or `related`: a case variant
+/// (`Code`), or any key one edit away (an insertion, deletion, substitution or swap of two
+/// neighbours, compared case-insensitively: `codes`, `cdoe`, `relate`). Such a key would
+/// otherwise be prose and its entries silently unjudged. Every other key stays prose.
+fn check_keys(body: &[&str], yaml: &str) -> Result<(), (u32, String, String)> {
+    // The frontmatter already parsed as the typed form; a second, untyped read only lists
+    // its top-level keys. An empty or non-mapping frontmatter has none.
+    let Ok(serde_norway::Value::Mapping(mapping)) = serde_norway::from_str(yaml) else {
+        return Ok(());
+    };
+    for key in mapping.keys() {
+        let serde_norway::Value::String(key) = key else {
+            continue;
+        };
+        if KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let lower = key.to_lowercase();
+        let Some(meant) = KEYS
+            .iter()
+            .find(|k| lower == **k || edit_distance(&lower, k) <= 1)
+        else {
+            continue;
+        };
+        let kind = if lower == *meant {
+            "a case variant"
+        } else {
+            "a near-miss"
+        };
+        return Err((
+            key_line(body, key),
+            format!(
+                "frontmatter key `{key}` is {kind} of `{meant}`; keel reads only `code:` and `related:`"
+            ),
+            format!(
+                "write `{meant}:` (lower case); if `{key}` is not meant as `{meant}`, rename it so it is not one edit from `code` or `related`"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The file line of a top-level key (`key:` or a quoted `"key":` at the start of a line);
+/// the first line holding the key, else the frontmatter's first line.
+fn key_line(body: &[&str], key: &str) -> u32 {
+    let declares = |line: &str| {
+        let (quote, rest) = match line.strip_prefix(['"', '\'']) {
+            Some(rest) => (&line[..1], rest),
+            None => ("", line),
+        };
+        rest.strip_prefix(key)
+            .and_then(|rest| rest.strip_prefix(quote))
+            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+    };
+    let index = body
+        .iter()
+        .position(|line| declares(line))
+        .or_else(|| body.iter().position(|line| line.contains(key)))
+        .unwrap_or(0);
+    index as u32 + 2
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+/// two neighbours, each costing 1 (over chars).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            let at = i * width + j;
+            d[at] = if i == 0 {
+                j
+            } else if j == 0 {
+                i
+            } else {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut best = (d[at - width] + 1)
+                    .min(d[at - 1] + 1)
+                    .min(d[at - width - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    best = best.min(d[at - 2 * width - 2] + 1);
+                }
+                best
+            };
+        }
+    }
+    d[a.len() * width + b.len()]
 }
 
 /// 1-based file lines of each item. A block item (`- item`, optionally quoted) is looked
@@ -275,7 +382,7 @@ fn parse_target(raw: &str) -> Result<Target, Refusal> {
         None => (text, None),
     };
     check_path(path)?;
-    let is_glob = path.contains(['*', '?', '[']);
+    let is_glob = has_glob_chars(path);
     let is_folder = path.ends_with('/');
     let Some(selectors) = selectors else {
         return Ok(if is_glob {
@@ -286,7 +393,9 @@ fn parse_target(raw: &str) -> Result<Target, Refusal> {
             Target::Path(path.to_owned())
         });
     };
-    if is_glob || is_folder {
+    // A path with glob characters may still name one file (`app/[slug]/page.tsx`): lint
+    // refuses the selectors when no such file exists at the tip.
+    if is_folder {
         return Err((
             format!("`{text}` puts selectors on a glob or folder"),
             "selectors name units of one file: write `path/to/file.py#name`, or drop the `#...` part",
@@ -323,6 +432,32 @@ fn parse_selectors(text: &str, list: &str) -> Result<Vec<Selector>, Refusal> {
         selectors.push(selector);
     }
     Ok(selectors)
+}
+
+/// Whether a path holds a glob character (`*`, `?`, `[`).
+pub fn has_glob_chars(path: &str) -> bool {
+    path.contains(['*', '?', '['])
+}
+
+/// The pattern a bare glob entry matches with: as written, with `**` after a trailing `/`
+/// (a glob of folders covers every file under them).
+pub fn glob_pattern(glob: &str) -> String {
+    if glob.ends_with('/') {
+        format!("{glob}**")
+    } else {
+        glob.to_owned()
+    }
+}
+
+/// Compiles a bare glob entry exactly as lint matches it (`*` and `?` stay inside one
+/// folder, `**` crosses them): lint refuses an entry this rejects (unless its path exists
+/// literally at the tip), so `drift::PathPattern::matcher` never meets a bad glob.
+pub fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, String> {
+    globset::GlobBuilder::new(&glob_pattern(glob))
+        .literal_separator(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+        .map_err(|err| err.kind().to_string())
 }
 
 /// A repository-relative path that stays inside the repository.
@@ -424,7 +559,7 @@ mod tests {
         let err = parse(text).expect_err("the spec must be refused");
         assert_eq!(err.file, ".spec/auth/login/spec.md");
         assert!(!err.repair.is_empty());
-        (err.line, err.message)
+        (err.line.expect("a parse refusal names a line"), err.message)
     }
 
     #[test]
@@ -503,7 +638,6 @@ mod tests {
                 4,
                 "two selector entries",
             ),
-            ("---\ncode:\n  - src/*.py#f\n---\n", 3, "glob or folder"),
             ("---\ncode:\n  - src/#f\n---\n", 3, "glob or folder"),
             ("---\ncode:\n  - a.py#\n---\n", 3, "empty selector"),
             ("---\ncode:\n  - a.py#f,,g\n---\n", 3, "empty selector"),
@@ -546,7 +680,109 @@ mod tests {
     fn non_utf8_names_the_line_of_the_bad_byte() {
         let err = parse_spec(&NodeId("n".to_owned()), b"---\ncode:\n  - a\xff.py\n---\n")
             .expect_err("not UTF-8");
-        assert_eq!(err.line, 3);
+        assert_eq!(err.line, Some(3));
+    }
+
+    #[test]
+    fn case_variants_and_near_misses_of_the_keys_are_refused() {
+        let cases = [
+            (
+                "---\nCode:\n  - a.py\n---\n",
+                2,
+                "`Code` is a case variant of `code`",
+            ),
+            ("---\nCODE: [a.py]\n---\n", 2, "case variant of `code`"),
+            (
+                "---\ntitle: x\ncodes:\n  - a.py\n---\n",
+                3,
+                "`codes` is a near-miss of `code`",
+            ),
+            ("---\ncdoe:\n  - a.py\n---\n", 2, "near-miss of `code`"),
+            (
+                "---\ncode: [a.py]\nrelate:\n  - b.py\n---\n",
+                3,
+                "near-miss of `related`",
+            ),
+            (
+                "---\nRelated: [b.py]\n---\n",
+                2,
+                "case variant of `related`",
+            ),
+            ("---\n\"Code\": [a.py]\n---\n", 2, "case variant"),
+            ("---\nrleated: ~\n---\n", 2, "near-miss of `related`"),
+        ];
+        for (text, line, needle) in cases {
+            let err = parse(text).expect_err("a mistyped key must be refused");
+            assert_eq!(err.line, Some(line), "{text:?}: {err}");
+            assert!(err.message.contains(needle), "{text:?}: {err}");
+            assert!(err.repair.contains(":` (lower case)"), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn keys_two_edits_away_stay_prose() {
+        for text in [
+            "---\ntitle: x\ncreated: 2024-01-01\nowner: me\n---\n",
+            "---\ncode: [a.py]\ndate: x\nrole: y\n---\n",
+        ] {
+            parse(text).expect("other keys are prose");
+        }
+        assert_eq!(edit_distance("cdoe", "code"), 1);
+        assert_eq!(edit_distance("created", "related"), 2);
+        assert_eq!(edit_distance("", "code"), 4);
+    }
+
+    #[test]
+    fn a_null_or_empty_list_reads_as_no_entries() {
+        for text in ["---\ncode:\n---\n", "---\ncode: []\nrelated: ~\n---\n"] {
+            assert!(parse(text).expect("valid").entries.is_empty(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_path_with_glob_characters_may_carry_selectors() {
+        let node = parse("---\ncode:\n  - app/[slug]/page.tsx#Page\n  - app/[id]/x.ts\n---\n")
+            .expect("lint decides whether the path exists");
+        assert!(
+            matches!(&node.entries[0].target, Target::Scoped { path, .. } if path == "app/[slug]/page.tsx")
+        );
+        assert_eq!(
+            node.entries[1].target,
+            Target::Glob("app/[id]/x.ts".to_owned())
+        );
+        let (line, message) = refusal("---\ncode:\n  - app/[slug]/#Page\n---\n");
+        assert_eq!(line, 3);
+        assert!(message.contains("glob or folder"), "{message}");
+    }
+
+    #[test]
+    fn globs_compile_as_lint_matches_them() {
+        let star = compile_glob("src/*.py").expect("valid glob");
+        assert!(star.is_match("src/a.py"));
+        assert!(!star.is_match("src/x/a.py"), "`*` stays inside one folder");
+        let deep = compile_glob("src/**/*.py").expect("valid glob");
+        assert!(deep.is_match("src/x/y/a.py"));
+        let folders = compile_glob("src/*/").expect("valid glob");
+        assert!(
+            folders.is_match("src/x/y/a.py"),
+            "a glob of folders covers their files"
+        );
+        assert!(!folders.is_match("src/a.py"));
+        for bad in ["src/[z-a].py", "src/a[b.py", "src/{a,b"] {
+            let err = compile_glob(bad).expect_err("a glob that does not compile");
+            assert!(!err.is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn errors_without_a_line_name_only_the_path() {
+        let err = SpecError {
+            file: ".spec/x".to_owned(),
+            line: None,
+            message: "m".to_owned(),
+            repair: "r".to_owned(),
+        };
+        assert_eq!(err.to_string(), ".spec/x: m; repair: r");
     }
 
     #[test]

@@ -38,7 +38,8 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     Ok(status_of(&report))
 }
 
-/// Runs lint; a spec keel refuses to read becomes a usage error naming file and line.
+/// Runs lint; a spec or `keel.toml` keel refuses to read becomes a usage error naming
+/// file and line.
 pub(crate) fn lint_or_refuse(db: &KeelDatabase) -> Result<LintReport, CommandError> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     lint_on_threads(db, threads).map_err(|err| match err {
@@ -52,6 +53,7 @@ pub(crate) fn lint_or_refuse(db: &KeelDatabase) -> Result<LintReport, CommandErr
                 )),
             }
         }
+        LintError::Settings(err) => CommandError(err.to_string()),
         LintError::Object(err) => {
             CommandError(format!("{err}; repair: run `git fsck` on the repository"))
         }

@@ -15,6 +15,7 @@
 
 mod changes;
 mod classic;
+pub mod combined;
 mod compact;
 mod equal;
 mod histogram;
@@ -81,6 +82,13 @@ pub enum HunkSet {
 /// True when git would treat these bytes as binary (a NUL byte anywhere).
 pub fn is_binary(bytes: &[u8]) -> bool {
     bytes.contains(&0)
+}
+
+/// How many lines a text has (a last line without a newline counts).
+pub fn line_count(bytes: &[u8]) -> u32 {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let partial = usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    u32::try_from(newlines + partial).unwrap_or(u32::MAX)
 }
 
 /// Diffs two images with keel's pinned semantics.

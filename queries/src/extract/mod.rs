@@ -4,12 +4,20 @@
 //! Owns: the extension → language registry, the unit vocabulary (qualified names, kinds,
 //! 1-based inclusive line ranges), and the tree-sitter walks for Python and
 //! TypeScript/TSX/JavaScript.
+//! `reuse` adds incremental reparsing as a speed hint whose answers equal [`extract_as`]'s.
 //! Does not own: memoization (the `units` query in `images` keys it per image), selector
 //! resolution (`anchors`), or any IO — these functions are importable without a database.
 
 mod python;
+mod reuse;
 mod syntax;
 mod typescript;
+
+pub use reuse::{
+    EditScript, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, extract_reusing,
+    thread_parse_counts,
+};
+use tree_sitter::Tree;
 
 /// A language with a designated extractor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,6 +50,31 @@ impl Language {
             Self::TypeScript => "typescript-ts@1",
             Self::Tsx => "tsx-ts@1",
         }
+    }
+
+    /// The tree-sitter grammar and its name in messages.
+    fn grammar(self) -> (tree_sitter::Language, &'static str) {
+        match self {
+            Self::Python => python::grammar(),
+            Self::TypeScript => typescript::grammar(typescript::Dialect::TypeScript),
+            Self::Tsx => typescript::grammar(typescript::Dialect::Tsx),
+        }
+    }
+
+    /// A parser for this language; a grammar that cannot load is
+    /// [`ExtractError::Unavailable`].
+    fn parser(self) -> Result<tree_sitter::Parser, ExtractError> {
+        let (grammar, grammar_name) = self.grammar();
+        syntax::parser_for(&grammar, grammar_name)
+    }
+
+    /// The units of a tree of `source`; a tree with an error is unparseable.
+    fn units(self, tree: &Tree, source: &str) -> Result<Vec<Unit>, ExtractError> {
+        syntax::check(tree)?;
+        Ok(match self {
+            Self::Python => python::walk(tree, source),
+            Self::TypeScript | Self::Tsx => typescript::walk(tree, source),
+        })
     }
 }
 
@@ -91,13 +124,13 @@ pub fn extract(content: &[u8], filename: &str) -> Option<Result<Vec<Unit>, Extra
     Some(extract_as(language, content))
 }
 
-/// Extracts with a known language.
+/// Extracts with a known language, parsing from scratch: the reference answer every
+/// incremental parse ([`ParseCache`]) must equal.
 pub fn extract_as(language: Language, content: &[u8]) -> Result<Vec<Unit>, ExtractError> {
-    match language {
-        Language::Python => python::extract(content),
-        Language::TypeScript => typescript::extract(content, typescript::Dialect::TypeScript),
-        Language::Tsx => typescript::extract(content, typescript::Dialect::Tsx),
-    }
+    let source = syntax::as_text(content)?;
+    let mut parser = language.parser()?;
+    let tree = syntax::run(&mut parser, content, None, language.grammar().1)?;
+    language.units(&tree, source)
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@
 //! beyond declarations — lambdas, assignments, imports and dynamically attached callables
 //! are not units.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use super::syntax::{self, Collector, Declaration, Lines, Role};
-use super::{ExtractError, Unit, UnitKind};
+use super::{Unit, UnitKind};
 
 /// Accessor bits of a Python property (`Role::Accessor`).
 const PROPERTY: u8 = 1;
@@ -18,9 +18,14 @@ const GETTER: u8 = 2;
 const SETTER: u8 = 4;
 const DELETER: u8 = 8;
 
-pub(super) fn extract(content: &[u8]) -> Result<Vec<Unit>, ExtractError> {
-    let (tree, source) = syntax::parse(content, &tree_sitter_python::LANGUAGE.into(), "Python")?;
-    Ok(Walk::new(source).run(tree.root_node()))
+/// The Python grammar and its name in messages.
+pub(super) fn grammar() -> (tree_sitter::Language, &'static str) {
+    (tree_sitter_python::LANGUAGE.into(), "Python")
+}
+
+/// The units of an error-free tree of `source`.
+pub(super) fn walk(tree: &Tree, source: &str) -> Vec<Unit> {
+    Walk::new(source).run(tree.root_node())
 }
 
 /// What lexically encloses a declaration.
@@ -233,7 +238,12 @@ fn is_transparent(kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::{ExtractError, Language, extract_as};
     use UnitKind::{Class, Function, Method};
+
+    fn extract(content: &[u8]) -> Result<Vec<Unit>, ExtractError> {
+        extract_as(Language::Python, content)
+    }
 
     type Row = (String, UnitKind, u32, u32);
 

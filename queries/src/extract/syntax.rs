@@ -1,5 +1,5 @@
 //! The grammar-independent half of both extractors: the UTF-8 check, running a tree-sitter
-//! grammar and locating the first syntax error, node → line arithmetic, and the collector
+//! grammar (from scratch or over an edited old tree) and locating the first syntax error, node → line arithmetic, and the collector
 //! that merges declarations the language treats as one symbol (overloads, accessors) into
 //! one unit.
 //!
@@ -12,34 +12,46 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::{ExtractError, Unit, UnitKind};
 
-/// Parses `content` with `grammar`. Returns the tree, only when it is free of errors, and
-/// the content as text.
-pub(super) fn parse<'c>(
-    content: &'c [u8],
+/// A parser set to `grammar`; the grammar's failure to load is [`ExtractError::Unavailable`].
+pub(super) fn parser_for(
     grammar: &tree_sitter::Language,
     grammar_name: &str,
-) -> Result<(Tree, &'c str), ExtractError> {
-    let source = as_text(content)?;
+) -> Result<Parser, ExtractError> {
     let mut parser = Parser::new();
     parser
         .set_language(grammar)
         .map_err(|error| ExtractError::Unavailable {
             reason: format!("the {grammar_name} grammar cannot be loaded: {error}"),
         })?;
-    let tree = parser
-        .parse(content, None)
+    Ok(parser)
+}
+
+/// Runs `parser` over `content`, reusing `old` (already edited to match `content`) when
+/// given. The tree may hold errors: [`check`] decides.
+pub(super) fn run(
+    parser: &mut Parser,
+    content: &[u8],
+    old: Option<&Tree>,
+    grammar_name: &str,
+) -> Result<Tree, ExtractError> {
+    parser
+        .parse(content, old)
         .ok_or_else(|| ExtractError::Unavailable {
             reason: format!("the {grammar_name} parser returned no tree"),
-        })?;
+        })
+}
+
+/// A tree holding an ERROR or MISSING node is unparseable at the first one.
+pub(super) fn check(tree: &Tree) -> Result<(), ExtractError> {
     let root = tree.root_node();
     if root.has_error() {
         return Err(unparseable_at(first_error(root)));
     }
-    Ok((tree, source))
+    Ok(())
 }
 
 /// Content that is not UTF-8 is unparseable at the line of its first invalid byte.
-fn as_text(content: &[u8]) -> Result<&str, ExtractError> {
+pub(super) fn as_text(content: &[u8]) -> Result<&str, ExtractError> {
     std::str::from_utf8(content).map_err(|error| {
         let valid = &content[..error.valid_up_to()];
         let newlines = valid.iter().filter(|&&byte| byte == b'\n').count();

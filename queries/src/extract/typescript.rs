@@ -9,10 +9,10 @@
 //! grammar an extension uses (`Language`). Expressions are not searched: functions and
 //! classes that are only arguments or values of other expressions are not units.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use super::syntax::{self, Collector, Declaration, Lines, Role};
-use super::{ExtractError, Unit, UnitKind};
+use super::{Unit, UnitKind};
 
 /// Which tree-sitter grammar parses the content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,13 +27,20 @@ pub(super) enum Dialect {
 const GET: u8 = 1;
 const SET: u8 = 2;
 
-pub(super) fn extract(content: &[u8], dialect: Dialect) -> Result<Vec<Unit>, ExtractError> {
-    let (grammar, grammar_name) = match dialect {
-        Dialect::TypeScript => (tree_sitter_typescript::LANGUAGE_TYPESCRIPT, "TypeScript"),
-        Dialect::Tsx => (tree_sitter_typescript::LANGUAGE_TSX, "TSX"),
-    };
-    let (tree, source) = syntax::parse(content, &grammar.into(), grammar_name)?;
-    Ok(Walk::new(source).run(tree.root_node()))
+/// The grammar of a dialect and its name in messages.
+pub(super) fn grammar(dialect: Dialect) -> (tree_sitter::Language, &'static str) {
+    match dialect {
+        Dialect::TypeScript => (
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            "TypeScript",
+        ),
+        Dialect::Tsx => (tree_sitter_typescript::LANGUAGE_TSX.into(), "TSX"),
+    }
+}
+
+/// The units of an error-free tree of `source` (either dialect: the walk is the same).
+pub(super) fn walk(tree: &Tree, source: &str) -> Vec<Unit> {
+    Walk::new(source).run(tree.root_node())
 }
 
 /// What lexically encloses a declaration.
@@ -496,7 +503,16 @@ fn unquote(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::{ExtractError, Language, extract_as};
     use UnitKind::{Class, Enum, Function, Method, TypeOnly, Variable};
+
+    fn extract(content: &[u8], dialect: Dialect) -> Result<Vec<Unit>, ExtractError> {
+        let language = match dialect {
+            Dialect::TypeScript => Language::TypeScript,
+            Dialect::Tsx => Language::Tsx,
+        };
+        extract_as(language, content)
+    }
 
     type Row = (String, UnitKind, u32, u32);
 

@@ -2,16 +2,17 @@
 //! window folded into findings (one error per debt naming its commits and selectors).
 //!
 //! Owns: lint's wording of each finding and its repair. Does not own: what a commit did
-//! to a file (`drift`) or which commits are in a window (`history`).
+//! to a file (`drift`) or which events are in a window (`window`).
 
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, Selector, Side, Verdict, classify};
-use crate::drift::{Anchor, PathPattern, ScopedChange, image_at, scoped_change};
+use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
+use crate::events::image_at;
 use crate::extract::Language;
-use crate::history::{Node, Window, node_version, window};
 use crate::images::units_of;
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::tree::{RepoPath, entry_at};
+use crate::window::{Node, Window, node_base, window};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -35,20 +36,28 @@ impl Share {
     }
 }
 
-/// What each window commit that changed the anchored file did to it, newest first,
-/// restricted to `share` of those commits.
+/// What each window event of the tip file at `path` did to the selectors, one entry per
+/// commit (a lineage that forks meets a commit under two paths: their answers join),
+/// newest first, restricted to `share` of those events.
 pub(super) fn scoped_window<'db>(
     db: &'db dyn Db,
     tip: Commit,
     node: Node<'db>,
-    anchor: Anchor<'db>,
+    path: &str,
+    selectors: &[Selector],
     share: Share,
 ) -> Result<Vec<(Commit, ScopedChange)>, ObjectError> {
-    let mut changes = Vec::new();
-    let commits = window(db, tip, node)?.touching(anchor.path(db));
-    for (position, &commit) in commits.iter().enumerate() {
-        if share.holds(position, commits.len()) {
-            changes.push((commit, scoped_change(db, commit, anchor).clone()?));
+    let mut changes: Vec<(Commit, ScopedChange)> = Vec::new();
+    let events = window(db, tip, node)?.events(path)?;
+    for (position, event) in events.iter().enumerate() {
+        if !share.holds(position, events.len()) {
+            continue;
+        }
+        let anchor = Anchor::new(db, event.path.clone(), selectors.to_vec());
+        let change = scoped_change(db, event.commit, anchor).clone()?;
+        match changes.last_mut() {
+            Some((commit, seen)) if *commit == event.commit => *seen = seen.clone().join(change),
+            _ => changes.push((event.commit, change)),
         }
     }
     Ok(changes)
@@ -90,7 +99,7 @@ impl<'db> NodeJudge<'_, 'db> {
 
     fn version_label(&self) -> Result<String, ObjectError> {
         let node = Node::new(self.db, self.node.id.clone());
-        Ok(node_version(self.db, self.tip, node)?
+        Ok(node_base(self.db, self.tip, node)?
             .map_or_else(|| "(none)".to_owned(), |v| v.id(self.db).short(12)))
     }
 
@@ -135,20 +144,15 @@ impl<'db> NodeJudge<'_, 'db> {
             .map(|s| (s.clone(), classify(units, s)))
             .collect();
         self.integrity(entry, path, &verdicts);
-        let anchor = Anchor::new(db, path.to_owned(), selectors.to_vec());
         let mut hits = Vec::new();
         let mut missed = Vec::new();
-        let mut merges = false;
         let node = Node::new(db, self.node.id.clone());
-        for (commit, change) in scoped_window(db, self.tip, node, anchor, Share::ALL)? {
+        for (commit, change) in scoped_window(db, self.tip, node, path, selectors, Share::ALL)? {
             match change {
                 ScopedChange::Untouched => {}
                 ScopedChange::Missed => missed.push(change_record(db, commit)),
-                ScopedChange::Hit {
-                    hits: selector_hits,
-                    merge,
-                } => {
-                    merges |= merge;
+                ScopedChange::Hit(mut selector_hits) => {
+                    selector_hits.sort_by_key(|h| selectors.iter().position(|s| *s == h.selector));
                     hits.push(HitRecord {
                         commit: commit.id(db).to_string(),
                         subject: subject(db, commit),
@@ -163,7 +167,7 @@ impl<'db> NodeJudge<'_, 'db> {
             }
         }
         if !hits.is_empty() {
-            self.hit_finding(entry, path, selectors, hits, merges)?;
+            self.hit_finding(entry, path, selectors, hits)?;
         }
         if !missed.is_empty()
             && entry.relation == Relation::Code
@@ -191,7 +195,6 @@ impl<'db> NodeJudge<'_, 'db> {
         path: &str,
         selectors: &[Selector],
         hits: Vec<HitRecord>,
-        merges: bool,
     ) -> Result<(), ObjectError> {
         let hit_selectors: Vec<String> = selectors
             .iter()
@@ -212,12 +215,8 @@ impl<'db> NodeJudge<'_, 'db> {
             ),
         };
         if hits.iter().any(|h| h.conservative) {
-            message.push_str(" (conservative hits: an image that does not parse, a binary change");
-            message.push_str(if merges {
-                ", or a merge judged against each parent)"
-            } else {
-                ")"
-            });
+            message
+                .push_str(" (conservative hits: an image that does not parse, or a binary change)");
         }
         let spec = self.node.id.spec_path();
         let node = &self.node.id;
@@ -419,19 +418,59 @@ impl<'db> NodeJudge<'_, 'db> {
         }
         let changed = self
             .window()?
-            .touching(path)
+            .authoring(path)?
             .into_iter()
             .map(|commit| change_record(db, commit))
             .collect();
         self.drift_finding(entry, path, changed)
     }
 
+    /// A folder or glob entry: advisory drift over the files it covers; `dead-path` when
+    /// it covers no file at the tip. A glob whose path exists literally at the tip is that
+    /// path (`app/[slug]/page.tsx`).
     fn path_set(&mut self, entry: &Entry, pattern: PathPattern) -> Result<(), ObjectError> {
         let db = self.db;
+        let pattern = match pattern {
+            PathPattern::Glob(glob) => match super::nodes::literal_at(db, self.tip, &glob)? {
+                Some(e) if e.kind == EntryKind::Tree => {
+                    PathPattern::Folder(glob.trim_end_matches('/').to_owned())
+                }
+                Some(_) => return self.bare_path(entry, &glob),
+                None => PathPattern::Glob(crate::spec::glob_pattern(&glob)),
+            },
+            folder @ PathPattern::Folder(_) => folder,
+        };
         let matches = pattern.matcher();
+        // Only the part of the tree before the first glob character can hold matches.
+        let root = match &pattern {
+            PathPattern::Folder(folder) => folder.as_str(),
+            PathPattern::Glob(glob) => {
+                let literal = &glob[..glob.find(['*', '?', '[']).unwrap_or(glob.len())];
+                literal.rfind('/').map_or("", |slash| &glob[..slash])
+            }
+        };
+        let covered = crate::tree::files_under(db, self.tip.tree(db), root)?;
+        if !covered.iter().any(|(path, _)| matches(path)) {
+            let path = entry.target.path();
+            self.push(
+                entry,
+                Draft {
+                    severity: Self::integrity_severity(entry),
+                    code: "dead-path",
+                    selectors: Vec::new(),
+                    hits: Vec::new(),
+                    message: format!(
+                        "{path} covers no file at the tip (deleted, renamed or mistyped)"
+                    ),
+                    repair: "point the entry at the current folder or pattern, or remove it"
+                        .to_owned(),
+                },
+            );
+            return Ok(());
+        }
         let changed = self
             .window()?
-            .touching_any(|path| matches(path))
+            .authoring_any(|path| matches(path))?
             .into_iter()
             .map(|commit| change_record(db, commit))
             .collect();

@@ -1,27 +1,29 @@
 //! `keel lint` as data: every node's findings at the tip, in declaration order.
 //!
 //! Owns: the entry point [`lint`] and its error. The report types live in `report`,
-//! reading the nodes at the tip in `nodes`, and the per-entry judgement with lint's own
-//! wording in `judge`.
+//! reading the nodes at the tip in `nodes`, reading `keel.toml` at the tip in `settings`,
+//! and the per-entry judgement with lint's own wording in `judge`.
 //! Does not own: rendering or exit codes (`keel`), nor the per-commit judgement (`drift`).
 
 mod judge;
 mod nodes;
 mod report;
+mod settings;
 
 pub use nodes::{spec_node, spec_nodes};
 pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Severity, Summary, Unverified,
 };
+pub use settings::tip_settings;
 
-use crate::drift::{Anchor, image_at};
-use crate::history::Node;
+use crate::events::image_at;
 use crate::images::units_of;
 use crate::spec::Target;
 use crate::tree::RepoPath;
+use crate::window::Node;
 use judge::{NodeJudge, Share, scoped_window};
 use keel_engine::Db;
-use keel_engine::inputs::{Config, Tip};
+use keel_engine::inputs::Tip;
 
 /// Lints the tip.
 pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
@@ -35,12 +37,16 @@ pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
             nodes: Vec::new(),
         });
     };
+    let scoped_miss = tip_settings(db, tip)?
+        .map_err(LintError::Settings)?
+        .lint
+        .scoped_code_miss;
     let nodes = spec_nodes(db, tip)?;
-    let scoped_miss = Config::get(db).settings(db).lint.scoped_code_miss;
     let mut findings = Vec::new();
     let mut unverified = Vec::new();
     let mut anchors = 0;
     for node in &nodes {
+        findings.extend(nodes::empty_node_finding(node));
         let mut judge = NodeJudge {
             db,
             tip,
@@ -125,7 +131,13 @@ pub fn warm_share(db: &dyn Db, index: usize, count: usize) {
             let _ =
                 image_at(db, tip, RepoPath::new(db, path.clone())).map(|image| units_of(db, image));
         }
-        let anchor = Anchor::new(db, path.clone(), selectors.clone());
-        let _ = scoped_window(db, tip, Node::new(db, node.id.clone()), anchor, share);
+        let _ = scoped_window(
+            db,
+            tip,
+            Node::new(db, node.id.clone()),
+            path,
+            selectors,
+            share,
+        );
     }
 }

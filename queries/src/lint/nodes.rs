@@ -1,13 +1,22 @@
 //! The spec nodes at the tip: every `.spec/**/spec.md`, parsed once per image.
 //!
-//! Owns: discovery under `.spec/`, the memoized parse, and the refusals that need the
-//! tip's tree (a selector on a folder). Does not own: the entry grammar (`spec`).
+//! Owns: discovery under `.spec/` (nothing there is skipped silently: `.spec` that is no
+//! folder, a link or submodule where a node folder belongs, a folder directly under
+//! `.spec/` with no `spec.md` anywhere below it, and a `spec.md` that is no regular file
+//! are refused), the memoized parse, the refusals that need the tip's tree (a selector on
+//! a folder or on a glob, a glob that does not compile), whether a glob entry's path
+//! exists literally ([`literal_at`]), and the warning for a node that anchors nothing.
+//! Does not own: the entry grammar (`spec`).
 
-use super::LintError;
+use super::{Finding, LintError, Severity};
 use crate::images::{Image, image_bytes};
-use crate::spec::{NodeId, SPEC_FILE, SPEC_ROOT, SpecError, SpecNode, Target, parse_spec};
-use crate::tree::{RepoPath, entry_at, files_under};
+use crate::spec::{
+    NodeId, SPEC_FILE, SPEC_ROOT, SpecError, SpecNode, Target, compile_glob, has_glob_chars,
+    parse_spec,
+};
+use crate::tree::{PathEntry, RepoPath, TreeId, entry_at, tree_items};
 use keel_engine::Db;
+use keel_engine::Oid;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
 
@@ -15,10 +24,9 @@ use keel_engine::objects::{EntryKind, ObjectError};
 pub fn spec_nodes(db: &dyn Db, tip: Commit) -> Result<Vec<SpecNode>, LintError> {
     let mut nodes = Vec::new();
     let mut errors = Vec::new();
-    for (path, blob) in files_under(db, tip.tree(db), SPEC_ROOT)? {
-        if path.rsplit('/').next() != Some(SPEC_FILE) {
-            continue;
-        }
+    let mut files = Vec::new();
+    spec_files(db, tip.tree(db), &mut files, &mut errors)?;
+    for (path, blob) in files {
         match spec_node(db, Image::new(db, blob, path)).clone() {
             Ok(Ok(node)) => match check_against_tree(db, tip, &node) {
                 Ok(()) => nodes.push(node),
@@ -36,6 +44,144 @@ pub fn spec_nodes(db: &dyn Db, tip: Commit) -> Result<Vec<SpecNode>, LintError> 
     Ok(nodes)
 }
 
+/// Collects the `spec.md` files under `.spec/` of the tree `root` into `files`, and a
+/// refusal for everything discovery would otherwise skip silently into `errors`.
+fn spec_files(
+    db: &dyn Db,
+    root: Oid,
+    files: &mut Vec<(String, Oid)>,
+    errors: &mut Vec<SpecError>,
+) -> Result<(), ObjectError> {
+    let items = tree_items(db, TreeId::new(db, root)).clone()?;
+    let Some(item) = items.iter().find(|item| item.name == SPEC_ROOT) else {
+        return Ok(());
+    };
+    let refuse = |what: &str, repair: &str| SpecError {
+        file: SPEC_ROOT.to_owned(),
+        line: None,
+        message: format!("`{SPEC_ROOT}` is {what}, so no spec node is read"),
+        repair: repair.to_owned(),
+    };
+    let repair =
+        "make `.spec` a folder committed in this repository, holding `.spec/<node-id>/spec.md`";
+    match (item.kind, item.symlink) {
+        (EntryKind::Tree, _) => {
+            walk_spec_folder(db, item.oid, SPEC_ROOT, true, files, errors)?;
+        }
+        (EntryKind::File, true) => errors.push(refuse(
+            "a symbolic link (keel reads the committed tree and follows no links)",
+            repair,
+        )),
+        (EntryKind::File, false) => errors.push(refuse("a file, not a folder", repair)),
+        (EntryKind::Submodule, _) => errors.push(refuse(
+            "a submodule (keel reads only this repository)",
+            repair,
+        )),
+    }
+    Ok(())
+}
+
+/// Walks one folder under `.spec/` (`top`: directly `.spec`); returns how many `spec.md`
+/// entries it holds at any depth (refused ones included, so their folder is not also
+/// reported as empty).
+fn walk_spec_folder(
+    db: &dyn Db,
+    tree: Oid,
+    path: &str,
+    top: bool,
+    files: &mut Vec<(String, Oid)>,
+    errors: &mut Vec<SpecError>,
+) -> Result<usize, ObjectError> {
+    let mut found = 0;
+    let items = tree_items(db, TreeId::new(db, tree)).clone()?;
+    for item in items.iter() {
+        let child = format!("{path}/{}", item.name);
+        let refuse = |what: &str, repair: &str| SpecError {
+            file: child.clone(),
+            line: None,
+            message: format!("`{child}` is {what}"),
+            repair: repair.to_owned(),
+        };
+        if item.name == SPEC_FILE {
+            found += 1;
+            match (item.kind, item.symlink) {
+                (EntryKind::File, false) => files.push((child, item.oid)),
+                (EntryKind::File, true) => errors.push(refuse(
+                    "a symbolic link; keel reads the committed tree and follows no links",
+                    "replace the link with the spec's own text",
+                )),
+                (EntryKind::Tree, _) => errors.push(refuse(
+                    "a folder, not a file",
+                    "a node is the file `.spec/<node-id>/spec.md`: move the folder's contents elsewhere and write the node's spec there",
+                )),
+                (EntryKind::Submodule, _) => errors.push(refuse(
+                    "a submodule, not a file",
+                    "write the node's spec as the file `.spec/<node-id>/spec.md` in this repository",
+                )),
+            }
+            continue;
+        }
+        match (item.kind, item.symlink) {
+            (EntryKind::Tree, _) => {
+                let below = walk_spec_folder(db, item.oid, &child, false, files, errors)?;
+                if top && below == 0 {
+                    errors.push(SpecError {
+                        file: child.clone(),
+                        line: None,
+                        message: format!(
+                            "`{child}` holds no {SPEC_FILE} at any depth, so it is no node and nothing in it is judged"
+                        ),
+                        repair: format!(
+                            "write `{child}/{SPEC_FILE}` (or `{child}/<node>/{SPEC_FILE}`), or move the folder out of `.spec`"
+                        ),
+                    });
+                }
+                found += below;
+            }
+            (EntryKind::File, true) if top => errors.push(refuse(
+                "a symbolic link where a node folder belongs; keel follows no links",
+                "replace the link with the node folder itself, or remove it",
+            )),
+            (EntryKind::Submodule, _) if top => errors.push(refuse(
+                "a submodule where a node folder belongs; keel reads only this repository",
+                "commit the node folder in this repository, or remove the submodule",
+            )),
+            // Any other file is the node's prose or assets.
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// What the tip holds at a bare glob entry's path read literally, if it fits how it was
+/// written (a trailing `/` asks for a folder). A literal path wins over the glob:
+/// `app/[slug]/page.tsx` names that file.
+pub(super) fn literal_at(
+    db: &dyn Db,
+    tip: Commit,
+    glob: &str,
+) -> Result<Option<PathEntry>, ObjectError> {
+    let literal = glob.trim_end_matches('/');
+    let at_tip = entry_at(db, tip, RepoPath::new(db, literal.to_owned()))?;
+    Ok(at_tip.filter(|e| !glob.ends_with('/') || e.kind == EntryKind::Tree))
+}
+
+/// The warning for a node whose frontmatter lists no entry (no keys, `code:` with no
+/// value, empty lists): it anchors nothing, so it would pass clean whatever changes.
+pub(super) fn empty_node_finding(node: &SpecNode) -> Option<Finding> {
+    let spec = node.id.spec_path();
+    node.entries.is_empty().then(|| Finding {
+        node: node.id.0.clone(),
+        severity: Severity::Warning,
+        code: "empty-node",
+        path: spec.clone(),
+        selectors: Vec::new(),
+        hits: Vec::new(),
+        message: format!("{spec} lists no `code:` or `related:` entries, so nothing it describes is checked"),
+        repair: format!("list the files or units the spec describes under `code:` (or `related:`) in {spec}, or delete the node"),
+    })
+}
+
 /// One `spec.md` image parsed, memoized per image.
 #[salsa::tracked(returns(ref))]
 pub fn spec_node<'db>(
@@ -47,7 +193,7 @@ pub fn spec_node<'db>(
     let Some(id) = NodeId::from_spec_path(path) else {
         return Ok(Err(SpecError {
             file: path.clone(),
-            line: 1,
+            line: Some(1),
             message: "spec.md is not inside a node folder".to_owned(),
             repair: "move it to `.spec/<node-id>/spec.md`".to_owned(),
         }));
@@ -55,22 +201,53 @@ pub fn spec_node<'db>(
     Ok(parse_spec(&id, &bytes))
 }
 
-/// Refusals that need the tip's tree: a selector on a path that is a folder.
+/// Refusals that need the tip's tree: a selector on a path that is a folder, or on a
+/// glob (a path with glob characters that names no file at the tip), and a bare glob that
+/// does not compile (unless its path exists literally). After this, every glob lint
+/// matches with compiles.
 fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Result<(), SpecError> {
+    let refuse = |line: u32, message: String, repair: String| SpecError {
+        file: node.id.spec_path(),
+        line: Some(line),
+        message,
+        repair,
+    };
     for entry in &node.entries {
-        let Target::Scoped { path, .. } = &entry.target else {
-            continue;
-        };
-        let at_tip = entry_at(db, tip, RepoPath::new(db, path.clone()))
-            .ok()
-            .flatten();
-        if at_tip.is_some_and(|e| e.kind == EntryKind::Tree) {
-            return Err(SpecError {
-                file: node.id.spec_path(),
-                line: entry.line,
-                message: format!("`{}` puts selectors on a folder", entry.raw.trim()),
-                repair: "selectors name units of one file: write `folder/file.py#name`, or drop the `#...` part".to_owned(),
-            });
+        let raw = entry.raw.trim();
+        // An object read that fails here fails again, and is reported, when lint judges.
+        match &entry.target {
+            Target::Scoped { path, .. } => {
+                let at_tip = entry_at(db, tip, RepoPath::new(db, path.clone()))
+                    .ok()
+                    .flatten();
+                let problem = match at_tip {
+                    Some(e) if e.kind == EntryKind::Tree => Some("a folder"),
+                    None if has_glob_chars(path) => {
+                        Some("a glob (no file of that exact name exists at the tip)")
+                    }
+                    _ => None,
+                };
+                if let Some(problem) = problem {
+                    return Err(refuse(
+                        entry.line,
+                        format!("`{raw}` puts selectors on {problem}"),
+                        "selectors name units of one file: write `folder/file.py#name`, or drop the `#...` part".to_owned(),
+                    ));
+                }
+            }
+            Target::Glob(glob) => {
+                if literal_at(db, tip, glob).ok().flatten().is_some() {
+                    continue;
+                }
+                if let Err(reason) = compile_glob(glob) {
+                    return Err(refuse(
+                        entry.line,
+                        format!("`{raw}` is not a valid glob ({reason}), and no path of that exact name exists at the tip"),
+                        "fix the pattern (`*` and `?` match inside one folder, `**` across folders, `[a-z]` one character of a set with ranges running low to high, `{a,b}` either), or name an existing path".to_owned(),
+                    ));
+                }
+            }
+            Target::Path(_) | Target::Folder(_) => {}
         }
     }
     Ok(())

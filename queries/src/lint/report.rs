@@ -6,6 +6,7 @@
 use crate::anchors::Side;
 use crate::spec::SpecError;
 use keel_engine::objects::ObjectError;
+use keel_engine::settings::SettingsError;
 use serde::Serialize;
 
 /// The whole lint answer at the tip.
@@ -88,6 +89,8 @@ impl LintReport {
 pub enum LintError {
     /// Specs keel refuses to read (sorted by file and line).
     Specs(Vec<SpecError>),
+    /// The judged commit's `keel.toml` does not fit the schema, or is no regular file.
+    Settings(SettingsError),
     /// The repository's objects could not be read.
     Object(ObjectError),
 }

@@ -289,7 +289,7 @@ fn positive_control() {
 
 /// Starts a merge of `branch` into the checked-out branch, leaving it for the next commit
 /// to conclude (so the commit gets the caller's date).
-fn start_merge(repo: &FixtureRepo, branch: &str) {
+pub(crate) fn start_merge(repo: &FixtureRepo, branch: &str) {
     repo.git(&[
         "merge",
         "-q",

@@ -80,10 +80,7 @@ fn relint_without_change_executes_nothing_expensive() {
     let first = lint(&db).expect("lints");
     db.take_executed_queries();
     let changes = db.apply_changes(&[ChangeEvent::Rescan]).expect("rescan");
-    assert!(
-        !changes.tip_moved && !changes.settings_changed,
-        "nothing moved"
-    );
+    assert!(!changes.tip_moved, "nothing moved");
     assert_eq!(lint(&db).expect("lints"), first);
     assert!(
         db.take_executed_queries().is_empty(),
@@ -92,25 +89,29 @@ fn relint_without_change_executes_nothing_expensive() {
 }
 
 #[test]
-fn a_settings_change_reparses_no_image() {
+fn a_settings_commit_reparses_no_image() {
     let mut repo = repo();
     build_demo(&mut repo).expect("demo builds");
     let mut db = KeelDatabase::open(repo.path()).expect("opens");
     let before = lint(&db).expect("lints");
     db.take_executed_queries();
-    repo.write("keel.toml", "[lint]\nscoped_code_miss = \"ignore\"\n")
-        .expect("writable");
+    commit(
+        &mut repo,
+        &[("keel.toml", "[lint]\nscoped_code_miss = \"ignore\"\n")],
+        "Ignore scoped misses",
+    );
     let changes = db
-        .apply_changes(&[ChangeEvent::SettingsChanged])
-        .expect("settings re-read");
-    assert!(changes.settings_changed);
+        .apply_changes(&[ChangeEvent::TipMoved])
+        .expect("tip re-read");
+    assert!(changes.tip_moved, "settings come from the tip's tree");
     let after = lint(&db).expect("lints");
     let run = db.take_executed_queries();
     assert_eq!(count(&run, "image_units"), 0, "{run:?}");
     assert_eq!(count(&run, "image_hunks"), 0);
+    assert_eq!(count(&run, "settings_image"), 1, "{run:?}");
     assert_eq!(
-        before, after,
-        "the demo has no scoped miss, so the answer is unchanged"
+        before.findings, after.findings,
+        "the demo has no scoped miss, so the findings are unchanged"
     );
 }
 

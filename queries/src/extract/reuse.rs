@@ -1,0 +1,373 @@
+//! Incremental reparsing: a hint that makes parsing the next image of a file cheaper and
+//! never changes what is extracted from it.
+//!
+//! Owns: [`ParseCache`] — the most recently parsed error-free trees, at most one per
+//! (language, lineage), each with the exact bytes it was parsed from, and one parser per
+//! language — the description of an old-bytes → new-bytes change as tree-sitter
+//! `InputEdit`s ([`EditScript`]), and the per-thread cache behind [`extract_reusing`], which
+//! `images::image_units` calls. A lineage is a name the caller gives to a succession of
+//! versions of one file (`image_units` uses the path).
+//! Does not own: what a unit is (the language walks), the reference full parse
+//! ([`super::extract_as`]), nor memoization (salsa keys units per image).
+//!
+//! ### Why the cache cannot change an answer
+//! It is a hint, like an object cache: it decides how much work a parse does, never what
+//! it yields, so which image a thread happened to parse before (call order, thread count)
+//! changes only the time.
+//! - A cached tree is kept together with the bytes it is the parse of, and the edits are
+//!   computed from THOSE bytes to the new ones — never from ids, paths or diffs of other
+//!   images — so they describe the change exactly. Edits are line-aligned; their
+//!   positions count rows at `\n` only and columns in bytes, as tree-sitter does, so `\r`
+//!   and multibyte characters sit inside columns like any other byte. tree-sitter's
+//!   contract for `parse(new, Some(edited_old))` is the tree of `new`; it only reuses the
+//!   old subtrees the edits leave untouched.
+//! - Where that contract is known to be weakest — error recovery, whose result can depend
+//!   on the reused tree — nothing is reused: only error-free trees become hints, and an
+//!   incremental result holding any error is dropped and the content parsed from scratch,
+//!   so every `Unparseable` answer (line and reason) comes from a full parse.
+//! - The walks read only node kinds, fields, byte ranges and rows, which equal trees share.
+//! - `tests/it/reparse.rs` checks incremental == full on every consecutive pair of
+//!   randomized Python and TypeScript histories, in both directions; `parse-bench` checks
+//!   it over real histories.
+//!
+//! ### Bounds
+//! At most [`MAX_HINTS`] trees per thread, whose sources total at most [`MAX_HINT_BYTES`];
+//! a larger source is parsed but never kept. A tree costs roughly ten to twenty times its
+//! source, so a thread holds a few tens of MB at worst.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tree_sitter::{InputEdit, Parser, Point, Tree};
+
+use super::{ExtractError, Language, Unit, syntax};
+use crate::diff::line_hunks;
+
+/// Trees kept per cache (per thread for [`extract_reusing`]).
+pub const MAX_HINTS: usize = 4;
+
+/// Total source bytes of the trees kept per cache.
+pub const MAX_HINT_BYTES: usize = 2 << 20;
+
+/// How the change from a cached source to the new content is told to tree-sitter. Both
+/// are exact; they differ only in how much of the old tree the parser may reuse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EditScript {
+    /// One edit from the first to the last changed line (common prefix and suffix,
+    /// widened to whole lines): everything between them is reparsed.
+    CommonEnds,
+    /// One edit per hunk of keel's line diff, so unchanged lines between hunks are
+    /// reused too.
+    #[default]
+    LineHunks,
+}
+
+/// How many parses a cache did, by kind. For tests and benches: proves the hint is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ParseCounts {
+    /// Parses from scratch (first versions, other lineages, and retries).
+    pub full: u64,
+    /// Parses that reused an edited old tree (retried ones included).
+    pub incremental: u64,
+    /// Incremental results that held an error and were parsed again from scratch.
+    pub retried: u64,
+}
+
+/// A tree and the exact bytes it is the (error-free) parse of.
+struct Hint {
+    language: Language,
+    lineage: String,
+    source: Arc<[u8]>,
+    tree: Tree,
+}
+
+/// Recently parsed trees to reparse from, and a parser per language. See the module doc
+/// for why using it never changes an answer.
+pub struct ParseCache {
+    /// Least recently used first.
+    hints: VecDeque<Hint>,
+    parsers: Vec<(Language, Parser)>,
+    script: EditScript,
+    counts: ParseCounts,
+}
+
+impl Default for ParseCache {
+    fn default() -> Self {
+        Self::new(EditScript::default())
+    }
+}
+
+impl ParseCache {
+    /// An empty cache describing changes with `script`.
+    pub fn new(script: EditScript) -> Self {
+        Self {
+            hints: VecDeque::new(),
+            parsers: Vec::new(),
+            script,
+            counts: ParseCounts::default(),
+        }
+    }
+
+    /// The parses done so far.
+    pub fn counts(&self) -> ParseCounts {
+        self.counts
+    }
+
+    /// Extracts the units of `content`, a version of `lineage` in `language`. Equals
+    /// [`super::extract_as`]`(language, content)` whatever was parsed before.
+    pub fn extract(
+        &mut self,
+        language: Language,
+        lineage: &str,
+        content: &Arc<[u8]>,
+    ) -> Result<Vec<Unit>, ExtractError> {
+        // The same checks in the same order as `extract_as`, so errors are the same.
+        let source = syntax::as_text(content)?;
+        let (_, grammar_name) = language.grammar();
+        let hint = self
+            .hints
+            .iter()
+            .position(|hint| hint.language == language && hint.lineage == lineage);
+        let edited = hint.map(|index| {
+            let hint = &self.hints[index];
+            let mut tree = hint.tree.clone();
+            for edit in edits(&hint.source, content, self.script) {
+                tree.edit(&edit);
+            }
+            tree
+        });
+        let parser = parser_in(&mut self.parsers, language)?;
+        let mut tree = syntax::run(parser, content, edited.as_ref(), grammar_name)?;
+        if edited.is_some() {
+            self.counts.incremental += 1;
+            if tree.root_node().has_error() {
+                self.counts.retried += 1;
+                self.counts.full += 1;
+                tree = syntax::run(parser, content, None, grammar_name)?;
+            }
+        } else {
+            self.counts.full += 1;
+        }
+        let units = language.units(&tree, source);
+        if units.is_ok() {
+            self.keep(Hint {
+                language,
+                lineage: lineage.to_owned(),
+                source: Arc::clone(content),
+                tree,
+            });
+        }
+        units
+    }
+
+    /// Keeps `hint` as its lineage's tree (replacing the older one), evicting the least
+    /// recently used beyond the bounds.
+    fn keep(&mut self, hint: Hint) {
+        self.hints
+            .retain(|old| !(old.language == hint.language && old.lineage == hint.lineage));
+        if hint.source.len() > MAX_HINT_BYTES {
+            return;
+        }
+        self.hints.push_back(hint);
+        let mut bytes: usize = self.hints.iter().map(|hint| hint.source.len()).sum();
+        while self.hints.len() > MAX_HINTS || bytes > MAX_HINT_BYTES {
+            let Some(evicted) = self.hints.pop_front() else {
+                break;
+            };
+            bytes -= evicted.source.len();
+        }
+    }
+}
+
+/// The language's parser in `parsers`, made on first use.
+fn parser_in(
+    parsers: &mut Vec<(Language, Parser)>,
+    language: Language,
+) -> Result<&mut Parser, ExtractError> {
+    let index = match parsers.iter().position(|(known, _)| *known == language) {
+        Some(index) => index,
+        None => {
+            parsers.push((language, language.parser()?));
+            parsers.len() - 1
+        }
+    };
+    Ok(&mut parsers[index].1)
+}
+
+thread_local! {
+    static THREAD_CACHE: RefCell<ParseCache> = RefCell::default();
+}
+
+/// [`ParseCache::extract`] with this thread's cache: what `image_units` parses with. Falls
+/// back to a full parse if the cache is unreachable (thread teardown, re-entry).
+pub fn extract_reusing(
+    language: Language,
+    lineage: &str,
+    content: &Arc<[u8]>,
+) -> Result<Vec<Unit>, ExtractError> {
+    THREAD_CACHE
+        .try_with(|cache| {
+            cache
+                .try_borrow_mut()
+                .ok()
+                .map(|mut cache| cache.extract(language, lineage, content))
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| super::extract_as(language, content))
+}
+
+/// The parses this thread's [`extract_reusing`] cache has done.
+pub fn thread_parse_counts() -> ParseCounts {
+    THREAD_CACHE
+        .try_with(|cache| cache.try_borrow().map(|cache| cache.counts()).ok())
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// The edits that turn `old` into `new`, in the order to apply them (last in the file
+/// first, so each edit's positions are still those of `old`).
+fn edits(old: &[u8], new: &[u8], script: EditScript) -> Vec<InputEdit> {
+    let changes = match script {
+        EditScript::CommonEnds => common_ends(old, new).into_iter().collect(),
+        EditScript::LineHunks => hunk_changes(old, new),
+    };
+    let mut rows = Rows::default();
+    let mut edits: Vec<InputEdit> = changes
+        .into_iter()
+        .map(|change| {
+            let start_position = rows.at(old, change.start);
+            let old_end_position = advance(start_position, &old[change.start..change.old_end]);
+            let new_end_position = advance(start_position, &new[change.new_start..change.new_end]);
+            InputEdit {
+                start_byte: change.start,
+                old_end_byte: change.old_end,
+                new_end_byte: change.start + (change.new_end - change.new_start),
+                start_position,
+                old_end_position,
+                new_end_position,
+            }
+        })
+        .collect();
+    edits.reverse();
+    edits
+}
+
+/// `old[start..old_end]` became `new[new_start..new_end]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Change {
+    start: usize,
+    old_end: usize,
+    new_start: usize,
+    new_end: usize,
+}
+
+/// One change spanning every differing byte, widened to whole lines: its start follows a
+/// `\n` (or is 0) and what follows its end is a common suffix starting after a `\n` (or
+/// empty). `None` when the contents are equal.
+fn common_ends(old: &[u8], new: &[u8]) -> Option<Change> {
+    let same = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    if same == old.len() && same == new.len() {
+        return None;
+    }
+    let start = line_start_at_or_before(old, same);
+    let room = old.len().min(new.len()) - start;
+    let tail = old[start..]
+        .iter()
+        .rev()
+        .zip(new[start..].iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // The common suffix, shortened to begin just after its first `\n` (the same byte in
+    // both, so the remaining suffix starts a line on both sides).
+    let suffix = &old[old.len() - tail..];
+    let tail = suffix
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .map_or(0, |newline| tail - newline - 1);
+    Some(Change {
+        start,
+        old_end: old.len() - tail,
+        new_start: start,
+        new_end: new.len() - tail,
+    })
+}
+
+/// The offset of the start of the line holding `offset` (just after the previous `\n`).
+fn line_start_at_or_before(text: &[u8], offset: usize) -> usize {
+    text[..offset]
+        .iter()
+        .rposition(|&byte| byte == b'\n')
+        .map_or(0, |newline| newline + 1)
+}
+
+/// One change per hunk of keel's line diff, in file order.
+fn hunk_changes(old: &[u8], new: &[u8]) -> Vec<Change> {
+    let (old_lines, new_lines) = (line_starts(old), line_starts(new));
+    // Hunk lines lie within 0..=line count and `line_starts` holds one more entry than
+    // there are lines (the end), so the lookup hits; the fallback (the end) is not taken.
+    let offset = |starts: &[usize], end: usize, line: u32| {
+        usize::try_from(line)
+            .ok()
+            .and_then(|line| starts.get(line).copied())
+            .unwrap_or(end)
+    };
+    line_hunks(old, new)
+        .into_iter()
+        .map(|hunk| Change {
+            start: offset(&old_lines, old.len(), hunk.before.start),
+            old_end: offset(&old_lines, old.len(), hunk.before.end),
+            new_start: offset(&new_lines, new.len(), hunk.after.start),
+            new_end: offset(&new_lines, new.len(), hunk.after.end),
+        })
+        .collect()
+}
+
+/// The offset where each line starts, as keel's diff splits lines (after each `\n`; a
+/// last line without one is a line), then the length.
+fn line_starts(text: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(
+        text.iter()
+            .enumerate()
+            .filter(|&(_, &byte)| byte == b'\n')
+            .map(|(index, _)| index + 1)
+            .filter(|&start| start < text.len()),
+    );
+    starts.push(text.len());
+    starts
+}
+
+/// Converts increasing byte offsets of one text to tree-sitter points in one pass.
+#[derive(Default)]
+struct Rows {
+    offset: usize,
+    point: Point,
+}
+
+impl Rows {
+    /// The point of `offset` (not before the previous one asked).
+    fn at(&mut self, text: &[u8], offset: usize) -> Point {
+        self.point = advance(self.point, &text[self.offset..offset]);
+        self.offset = offset;
+        self.point
+    }
+}
+
+/// Where a text ends that starts at `start`: rows advance at `\n` only, columns count
+/// bytes (tree-sitter's `Point`), so `\r` and multibyte characters are ordinary bytes.
+fn advance(start: Point, text: &[u8]) -> Point {
+    match text.iter().rposition(|&byte| byte == b'\n') {
+        Some(last) => Point {
+            row: start.row + text.iter().filter(|&&byte| byte == b'\n').count(),
+            column: text.len() - last - 1,
+        },
+        None => Point {
+            row: start.row,
+            column: start.column + text.len(),
+        },
+    }
+}

@@ -1,0 +1,148 @@
+//! Lineages: which historical (commit, path) events belong to a file at the tip.
+//!
+//! Owns: the seed's rename projection. An event is a commit that authored a change at a
+//! path (a rename is ONE event at its target that keeps both paths). It projects to the
+//! tip through the renames of its path, each judged three ways against the event: a
+//! rename before the event means the old path was reused (ignored); the event before a
+//! rename moves its lineage to the target (the nearest such renames); a rename on an
+//! incomparable branch keeps the event's path AND follows the target, so one lineage can
+//! fork across current paths. A deletion moves nothing: a path deleted and created again
+//! keeps its events. The lineage of a tip path is every event whose projection reaches it.
+//! Memoized per (tip, path); answers are lookups in the tip index plus ancestry checks of
+//! the few rename commits involved.
+//! Does not own: which events a node's window holds (`window`), nor what an event did to
+//! lines (`drift`).
+
+use crate::history::{
+    Order, TipIndex, ancestry, authored_rename_source, authored_rename_target, change_at, order,
+    tip_index,
+};
+use crate::tree::RepoPath;
+use keel_engine::Db;
+use keel_engine::inputs::Commit;
+use keel_engine::objects::ObjectError;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// One historical event: `commit` authored a change at `path` (its result-side path).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Event {
+    pub commit: Commit,
+    pub path: String,
+}
+
+/// The events of the tip file at `path`, newest first in walk order.
+#[salsa::tracked(returns(ref))]
+pub fn lineage<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    path: RepoPath<'db>,
+) -> Result<Vec<Event>, ObjectError> {
+    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let target = path.text(db).clone();
+    let mut projector = Projector {
+        db,
+        tip,
+        index,
+        renames_from: FxHashMap::default(),
+    };
+    let mut events = Vec::new();
+    let mut pending = vec![target.clone()];
+    let mut seen = FxHashSet::from_iter([target.clone()]);
+    while let Some(path) = pending.pop() {
+        for &commit in index.changed(&path) {
+            let Some(change) = change_at(db, commit, &path)? else {
+                continue;
+            };
+            if change.new.is_none() && authored_rename_target(db, commit, &path)?.is_some() {
+                continue;
+            }
+            if change.old.is_none()
+                && let Some(source) = authored_rename_source(db, commit, &path)?
+                && seen.insert(source.clone())
+            {
+                pending.push(source);
+            }
+            let mut visiting = FxHashSet::default();
+            if projector.reaches(commit, &path, &target, &mut visiting)? {
+                events.push(Event {
+                    commit,
+                    path: path.clone(),
+                });
+            }
+        }
+    }
+    events.sort_by_key(|event| (index.position(event.commit), event.path.clone()));
+    events.dedup();
+    Ok(events)
+}
+
+/// Projects events through the renames of one tip's history.
+struct Projector<'a, 'db> {
+    db: &'db dyn Db,
+    tip: Commit,
+    index: &'a TipIndex,
+    renames_from: FxHashMap<String, Vec<(Commit, String)>>,
+}
+
+impl Projector<'_, '_> {
+    /// The authored renames away from `path` in the tip's history: (commit, target).
+    fn renames_from(&mut self, path: &str) -> Result<Vec<(Commit, String)>, ObjectError> {
+        if let Some(known) = self.renames_from.get(path) {
+            return Ok(known.clone());
+        }
+        let mut renames = Vec::new();
+        for &commit in self.index.changed(path) {
+            let deleted = change_at(self.db, commit, path)?.is_some_and(|c| c.new.is_none());
+            if deleted && let Some(to) = authored_rename_target(self.db, commit, path)? {
+                renames.push((commit, to));
+            }
+        }
+        self.renames_from.insert(path.to_owned(), renames.clone());
+        Ok(renames)
+    }
+
+    /// Does the event (`commit`, `path`) project to `target` at the tip?
+    fn reaches(
+        &mut self,
+        commit: Commit,
+        path: &str,
+        target: &str,
+        visiting: &mut FxHashSet<(Commit, String)>,
+    ) -> Result<bool, ObjectError> {
+        if !visiting.insert((commit, path.to_owned())) {
+            return Ok(false);
+        }
+        let mut before = Vec::new();
+        let mut parallel = Vec::new();
+        for (rename, to) in self.renames_from(path)? {
+            if rename == commit {
+                continue;
+            }
+            match order(self.db, self.tip, commit, rename) {
+                Order::Before => before.push((rename, to)),
+                Order::Incomparable => parallel.push((rename, to)),
+                Order::After => {}
+            }
+        }
+        let nearest: Vec<(Commit, String)> = before
+            .iter()
+            .filter(|(rename, _)| {
+                let above = ancestry(self.db, *rename);
+                !before
+                    .iter()
+                    .any(|(other, _)| other != rename && above.contains(other))
+            })
+            .cloned()
+            .collect();
+        let keeps_path = nearest.is_empty() || !parallel.is_empty();
+        if keeps_path && path == target {
+            return Ok(true);
+        }
+        for (rename, to) in nearest.into_iter().chain(parallel) {
+            if self.reaches(rename, &to, target, visiting)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
