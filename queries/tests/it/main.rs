@@ -6,7 +6,7 @@
 //! `incremental` proves which queries re-run; `agreement` compares lint with an oracle
 //! built from the git CLI on linear histories, `agreement_history` with an independent
 //! git-CLI oracle on branchy histories (renames, merge-owned lines, spec versions on both
-//! sides of a merge).
+//! sides of a merge); `renames` holds rename pairing to `git diff -M`.
 
 mod agreement;
 mod agreement_history;
@@ -14,4 +14,5 @@ mod drift;
 mod incremental;
 mod no_silent_pass;
 mod positive_control;
+mod renames;
 mod support;
