@@ -93,6 +93,38 @@ impl<'db> NodeJudge<'_, 'db> {
         }
     }
 
+    /// A node whose window reaches past a shallow clone's boundary (or whose base is a
+    /// shallow commit) cannot be judged: its history is unknown. One error, and every
+    /// anchor of the node listed as unverified, so the run cannot pass.
+    pub(super) fn shallow_history(&mut self) -> Result<(), ObjectError> {
+        let window = self.window()?;
+        if !window.truncated {
+            return Ok(());
+        }
+        for entry in &self.node.entries {
+            if let Target::Scoped { path, selectors } = &entry.target {
+                self.unverified.push(Unverified {
+                    node: self.node.id.0.clone(),
+                    path: path.clone(),
+                    selectors: selectors.iter().map(ToString::to_string).collect(),
+                    reason: "shallow clone: the window reaches past the history fetched".to_owned(),
+                });
+            }
+        }
+        let spec = self.node.id.spec_path();
+        self.findings.push(Finding {
+            node: self.node.id.0.clone(),
+            severity: Severity::Error,
+            code: "shallow-history",
+            path: spec,
+            selectors: Vec::new(),
+            hits: Vec::new(),
+            message: "the commits since the spec's last version reach past this shallow clone's boundary, so drift cannot be judged; the node's anchors are unverified".to_owned(),
+            repair: "fetch the whole history: `git fetch --unshallow` (in CI, `fetch-depth: 0` on the checkout step)".to_owned(),
+        });
+        Ok(())
+    }
+
     fn window(&self) -> Result<Window<'db>, ObjectError> {
         window(self.db, self.tip, Node::new(self.db, self.node.id.clone()))
     }

@@ -55,6 +55,7 @@ pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
             findings: &mut findings,
             unverified: &mut unverified,
         };
+        judge.shallow_history()?;
         for entry in &node.entries {
             if let Target::Scoped { selectors, .. } = &entry.target {
                 anchors += selectors.len();

@@ -415,7 +415,7 @@ struct CombinedLine {
 
 impl CombinedLine {
     fn owned_added(&self) -> bool {
-        self.prefix.iter().all(|&c| c == b'+')
+        self.prefix.contains(&b'+')
     }
     fn owned_deleted(&self) -> bool {
         self.prefix.iter().all(|&c| c == b'-')
@@ -683,7 +683,10 @@ impl<'r> Oracle<'r> {
         // be followed; context lines are all-space (never owned) and the dense `--cc` hunk
         // filter keeps every hunk holding an all-parent line at any context, so the owned
         // lines are the same.
-        args.extend(DIFF.iter().map(|&flag| if flag == "-U0" { "-U1" } else { flag }));
+        args.extend(
+            DIFF.iter()
+                .map(|&flag| if flag == "-U0" { "-U1" } else { flag }),
+        );
         args.push(merge);
         let out = self.git(&args);
         let sections = std::rc::Rc::new(parse_combined(&out, n));

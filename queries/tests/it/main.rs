@@ -1,7 +1,8 @@
 //! keel-queries end-to-end tests on repositories built by `keel-fixtures`.
 //!
 //! `positive_control` proves the harness can observe a known hit before any other
-//! comparison means anything; `drift` pins the seed's judgement rules; `no_silent_pass`
+//! comparison means anything; `drift` pins the seed's judgement rules, `history` its rename, merge, ancestry-base and
+//! shallow-clone rules; `no_silent_pass`
 //! pins that odd or empty input gives a finding or a refusal, never a clean pass;
 //! `incremental` proves which queries re-run; `agreement` compares lint with an oracle
 //! built from the git CLI on linear histories, `agreement_history` with an independent
@@ -11,6 +12,7 @@
 mod agreement;
 mod agreement_history;
 mod drift;
+mod history;
 mod incremental;
 mod no_silent_pass;
 mod positive_control;

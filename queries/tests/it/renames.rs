@@ -76,7 +76,10 @@ fn fresh_path(rng: &mut Rng, taken: &[String]) -> String {
             if rng.below(3) == 0 { "x_" } else { "" },
             NAMES[rng.below(NAMES.len())]
         );
-        if !taken.iter().any(|t| *t == path || t.starts_with(&format!("{path}/"))) {
+        if !taken
+            .iter()
+            .any(|t| *t == path || t.starts_with(&format!("{path}/")))
+        {
             return path;
         }
     }
@@ -86,7 +89,8 @@ fn step(rng: &mut Rng, repo: &FixtureRepo) {
     let existing = files(repo);
     for _ in 0..=rng.below(3) {
         let existing = files(repo);
-        let Some(pick) = (!existing.is_empty()).then(|| existing[rng.below(existing.len())].clone())
+        let Some(pick) =
+            (!existing.is_empty()).then(|| existing[rng.below(existing.len())].clone())
         else {
             let path = fresh_path(rng, &existing);
             let body = text(rng, 12);
@@ -104,7 +108,8 @@ fn step(rng: &mut Rng, repo: &FixtureRepo) {
                 let to = fresh_path(rng, &existing);
                 let percent = [10, 30, 45, 55, 70][rng.below(5)];
                 repo.remove(&pick).expect("removable");
-                repo.write(&to, &edit(rng, &content, percent)).expect("writable");
+                repo.write(&to, &edit(rng, &content, percent))
+                    .expect("writable");
             }
             3 => {
                 let to = fresh_path(rng, &existing);
@@ -121,7 +126,8 @@ fn step(rng: &mut Rng, repo: &FixtureRepo) {
             }
             _ => {
                 let percent = [5, 20][rng.below(2)];
-                repo.write(&pick, &edit(rng, &content, percent)).expect("writable");
+                repo.write(&pick, &edit(rng, &content, percent))
+                    .expect("writable");
             }
         }
     }
