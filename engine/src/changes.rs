@@ -18,6 +18,9 @@ pub enum ChangeEvent {
     TipMoved,
     /// Anything may have changed: re-read everything that can move.
     Rescan,
+    /// Judge this commit instead of HEAD (a candidate no ref points at yet). A later
+    /// `TipMoved` or `Rescan` returns to HEAD.
+    TipAt(crate::Oid),
     /// `keel sessions`: the sessions file grew or changed; it is re-read and only the
     /// sessions that differ are set.
     SessionsAppended,
@@ -45,6 +48,11 @@ impl KeelDatabase {
         let rescan = events.contains(&ChangeEvent::Rescan);
         if rescan || events.contains(&ChangeEvent::TipMoved) {
             result.tip_moved = self.sync_tip()?;
+        }
+        for event in events {
+            if let ChangeEvent::TipAt(oid) = event {
+                result.tip_moved |= self.set_tip(Some(*oid))?;
+            }
         }
         if rescan || events.contains(&ChangeEvent::SessionsAppended) {
             result.sessions_changed = self.sync_sessions()?;

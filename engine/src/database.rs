@@ -36,6 +36,10 @@ pub enum EngineError {
         "{path}: cannot read the repository: {reason}; repair: check the path and its permissions, or run `git fsck`"
     )]
     Unreadable { path: PathBuf, reason: String },
+    #[error(
+        "{rev}: names no commit in this repository ({reason}); repair: pass a commit id or a ref, e.g. the output of `git rev-parse HEAD`"
+    )]
+    NoSuchCommit { rev: String, reason: String },
     #[error("{0}")]
     Sessions(#[from] crate::sessions::SessionsError),
 }
@@ -125,13 +129,37 @@ impl KeelDatabase {
     /// Re-reads HEAD; sets the tip input only if it moved. Returns whether it moved.
     pub(crate) fn sync_tip(&mut self) -> Result<bool, EngineError> {
         let head = self.read_head()?;
-        let commit = head.map(|oid| self.commit_input(oid)).transpose()?;
+        self.set_tip(head)
+    }
+
+    /// Makes `oid` (or no commit) the judged tip; sets the input only if it moved.
+    pub(crate) fn set_tip(&mut self, oid: Option<Oid>) -> Result<bool, EngineError> {
+        let commit = oid.map(|oid| self.commit_input(oid)).transpose()?;
         let tip = Tip::get(self);
         if tip.commit(self) == commit {
             return Ok(false);
         }
         tip.set_commit(self).to(commit);
         Ok(true)
+    }
+
+    /// The commit `rev` names: a full or abbreviated id, a ref, or any revision git
+    /// understands (`HEAD~2`). The commit need not be on any ref (a candidate).
+    pub fn resolve_commit(&self, rev: &str) -> Result<Oid, EngineError> {
+        let Some(repo) = self.objects.fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
+        let refuse = |reason: &dyn std::fmt::Display| EngineError::NoSuchCommit {
+            rev: rev.to_owned(),
+            reason: reason.to_string(),
+        };
+        let id = repo.rev_parse_single(rev).map_err(|e| refuse(&e))?;
+        let commit = id
+            .object()
+            .map_err(|e| refuse(&e))?
+            .peel_to_commit()
+            .map_err(|e| refuse(&e))?;
+        Ok(Oid(commit.id))
     }
 
     fn read_head(&self) -> Result<Option<Oid>, EngineError> {

@@ -206,7 +206,7 @@ fn main() {
     let cold = best(shape.runs, || {
         let start = Instant::now();
         let db = KeelDatabase::open(dir).expect("the bench repository opens");
-        findings = lint_on_threads(&db, threads)
+        findings = lint_on_threads(&db, threads, keel_queries::lint::Scope::Full)
             .expect("bench specs are valid")
             .findings
             .len();

@@ -10,6 +10,7 @@ use crate::render;
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::demo::{add_demo_followup, build_demo};
+use keel_queries::lint::Scope;
 
 /// Build a demo repository (Python and TypeScript, five commits) and lint it.
 ///
@@ -33,7 +34,7 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
         )?;
     }
     let mut db = KeelDatabase::open(repo.path())?;
-    let report = lint_or_refuse(&db)?;
+    let report = lint_or_refuse(&db, Scope::Full)?;
     print_report(&report, args.format)?;
     if args.format != Format::Text {
         return Ok(ExitStatus::Clean);
@@ -41,7 +42,7 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
     let cold = render::work_counts(&db);
     add_demo_followup(&mut repo)?;
     db.apply_changes(&[ChangeEvent::TipMoved])?;
-    let warm_report = lint_or_refuse(&db)?;
+    let warm_report = lint_or_refuse(&db, Scope::Full)?;
     let warm = render::work_counts(&db);
     let billing = warm_report
         .findings

@@ -6,8 +6,8 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
-use keel_engine::KeelDatabase;
-use keel_queries::lint::{LintError, LintReport, lint_on_threads};
+use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_on_threads};
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -26,11 +26,25 @@ pub(crate) struct LintArgs {
     /// tracked queries executed.
     #[arg(long)]
     stats: bool,
+    /// Judge this commit (an id or any revision) as the tip instead of HEAD — a candidate
+    /// no ref points at yet — and only the nodes that govern the paths it changed (against
+    /// every parent, for a merge). Adds the governor-transition check: a candidate that
+    /// deletes a spec node must delete the files it governed or leave them to another node.
+    #[arg(long, value_name = "COMMIT")]
+    pending: Option<String>,
 }
 
 pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
-    let db = KeelDatabase::open(&args.repo)?;
-    let report = lint_or_refuse(&db)?;
+    let mut db = KeelDatabase::open(&args.repo)?;
+    let scope = match &args.pending {
+        Some(rev) => {
+            let candidate = db.resolve_commit(rev)?;
+            db.apply_changes(&[ChangeEvent::TipAt(candidate)])?;
+            Scope::Pending
+        }
+        None => Scope::Full,
+    };
+    let report = lint_or_refuse(&db, scope)?;
     print_report(&report, args.format)?;
     if args.stats {
         eprintln!("{}", render::stats_line(render::work_counts(&db)));
@@ -40,9 +54,9 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
 
 /// Runs lint; a spec or `keel.toml` keel refuses to read becomes a usage error naming
 /// file and line.
-pub(crate) fn lint_or_refuse(db: &KeelDatabase) -> Result<LintReport, CommandError> {
+pub(crate) fn lint_or_refuse(db: &KeelDatabase, scope: Scope) -> Result<LintReport, CommandError> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    lint_on_threads(db, threads).map_err(|err| match err {
+    lint_on_threads(db, threads, scope).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             match errors.len() {

@@ -195,6 +195,98 @@ fn a_keel_toml_that_is_not_utf8_is_refused_naming_the_line() {
     assert_settings_refused(b"[lint]\n# caf\xe9\n", 2, &["UTF-8"]);
 }
 
+#[test]
+fn a_case_variant_of_a_frontmatter_key_is_refused_naming_the_right_key() {
+    assert_spec_refused(
+        b"---\nCode:\n  - app.py#f\n---\n",
+        2,
+        &["`Code`", "`code:`"],
+    );
+}
+
+#[test]
+fn a_near_miss_of_a_frontmatter_key_is_refused_naming_the_right_key() {
+    assert_spec_refused(
+        b"---\ncode:\n  - app.py#f\nrelate:\n  - app.py\n---\n",
+        4,
+        &["`relate`", "`related:`"],
+    );
+}
+
+#[test]
+fn a_glob_that_does_not_compile_is_refused() {
+    assert_spec_refused(
+        spec(&["app.py#f", "src/[z-a].py"]).as_bytes(),
+        4,
+        &["src/[z-a].py", "not a valid glob"],
+    );
+}
+
+/// A repository holding `files` besides `app.py`; refused with the error line naming
+/// `path` (no line: the fault is what the path is) and every one of `mentions`.
+fn assert_path_refused(files: &[(&str, &[u8])], path: &str, mentions: &[&str]) {
+    let repo = repo_with(files);
+    let error = refused(&repo, &[]);
+    assert!(
+        error.starts_with(&format!("error: {path}: ")),
+        "`{path}` expected in: {error}"
+    );
+    for mention in mentions {
+        assert!(error.contains(mention), "`{mention}` expected in: {error}");
+    }
+}
+
+#[test]
+fn a_spec_root_that_is_a_file_is_refused() {
+    assert_path_refused(&[(".spec", b"notes\n")], ".spec", &["a file"]);
+}
+
+#[test]
+fn a_node_folder_without_a_spec_is_refused() {
+    assert_path_refused(
+        &[
+            (".spec/app/spec.md", spec(&["app.py#f"]).as_bytes()),
+            (".spec/draft/notes.md", b"no spec.md below\n"),
+        ],
+        ".spec/draft",
+        &["holds no spec.md", ".spec/draft/spec.md"],
+    );
+}
+
+#[test]
+fn a_spec_md_that_is_a_folder_is_refused() {
+    assert_path_refused(
+        &[(".spec/app/spec.md/notes.md", b"a folder named spec.md\n")],
+        ".spec/app/spec.md",
+        &["a folder, not a file"],
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_spec_md_that_is_a_symbolic_link_is_refused() {
+    let mut repo = repo_with(&[("docs/app.md", spec(&["app.py#f"]).as_bytes())]);
+    std::fs::create_dir_all(repo.path().join(".spec/app")).expect("mkdir");
+    std::os::unix::fs::symlink("../../docs/app.md", repo.path().join(".spec/app/spec.md"))
+        .expect("symlink");
+    repo.commit("Link the spec").expect("commit");
+    let error = refused(&repo, &[]);
+    assert!(error.starts_with("error: .spec/app/spec.md: "), "{error}");
+    assert!(error.contains("symbolic link"), "{error}");
+}
+
+#[test]
+fn a_keel_toml_outside_the_judged_tree_is_not_read() {
+    // The committed tree has no keel.toml; a broken one in the work tree changes nothing.
+    let repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
+    repo.write("keel.toml", "[lint]\nbogus = 1\n")
+        .expect("write keel.toml");
+    let run = lint(repo.path(), &[]);
+    run.assert_no_panic();
+    assert_eq!(run.code, 0, "{}", run.render(Some(repo.path())));
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
 /// Bad flags: clap refuses them with exit 2, its message on stderr (one `error:` line
 /// plus usage), nothing on stdout, nothing written.
 fn assert_bad_flag(args: &[&str], mentions: &str) {

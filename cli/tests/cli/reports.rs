@@ -1,6 +1,7 @@
 //! Snapshots of what a user reads: `keel demo`, `keel lint` on the demo repository (text,
-//! JSON, `--stats`) and the help texts. Each snapshot pins stdout, stderr and the exit code
-//! together; fixture commit ids are deterministic, so they stay in.
+//! JSON, `--stats`), `keel lint` on inputs that once passed silently, and the help texts.
+//! Each snapshot pins stdout, stderr and the exit code together; fixture commit ids are
+//! deterministic, so they stay in.
 
 use crate::support::{Run, lint, run, snapshot_settings};
 use keel_fixtures::FixtureRepo;
@@ -88,6 +89,37 @@ fn keel_lint_reports_the_demo_repository_as_json() {
     snapshot_run(
         "cli_lint_demo_json",
         "keel lint --repo [REPO] --format json",
+        &run,
+        Some(repo.path()),
+    );
+}
+
+#[test]
+fn keel_lint_reports_what_once_passed_silently() {
+    // An empty node, a folder and a glob that cover nothing, and a Next.js route whose
+    // literal path holds `[`: the route is a path (its selector resolves), the others warn
+    // or block.
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    let page = "export function Page() {\n  return 1;\n}\n";
+    for (path, content) in [
+        ("app/[slug]/page.tsx", page),
+        (
+            ".spec/empty/spec.md",
+            "---\ncode:\n---\n# Nothing anchored\n",
+        ),
+        (
+            ".spec/route/spec.md",
+            "---\ncode:\n  - app/[slug]/page.tsx#Page\n  - gone/\nrelated:\n  - lib/**/*.py\n---\n",
+        ),
+    ] {
+        repo.write(path, content).expect("write");
+    }
+    repo.commit("Add a route and its specs").expect("commit");
+    let run = lint(repo.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.render(Some(repo.path())));
+    snapshot_run(
+        "cli_lint_no_silent_pass_text",
+        "keel lint --repo [REPO]",
         &run,
         Some(repo.path()),
     );

@@ -5,6 +5,7 @@
 //! and the per-entry judgement with lint's own wording in `judge`.
 //! Does not own: rendering or exit codes (`keel`), nor the per-commit judgement (`drift`).
 
+pub mod candidate;
 mod judge;
 mod nodes;
 mod report;
@@ -25,8 +26,40 @@ use judge::{NodeJudge, Share, scoped_window};
 use keel_engine::Db;
 use keel_engine::inputs::Tip;
 
-/// Lints the tip.
+/// Which nodes a lint judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// Every node at the tip (CI, dashboards).
+    #[default]
+    Full,
+    /// The tip is a candidate commit: the nodes governing the paths it changed, plus the
+    /// governor-transition check (see [`candidate`]).
+    Pending,
+}
+
+/// Lints the tip, judging every node.
 pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
+    lint_scope(db, Scope::Full)
+}
+
+/// The nodes `scope` judges at `tip`, sorted by id.
+fn judged_nodes(
+    db: &dyn Db,
+    tip: keel_engine::inputs::Commit,
+    scope: Scope,
+) -> Result<(Vec<crate::spec::SpecNode>, Vec<Finding>), LintError> {
+    let mut nodes = spec_nodes(db, tip)?;
+    if scope == Scope::Full {
+        return Ok((nodes, Vec::new()));
+    }
+    let transition = candidate::governor_transition(db, tip, &nodes)?;
+    let in_scope = candidate::nodes_in_scope(db, tip, &nodes)?;
+    nodes.retain(|node| in_scope.contains(&node.id));
+    Ok((nodes, transition))
+}
+
+/// Lints the tip, judging the nodes `scope` selects.
+pub fn lint_scope(db: &dyn Db, scope: Scope) -> Result<LintReport, LintError> {
     let Some(tip) = Tip::get(db).commit(db) else {
         return Ok(LintReport {
             schema: LINT_SCHEMA,
@@ -41,8 +74,7 @@ pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
         .map_err(LintError::Settings)?
         .lint
         .scoped_code_miss;
-    let nodes = spec_nodes(db, tip)?;
-    let mut findings = Vec::new();
+    let (nodes, mut findings) = judged_nodes(db, tip, scope)?;
     let mut unverified = Vec::new();
     let mut anchors = 0;
     for node in &nodes {
@@ -90,17 +122,18 @@ pub fn lint(db: &dyn Db) -> Result<LintReport, LintError> {
 pub fn lint_on_threads<D: Db + Clone + Send>(
     db: &D,
     threads: usize,
+    scope: Scope,
 ) -> Result<LintReport, LintError> {
     let threads = threads.min(MAX_THREADS);
     if threads > 1 {
-        std::thread::scope(|scope| {
+        std::thread::scope(|spawner| {
             for index in 0..threads {
                 let clone = db.clone();
-                scope.spawn(move || warm_share(&clone, index, threads));
+                spawner.spawn(move || warm_share(&clone, index, threads, scope));
             }
         });
     }
-    lint(db)
+    lint_scope(db, scope)
 }
 
 /// More threads than this only contend for the same few files.
@@ -110,11 +143,11 @@ pub const MAX_THREADS: usize = 8;
 /// the images of every scoped entry's window commits — and keeps only the memos. Run it
 /// on `count` database clones in parallel before [`lint`], which then finds them warm.
 /// Errors are left for [`lint`] to report.
-pub fn warm_share(db: &dyn Db, index: usize, count: usize) {
+pub fn warm_share(db: &dyn Db, index: usize, count: usize, scope: Scope) {
     let Some(tip) = Tip::get(db).commit(db) else {
         return;
     };
-    let Ok(nodes) = spec_nodes(db, tip) else {
+    let Ok((nodes, _)) = judged_nodes(db, tip, scope) else {
         return;
     };
     let share = Share { index, count };

@@ -415,7 +415,7 @@ struct CombinedLine {
 
 impl CombinedLine {
     fn owned_added(&self) -> bool {
-        self.prefix.contains(&b'+')
+        self.prefix.iter().all(|&c| c == b'+')
     }
     fn owned_deleted(&self) -> bool {
         self.prefix.iter().all(|&c| c == b'-')
@@ -1336,8 +1336,8 @@ fn merges_case() -> Case {
 
 /// The seed's information lower bound: branch 1 has a commit `h` then version vB, branch 2
 /// version vA (newer in walk order); a merge authors no spec line, so vA is the base and `h`
-/// is debt at the merge. With `hit` false, `h` edits gamma instead (the no-hit control: the
-/// same parent states, no debt). Returns the case and the two parent tips.
+/// is debt at the merge. With `hit_alpha` false, `h` edits gamma instead (the no-hit
+/// control: the same parent states, no debt). Returns the case and the two parent tips.
 fn lower_bound_case(hit_alpha: bool) -> (Case, String, String) {
     const NODES: [(&str, &[&str]); 1] = [("one", &["app.py#alpha"])];
     let mut repo = FixtureRepo::new().expect("git builds fixtures");
@@ -1701,9 +1701,8 @@ fn build(seed: u64, steps: usize) -> FixtureRepo {
 }
 
 #[test]
-#[ignore = "until exact history lands"]
 fn lint_agrees_with_the_history_oracle_on_branchy_histories() {
-    const SEEDS: u64 = 4;
+    const SEEDS: u64 = 5;
     // The positive control: both sides must report the known debt before any comparison.
     let control = control_case();
     let (found, _) = oracle_at(&control.repo, "HEAD", &control.nodes);
@@ -1746,6 +1745,10 @@ fn lint_agrees_with_the_history_oracle_on_branchy_histories() {
     for (kind, n) in [
         ("merge events", counts.merge_events),
         ("merge hits", counts.merge_hits),
+        (
+            "merge hits through an owned deleted line",
+            counts.merge_deleted_hits,
+        ),
         ("neutral transport merges", counts.transport_merges),
         ("rename events", counts.rename_events),
         ("pure renames", counts.pure_renames),

@@ -127,7 +127,9 @@ fn warming_shares_on_clones_changes_no_answer_and_parses_each_image_once() {
     std::thread::scope(|scope| {
         for index in 0..3 {
             let clone = db.clone();
-            scope.spawn(move || keel_queries::lint::warm_share(&clone, index, 3));
+            scope.spawn(move || {
+                keel_queries::lint::warm_share(&clone, index, 3, keel_queries::lint::Scope::Full)
+            });
         }
     });
     let warmed = db.take_executed_queries();

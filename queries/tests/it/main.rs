@@ -7,10 +7,12 @@
 //! `incremental` proves which queries re-run; `agreement` compares lint with an oracle
 //! built from the git CLI on linear histories, `agreement_history` with an independent
 //! git-CLI oracle on branchy histories (renames, merge-owned lines, spec versions on both
-//! sides of a merge); `renames` holds rename pairing to `git diff -M`.
+//! sides of a merge); `candidate` holds `--pending` to full lint on its nodes and checks the
+//! governor transition; `renames` holds rename pairing to `git diff -M`.
 
 mod agreement;
 mod agreement_history;
+mod candidate;
 mod drift;
 mod history;
 mod incremental;

@@ -1,0 +1,139 @@
+//! Candidate lint (`keel lint --pending`): the tip is a commit no ref points at yet.
+//!
+//! Owns: the candidate's scope — the paths it changed against ANY parent (the union over
+//! all parents for a merge, both sides of a rename) and the nodes that govern them (an
+//! entry covering a changed path, a changed file in the node's own folder; a changed
+//! `keel.toml` brings every node) — and the seed's governor-transition check: a candidate
+//! that deletes a spec node must delete each file that node's `code:` entries governed,
+//! or leave it governed by another node of the same tree. `Spec-OK` cannot waive it.
+//! Changed paths narrow which nodes are judged, never which events exist: a node in scope
+//! is judged by the same code as full lint.
+//! Does not own: judging a node (`judge`), reading nodes (`nodes`).
+
+use super::nodes::spec_node;
+use super::report::{Finding, Severity};
+use crate::drift::PathPattern;
+use crate::images::Image;
+use crate::spec::{Entry, NodeId, Relation, SPEC_FILE, SPEC_ROOT, SpecNode, Target, glob_pattern};
+use crate::tree::{files_under, tree_diff};
+use keel_engine::Db;
+use keel_engine::inputs::Commit;
+use keel_engine::objects::ObjectError;
+use keel_engine::settings::SETTINGS_FILE;
+use std::collections::BTreeSet;
+
+/// Every path the candidate changed against any of its parents (every file, for a root).
+pub fn changed_paths(db: &dyn Db, candidate: Commit) -> Result<BTreeSet<String>, ObjectError> {
+    let tree = candidate.tree(db);
+    let parents = candidate.parents(db);
+    let olds: Vec<Option<keel_engine::Oid>> = if parents.is_empty() {
+        vec![None]
+    } else {
+        parents.iter().map(|p| Some(p.tree(db))).collect()
+    };
+    let mut paths = BTreeSet::new();
+    for old in olds {
+        let diff = tree_diff(db, old, tree).as_ref().map_err(Clone::clone)?;
+        paths.extend(diff.iter().map(|change| change.path.clone()));
+    }
+    Ok(paths)
+}
+
+/// Does `entry` cover the file at `path`?
+pub fn covers(entry: &Entry, path: &str) -> bool {
+    let under = |folder: &str| path.starts_with(&format!("{}/", folder.trim_end_matches('/')));
+    match &entry.target {
+        Target::Scoped { path: file, .. } | Target::Path(file) => file == path || under(file),
+        Target::Folder(folder) => under(folder),
+        Target::Glob(glob) => {
+            glob == path || under(glob) || PathPattern::Glob(glob_pattern(glob)).matcher()(path)
+        }
+    }
+}
+
+/// Does `node` govern `path`: an entry covers it, or it lies in the node's own folder?
+fn governs(node: &SpecNode, path: &str) -> bool {
+    let folder = format!("{SPEC_ROOT}/{}/", node.id.0);
+    path.starts_with(&folder) || node.entries.iter().any(|entry| covers(entry, path))
+}
+
+/// The ids of the nodes a candidate touches, given the nodes of its tree.
+pub fn nodes_in_scope(
+    db: &dyn Db,
+    candidate: Commit,
+    nodes: &[SpecNode],
+) -> Result<BTreeSet<NodeId>, ObjectError> {
+    let changed = changed_paths(db, candidate)?;
+    let everything = changed.contains(SETTINGS_FILE);
+    Ok(nodes
+        .iter()
+        .filter(|node| everything || changed.iter().any(|path| governs(node, path)))
+        .map(|node| node.id.clone())
+        .collect())
+}
+
+/// The governor-transition findings: one error per node the candidate deleted that
+/// leaves files it governed in the tree with no other node governing them.
+pub fn governor_transition(
+    db: &dyn Db,
+    candidate: Commit,
+    nodes: &[SpecNode],
+) -> Result<Vec<Finding>, ObjectError> {
+    let Some(&before) = candidate.parents(db).first() else {
+        return Ok(Vec::new());
+    };
+    let files: Vec<String> = files_under(db, candidate.tree(db), "")?
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    let mut findings = Vec::new();
+    for old in former_nodes(db, before)? {
+        if nodes.iter().any(|node| node.id == old.id) {
+            continue;
+        }
+        let orphans: Vec<&str> = files
+            .iter()
+            .map(String::as_str)
+            .filter(|path| {
+                old.entries
+                    .iter()
+                    .any(|e| e.relation == Relation::Code && covers(e, path))
+            })
+            .filter(|path| !nodes.iter().any(|node| governs(node, path)))
+            .collect();
+        if orphans.is_empty() {
+            continue;
+        }
+        let spec = old.id.spec_path();
+        findings.push(Finding {
+            node: old.id.0.clone(),
+            severity: Severity::Error,
+            code: "governor-removed",
+            path: spec.clone(),
+            selectors: Vec::new(),
+            hits: Vec::new(),
+            message: format!(
+                "the candidate deletes {spec}, but {} it governed stay in the tree with no node governing them: {}",
+                if orphans.len() == 1 { "a file" } else { "files" },
+                orphans.join(", ")
+            ),
+            repair: "in the same commit, delete those files or list them under `code:` of another node; a `Spec-OK` trailer cannot waive a removed governor".to_owned(),
+        });
+    }
+    Ok(findings)
+}
+
+/// The nodes of a commit's tree that parse (a node that did not parse governed nothing
+/// keel could read).
+fn former_nodes(db: &dyn Db, commit: Commit) -> Result<Vec<SpecNode>, ObjectError> {
+    let mut nodes = Vec::new();
+    for (path, blob) in files_under(db, commit.tree(db), SPEC_ROOT)? {
+        if path.rsplit('/').next() != Some(SPEC_FILE) {
+            continue;
+        }
+        if let Ok(node) = spec_node(db, Image::new(db, blob, path)).clone()? {
+            nodes.push(node);
+        }
+    }
+    Ok(nodes)
+}
