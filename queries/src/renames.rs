@@ -187,19 +187,20 @@ fn basename_renames(
             .map(|(i, d)| (i, basename(&d.path)))
             .collect(),
     );
-    for s in 0..sources.len() {
-        let name = basename(&sources[s].path).to_owned();
+    for source in sources.iter_mut() {
+        let name = basename(&source.path).to_owned();
         let (Some(Some(_)), Some(&Some(d))) =
             (source_names.get(&name), destination_names.get(&name))
         else {
             continue;
         };
-        if destinations[d].used {
+        let destination = &mut destinations[d];
+        if destination.used {
             continue;
         }
-        let score = similarity(&mut sources[s], &mut destinations[d], BASENAME_SCORE, read)?;
+        let score = similarity(source, destination, BASENAME_SCORE, read)?;
         if score >= BASENAME_SCORE {
-            record(found, &mut sources[s], &mut destinations[d], d, score);
+            record(found, source, destination, d, score);
         }
     }
     Ok(())
@@ -239,8 +240,8 @@ fn matrix_renames(
         return Ok(());
     }
     let mut cells: Vec<Score> = Vec::new();
-    for d in 0..destinations.len() {
-        if destinations[d].used {
+    for (d, destination) in destinations.iter_mut().enumerate() {
+        if destination.used {
             continue;
         }
         let mut slots = [Score {
@@ -249,12 +250,12 @@ fn matrix_renames(
             score: 0,
             same_name: false,
         }; CANDIDATES_PER_DESTINATION];
-        for s in 0..sources.len() {
+        for (s, source) in sources.iter_mut().enumerate() {
             let cell = Score {
                 source: s,
                 destination: Some(d),
-                score: similarity(&mut sources[s], &mut destinations[d], MIN_SCORE, read)?,
-                same_name: basename_same(&sources[s].path, &destinations[d].path),
+                score: similarity(source, destination, MIN_SCORE, read)?,
+                same_name: basename_same(&source.path, &destination.path),
             };
             let mut worst = 0;
             for i in 1..CANDIDATES_PER_DESTINATION {
@@ -468,7 +469,8 @@ mod tests {
     fn exact_renames_prefer_the_same_basename() {
         let deleted = vec![("a/x.py".to_owned(), oid(1)), ("b/y.py".to_owned(), oid(1))];
         let added = vec![("c/y.py".to_owned(), oid(1))];
-        let found = pair_renames(&deleted, &added, blobs(&[(1, "same\n")])).unwrap();
+        let found = pair_renames(&deleted, &added, blobs(&[(1, "same\n")]))
+            .expect("every blob is in the table");
         assert_eq!(paths(&found), [("b/y.py", "c/y.py")]);
     }
 
@@ -479,8 +481,8 @@ mod tests {
         let far = "one\ntwo\nthree\nfour\nFIVE\nSIX\nSEVEN\nEIGHT\n";
         let deleted = vec![("old.txt".to_owned(), oid(1))];
         let added = vec![("p.txt".to_owned(), oid(2)), ("q.txt".to_owned(), oid(3))];
-        let found =
-            pair_renames(&deleted, &added, blobs(&[(1, base), (2, far), (3, close)])).unwrap();
+        let found = pair_renames(&deleted, &added, blobs(&[(1, base), (2, far), (3, close)]))
+            .expect("every blob is in the table");
         assert_eq!(paths(&found), [("old.txt", "q.txt")]);
     }
 
@@ -493,7 +495,7 @@ mod tests {
             &added,
             blobs(&[(1, "a\nb\nc\nd\n"), (2, "a\nx\ny\nz\n")]),
         )
-        .unwrap();
+        .expect("every blob is in the table");
         assert!(found.is_empty());
     }
 }
