@@ -8,7 +8,8 @@
 //! built from the git CLI on linear histories, `agreement_history` with an independent
 //! git-CLI oracle on branchy histories (renames, merge-owned lines, spec versions on both
 //! sides of a merge); `candidate` holds `--pending` to full lint on its nodes and checks the
-//! governor transition; `renames` holds rename pairing to `git diff -M`.
+//! governor transition; `renames` holds rename pairing to `git diff -M`; `reparse` holds
+//! incremental parsing to the full parse's answers.
 
 mod agreement;
 mod agreement_history;
@@ -19,4 +20,5 @@ mod incremental;
 mod no_silent_pass;
 mod positive_control;
 mod renames;
+mod reparse;
 mod support;

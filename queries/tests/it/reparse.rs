@@ -33,14 +33,6 @@ enum Item {
     Class(Block, Vec<Block>),
 }
 
-impl Item {
-    fn head(&mut self) -> &mut Block {
-        match self {
-            Self::Function(block) | Self::Class(block, _) => block,
-        }
-    }
-}
-
 /// How lines end in one version.
 #[derive(Clone, Copy)]
 enum Ends {
@@ -151,7 +143,7 @@ impl Model {
         self.serial
     }
 
-    fn pick<'a>(&mut self, rng: &mut Rng, from: &[&'a str]) -> String {
+    fn pick(&mut self, rng: &mut Rng, from: &[&str]) -> String {
         let n = self.next();
         from[rng.below(from.len())].replace("{n}", &n.to_string())
     }
@@ -199,16 +191,24 @@ impl Model {
         }
         let at = rng.below(self.items.len());
         let use_method = rng.below(2) == 0;
+        let pick = rng.next_u64() as usize;
         match &mut self.items[at] {
-            Item::Class(_, methods) if use_method && !methods.is_empty() => {
-                let m = rng.below(methods.len());
-                Some(&mut methods[m])
+            Item::Class(head, methods) => {
+                if use_method && !methods.is_empty() {
+                    let m = pick % methods.len();
+                    Some(&mut methods[m])
+                } else {
+                    Some(head)
+                }
             }
-            item => Some(item.head()),
+            Item::Function(block) => Some(block),
         }
     }
 
     fn mutate(&mut self, rng: &mut Rng) {
+        if self.broken.is_some() && rng.below(2) == 0 {
+            self.broken = None;
+        }
         for _ in 0..=rng.below(3) {
             match rng.below(13) {
                 0 | 1 => {
@@ -279,16 +279,12 @@ impl Model {
                         block.name = format!("{}_{n}", block.name);
                     }
                 }
-                9 => {
-                    if self.broken.is_some() {
-                        self.broken = None;
-                    } else {
-                        let line = match self.dialect {
-                            Dialect::Python => self.pick(rng, PY_BREAKS),
-                            Dialect::TypeScript => self.pick(rng, TS_BREAKS),
-                        };
-                        self.broken = Some((rng.below(200), line));
-                    }
+                9 if self.broken.is_none() => {
+                    let line = match self.dialect {
+                        Dialect::Python => self.pick(rng, PY_BREAKS),
+                        Dialect::TypeScript => self.pick(rng, TS_BREAKS),
+                    };
+                    self.broken = Some((rng.below(200), line));
                 }
                 10 => {
                     self.ends = match rng.below(3) {
@@ -311,7 +307,7 @@ impl Model {
 
     fn render(&self) -> Vec<u8> {
         let mut lines: Vec<String> = match self.dialect {
-            Dialect::Python => vec!["import functools".to_owned(), String::new()],
+            Dialect::Python => vec!["# ünïcode header".to_owned(), "import functools".to_owned()],
             Dialect::TypeScript => vec!["import { x as y } from \"./ü\";".to_owned()],
         };
         for item in &self.items {
@@ -328,8 +324,15 @@ impl Model {
                     }
                 }
                 (Dialect::TypeScript, Item::Function(block)) => {
-                    let export = if block.name.len() % 2 == 0 { "export " } else { "" };
-                    lines.push(format!("{export}function {}(x: number): number {{", block.name));
+                    let export = if block.name.len() % 2 == 0 {
+                        "export "
+                    } else {
+                        ""
+                    };
+                    lines.push(format!(
+                        "{export}function {}(x: number): number {{",
+                        block.name
+                    ));
                     indent(&mut lines, &block.body, "  ");
                     lines.push("}".to_owned());
                 }
@@ -371,7 +374,11 @@ impl Model {
 }
 
 fn decorate(lines: &mut Vec<String>, decorators: &[String], at: &str) {
-    lines.extend(decorators.iter().map(|decorator| format!("{at}{decorator}")));
+    lines.extend(
+        decorators
+            .iter()
+            .map(|decorator| format!("{at}{decorator}")),
+    );
 }
 
 /// Body entries under `at`, each entry's inner lines at the same depth.
@@ -387,14 +394,24 @@ fn python_def(lines: &mut Vec<String>, block: &Block, at: &str) {
     indent(lines, &block.body, &format!("{at}    "));
 }
 
-/// One randomized history of one file.
+/// One randomized history of one file; every version without a breaking line must parse
+/// (so the generator writes valid code and the unparseable versions are the intended ones).
 fn history(dialect: Dialect, seed: u64) -> Vec<Arc<[u8]>> {
     let mut rng = Rng::new(seed);
     let mut model = Model::new(dialect, &mut rng);
-    let mut versions = vec![Arc::from(model.render())];
-    for _ in 0..STEPS {
+    let mut versions = Vec::new();
+    for _ in 0..=STEPS {
+        let version: Arc<[u8]> = Arc::from(model.render());
+        if model.broken.is_none() {
+            let language = match dialect {
+                Dialect::Python => Language::Python,
+                Dialect::TypeScript => Language::TypeScript,
+            };
+            let parsed = extract_as(language, &version);
+            assert!(parsed.is_ok(), "{parsed:?}\n{}", show(&version));
+        }
+        versions.push(version);
         model.mutate(&mut rng);
-        versions.push(Arc::from(model.render()));
     }
     versions
 }
@@ -495,9 +512,14 @@ fn incremental_units_equal_full_parse_units_on_random_typescript_histories() {
 
 #[test]
 fn histories_include_crlf_and_non_ascii_versions() {
-    for (dialect, seed) in [(Dialect::Python, 0x5EED_0000), (Dialect::TypeScript, 0x7500_0000)] {
+    for (dialect, seed) in [
+        (Dialect::Python, 0x5EED_0000),
+        (Dialect::TypeScript, 0x7500_0000),
+    ] {
         let versions = history(dialect, seed);
-        let crlf = versions.iter().filter(|v| v.windows(2).any(|w| w == b"\r\n"));
+        let crlf = versions
+            .iter()
+            .filter(|v| v.windows(2).any(|w| w == b"\r\n"));
         assert!(crlf.count() > 0);
         assert!(versions.iter().all(|v| !v.is_ascii()));
     }
@@ -522,7 +544,11 @@ fn a_lint_reparses_historical_images_incrementally() {
     );
     for step in 0..12 {
         model.mutate(&mut rng);
-        commit(&mut repo, &[("app.py", &show(&model.render()))], &format!("step {step}"));
+        commit(
+            &mut repo,
+            &[("app.py", &show(&model.render()))],
+            &format!("step {step}"),
+        );
     }
     let before = thread_parse_counts();
     let _ = lint_repo(&repo);
