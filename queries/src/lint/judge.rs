@@ -428,18 +428,10 @@ impl<'db> NodeJudge<'_, 'db> {
         let at_tip = entry_at(db, self.tip, RepoPath::new(db, path.to_owned()))?;
         match at_tip.map(|e| e.kind) {
             None => {
-                self.push(
+                self.dead_path(
                     entry,
-                    Draft {
-                        severity: Self::integrity_severity(entry),
-                        code: "dead-path",
-                        selectors: Vec::new(),
-                        hits: Vec::new(),
-                        message: format!("{path} does not exist at the tip (deleted or renamed)"),
-                        repair:
-                            "follow the rename: point the entry at the current path, or remove it"
-                                .to_owned(),
-                    },
+                    format!("{path} does not exist at the tip (deleted or renamed)"),
+                    "follow the rename: point the entry at the current path, or remove it",
                 );
                 return Ok(());
             }
@@ -484,19 +476,10 @@ impl<'db> NodeJudge<'_, 'db> {
         let covered = crate::tree::files_under(db, self.tip.tree(db), root)?;
         if !covered.iter().any(|(path, _)| matches(path)) {
             let path = entry.target.path();
-            self.push(
+            self.dead_path(
                 entry,
-                Draft {
-                    severity: Self::integrity_severity(entry),
-                    code: "dead-path",
-                    selectors: Vec::new(),
-                    hits: Vec::new(),
-                    message: format!(
-                        "{path} covers no file at the tip (deleted, renamed or mistyped)"
-                    ),
-                    repair: "point the entry at the current folder or pattern, or remove it"
-                        .to_owned(),
-                },
+                format!("{path} covers no file at the tip (deleted, renamed or mistyped)"),
+                "point the entry at the current folder or pattern, or remove it",
             );
             return Ok(());
         }
@@ -507,6 +490,21 @@ impl<'db> NodeJudge<'_, 'db> {
             .map(|commit| change_record(db, commit))
             .collect();
         self.drift_finding(entry, entry.target.path(), changed)
+    }
+
+    /// The entry's path (or pattern) names nothing at the tip.
+    fn dead_path(&mut self, entry: &Entry, message: String, repair: &str) {
+        self.push(
+            entry,
+            Draft {
+                severity: Self::integrity_severity(entry),
+                code: "dead-path",
+                selectors: Vec::new(),
+                hits: Vec::new(),
+                message,
+                repair: repair.to_owned(),
+            },
+        );
     }
 
     fn drift_finding(
