@@ -145,3 +145,66 @@ fn warming_shares_on_clones_changes_no_answer_and_parses_each_image_once() {
         "lint finds them warm"
     );
 }
+
+#[test]
+fn relint_after_a_merge_computes_only_its_ownership() {
+    const PY: &str =
+        "def f():\n    return 1\n\n\ndef g():\n    return 2\n\n\ndef h():\n    return 3\n";
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            ("a.py", PY),
+            (".spec/n/spec.md", &crate::support::spec(&["a.py#f"], &[])),
+        ],
+        "v1",
+    );
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    let cold = lint(&db).expect("lints");
+    db.take_executed_queries();
+
+    repo.git(&["checkout", "-q", "-b", "side"]).expect("branch");
+    commit(
+        &mut repo,
+        &[("a.py", &PY.replace("return 3", "return 30"))],
+        "side edits h",
+    );
+    repo.git(&["checkout", "-q", "main"]).expect("checkout");
+    commit(
+        &mut repo,
+        &[("a.py", &PY.replace("return 2", "return 20"))],
+        "main edits g",
+    );
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge side", "side"])
+        .expect("a clean merge");
+    db.apply_changes(&[ChangeEvent::TipMoved])
+        .expect("tip re-read");
+    let warm = lint(&db).expect("lints");
+    let warm_run = db.take_executed_queries();
+
+    assert_eq!(
+        count(&warm_run, "merge_owned"),
+        1,
+        "the merge changed a.py against both parents: its ownership is computed once: {warm_run:?}"
+    );
+    assert_eq!(
+        count(&warm_run, "image_units"),
+        3,
+        "the two side commits' images, and the merge's image once for the tip verdicts only: \
+         the merge owns no line, so judging it parses nothing"
+    );
+    assert_eq!(
+        count(&warm_run, "image_hunks"),
+        4,
+        "one pair per side commit, one per merge parent"
+    );
+    assert_eq!(count(&warm_run, "commit_changes"), 3);
+    assert_eq!(
+        count(&warm_run, "tree_renames"),
+        0,
+        "no file was added or deleted: rename detection never runs"
+    );
+    assert_ne!(warm, cold, "the two edits are misses of a.py#f");
+    let fresh = KeelDatabase::open(repo.path()).expect("opens");
+    assert_eq!(warm, lint(&fresh).expect("lints"), "warm equals cold");
+}
