@@ -1764,3 +1764,48 @@ fn lint_agrees_with_the_history_oracle_on_branchy_histories() {
         );
     }
 }
+
+/// The parse contract on these histories: for every file, its images parsed in
+/// the order lint walks them (newest first, each reusing the previous image's tree) give
+/// exactly the units of a full parse of each image.
+#[test]
+fn reused_parses_equal_full_parses_on_every_image_pair_of_these_histories() {
+    use keel_queries::extract::{Language, ParseCache, extract_as};
+    let mut compared = 0;
+    for seed in 1..=3 {
+        let repo = build(seed, 40);
+        let listing = git(
+            &repo,
+            &["log", "--format=%H", "--name-only", "--no-renames"],
+        );
+        let mut by_path: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        let mut commit = String::new();
+        for line in listing.lines().filter(|l| !l.is_empty()) {
+            if line.len() == 40 && line.bytes().all(|b| b.is_ascii_hexdigit()) {
+                commit = line.to_owned();
+            } else if Language::for_path(line).is_some() {
+                by_path
+                    .entry(line.to_owned())
+                    .or_default()
+                    .push(commit.clone());
+            }
+        }
+        let mut cache = ParseCache::default();
+        for (path, commits) in &by_path {
+            let language = Language::for_path(path).expect("filtered above");
+            for commit in commits {
+                let Ok(text) = repo.git(&["show", &format!("{commit}:{path}")]) else {
+                    continue; // the commit deleted the file
+                };
+                let bytes: std::sync::Arc<[u8]> = std::sync::Arc::from(text.as_bytes());
+                assert_eq!(
+                    cache.extract(language, path, &bytes),
+                    extract_as(language, &bytes),
+                    "seed {seed}, {commit}:{path}"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} images compared");
+}
