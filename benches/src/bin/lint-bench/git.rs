@@ -3,7 +3,8 @@
 //!
 //! Owns: how the bench runs git (under `keel_fixtures::pinned_git`: no system or global
 //! config, the fixture identity, `TZ=UTC`, `LC_ALL=C`, plus `-c color.ui=never
-//! -c core.quotepath=false --no-ext-diff --no-textconv`) and what it reads back.
+//! -c core.quotepath=false`, no hooks, no signing; the baseline adds `--no-ext-diff
+//! --no-textconv`) and what it reads back.
 //! Does not own: keel's answer or the comparison of the two (`checks`), nor timing
 //! (`measure`).
 
@@ -16,10 +17,20 @@ use std::process::Command;
 /// with it.
 const COMMIT_MARK: &str = "\u{1}";
 
-/// A pinned git command in `repo` with colour off and paths unquoted.
+/// A pinned git command in `repo` with colour off, paths unquoted, and no hook or
+/// signing the repository's own config may ask for.
 pub(crate) fn git(repo: &Path) -> Command {
     let mut command = pinned_git(repo);
-    command.args(["-c", "color.ui=never", "-c", "core.quotepath=false"]);
+    command.args([
+        "-c",
+        "color.ui=never",
+        "-c",
+        "core.quotepath=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "commit.gpgsign=false",
+    ]);
     command
 }
 
@@ -55,12 +66,15 @@ pub(crate) struct LogRange {
 impl LogRange {
     /// The baseline command: every non-merge commit of the window, its zero-context
     /// histogram patch of the anchored paths (no rename detection: the patch of each path
-    /// as named at that commit).
+    /// as named at that commit). `--full-history`, because keel judges every window
+    /// commit: git's default simplification drops side branches whose changes a merge
+    /// discarded or made twice (a revert of a revert, a cherry-picked fix).
     pub(crate) fn command(&self, repo: &Path) -> Command {
         let mut command = git(repo);
         command.args([
             "log",
             "--no-merges",
+            "--full-history",
             "-p",
             "--histogram",
             "--no-indent-heuristic",
@@ -77,7 +91,7 @@ impl LogRange {
     /// The command line as a reader would type it (for the printed report).
     pub(crate) fn display(&self) -> String {
         format!(
-            "git log --no-merges -p --histogram --no-indent-heuristic -U0 --no-renames --no-ext-diff --no-textconv {} -- <{} paths>",
+            "git log --no-merges --full-history -p --histogram --no-indent-heuristic -U0 --no-renames --no-ext-diff --no-textconv {} -- <{} paths>",
             self.revisions.join(" "),
             self.paths.len()
         )
@@ -185,9 +199,9 @@ pub(crate) fn parse(stdout: &str) -> Result<Patches, String> {
             continue;
         };
         if line.starts_with("@@") {
-            patch.hunks.push(
-                parse_hunk(line).ok_or_else(|| format!("not a -U0 hunk header: {line:?}"))?,
-            );
+            patch
+                .hunks
+                .push(parse_hunk(line).ok_or_else(|| format!("not a -U0 hunk header: {line:?}"))?);
             state = State::Hunks;
         } else if state == State::Header {
             if let Some(old) = line.strip_prefix("--- ") {

@@ -169,7 +169,8 @@ fn plan(repo: &Path) -> Result<Plan, String> {
     let tip_commit = Tip::get(&db)
         .commit(&db)
         .ok_or("the repository has no commits")?;
-    let nodes = spec_nodes(&db, tip_commit).map_err(|e| format!("keel cannot read the specs: {e:?}"))?;
+    let nodes =
+        spec_nodes(&db, tip_commit).map_err(|e| format!("keel cannot read the specs: {e:?}"))?;
     if nodes.is_empty() {
         return Err("the repository has no spec nodes; run `lint-bench prepare` first".to_owned());
     }
@@ -181,7 +182,14 @@ fn plan(repo: &Path) -> Result<Plan, String> {
     // Each node's version: the newest commit (git log order) that changed its spec.md.
     let log = git::run(
         repo,
-        &["log", "--format=%x01%H", "--name-only", "HEAD", "--", ".spec"],
+        &[
+            "log",
+            "--format=%x01%H",
+            "--name-only",
+            "HEAD",
+            "--",
+            ".spec",
+        ],
     )?;
     let mut versions: BTreeMap<String, String> = BTreeMap::new();
     let mut current = "";
@@ -236,6 +244,7 @@ fn plan(repo: &Path) -> Result<Plan, String> {
     }
     let node_range = node_version
         .into_iter()
+        // Every version in `node_version` was given a range just above.
         .map(|(node, version)| (node, range_of[&version]))
         .collect();
     Ok(Plan {
@@ -329,7 +338,7 @@ fn run_git_baseline(repo: &Path, plan: &Plan) -> Result<(Duration, Vec<String>),
         let mut child = range
             .command(repo)
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("cannot run git: {e}"))?;
         let mut out = String::new();
@@ -370,6 +379,9 @@ fn ms(d: Duration) -> f64 {
 /// The measured run; returns whether every check passed.
 pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let repo = options.repo.as_path();
+    if !repo.is_dir() {
+        return Err(format!("{} is not a folder", repo.display()));
+    }
     let dirty = git::run(repo, &["status", "--porcelain", "--untracked-files=no"])?;
     if !dirty.trim().is_empty() {
         return Err(format!(
@@ -380,14 +392,14 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let plan = plan(repo)?;
     let threads = options.threads.max(1);
     let runs = options.runs.max(1);
-    let window = git::run(
-        repo,
-        &[&["rev-list", "--count"][..], &plan.ranges[0].revisions.iter().map(String::as_str).collect::<Vec<_>>()].concat(),
-    )?;
-    let window_nm = git::run(
-        repo,
-        &[&["rev-list", "--count", "--no-merges"][..], &plan.ranges[0].revisions.iter().map(String::as_str).collect::<Vec<_>>()].concat(),
-    )?;
+    let count = |extra: &[&str]| -> Result<String, String> {
+        let mut args = vec!["rev-list", "--count"];
+        args.extend_from_slice(extra);
+        args.extend(plan.ranges[0].revisions.iter().map(String::as_str));
+        Ok(git::run(repo, &args)?.trim().to_owned())
+    };
+    let window = count(&[])?;
+    let window_nm = count(&["--no-merges"])?;
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|l| l.split_whitespace().next().map(str::to_owned))
@@ -403,8 +415,8 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     );
     println!(
         "window      {} commits ({} non-merge) in {}{}",
-        window.trim(),
-        window_nm.trim(),
+        window,
+        window_nm,
         plan.ranges[0].revisions.join(" "),
         if plan.ranges.len() > 1 {
             format!(" (first of {} distinct versions)", plan.ranges.len())
@@ -424,7 +436,11 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     run_git_baseline(repo, &plan)?;
     spawn_cold(repo, threads)?;
 
-    let thread_counts: Vec<usize> = if threads == 1 { vec![1] } else { vec![threads, 1] };
+    let thread_counts: Vec<usize> = if threads == 1 {
+        vec![1]
+    } else {
+        vec![threads, 1]
+    };
     let mut cold: BTreeMap<usize, Vec<ColdSample>> = BTreeMap::new();
     let mut git_times = Vec::new();
     let mut git_outputs: Option<Vec<String>> = None;
@@ -459,6 +475,7 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let in_process_cold = start.elapsed();
     let in_process_counts = Counts::take(&db);
     let cold_print = fingerprint(&report);
+    // `node_range` holds indices into the ranges, one parsed output each.
     let cross = cross_check(&db, &report, &|node: &str| {
         plan.node_range.get(node).map(|&i| &per_range[i])
     })?;
@@ -507,6 +524,7 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     );
     let mut cold_medians = BTreeMap::new();
     for &t in &thread_counts {
+        // Every thread count ran `runs` ≥ 1 times above.
         let samples = &cold[&t];
         let (median, min) = stats(&samples.iter().map(|s| s.wall).collect::<Vec<_>>());
         cold_medians.insert(t, median);
@@ -514,19 +532,20 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         let peak = samples.iter().filter_map(|s| s.peak_kib).max();
         println!(
             "{:<30} {:>7.1} ms {:>7.1} ms {:>8} {:>9} {:>8} {:>10}",
-            format!(
-                "keel cold, {t} thread{}",
-                if t == 1 { "" } else { "s" }
-            ),
+            format!("keel cold, {t} thread{}", if t == 1 { "" } else { "s" }),
             ms(median),
             ms(min),
             counts.images,
             counts.hunks,
             counts.queries,
-            peak.map_or_else(|| "-".to_owned(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+            peak.map_or_else(
+                || "-".to_owned(),
+                |k| format!("{:.1} MiB", k as f64 / 1024.0)
+            )
         );
     }
     let (warm_median, warm_min) = stats(&warm.iter().map(|s| s.wall).collect::<Vec<_>>());
+    // `runs` ≥ 1 warm commits were made above.
     let warm_counts = warm[0].counts;
     println!(
         "{:<30} {:>7.1} ms {:>7.1} ms {:>8} {:>9} {:>8} {:>10}",
@@ -579,8 +598,15 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let per_threads: Vec<String> = thread_counts
         .iter()
         .map(|t| {
-            let n = cold[t].iter().filter(|s| s.fingerprint == cold_print).count();
-            format!("{t} thread{}: {n}/{}", if *t == 1 { "" } else { "s" }, cold[t].len())
+            let n = cold[t]
+                .iter()
+                .filter(|s| s.fingerprint == cold_print)
+                .count();
+            format!(
+                "{t} thread{}: {n}/{}",
+                if *t == 1 { "" } else { "s" },
+                cold[t].len()
+            )
         })
         .collect();
     println!(
@@ -636,7 +662,14 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         yes(restored)
     );
     println!();
-    println!("{}", if ok { "all checks passed" } else { "CHECKS FAILED" });
+    println!(
+        "{}",
+        if ok {
+            "all checks passed"
+        } else {
+            "CHECKS FAILED"
+        }
+    );
     Ok(ok)
 }
 

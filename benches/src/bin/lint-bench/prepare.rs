@@ -137,16 +137,21 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), String> {
         &["diff", "--name-only", &tip, &merge, "--", ".", ":!.spec"],
     )?;
     if !outside.trim().is_empty() {
-        return Err(format!(
-            "the spec merge changed code: {}",
-            outside.trim()
-        ));
+        return Err(format!("the spec merge changed code: {}", outside.trim()));
     }
 
-    let window = git::run(dest, &["rev-list", "--count", &format!("{spec_commit}..HEAD")])?;
+    let window = git::run(
+        dest,
+        &["rev-list", "--count", &format!("{spec_commit}..HEAD")],
+    )?;
     let non_merge = git::run(
         dest,
-        &["rev-list", "--count", "--no-merges", &format!("{spec_commit}..HEAD")],
+        &[
+            "rev-list",
+            "--count",
+            "--no-merges",
+            &format!("{spec_commit}..HEAD"),
+        ],
     )?;
     let mut anchored: Vec<&str> = Vec::new();
     let (mut scoped, mut bare, mut selectors) = (0, 0, 0);
@@ -165,7 +170,10 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), String> {
     anchored.sort_unstable();
     anchored.dedup();
     println!("prepared {}", dest.display());
-    println!("  source {source}, default branch {branch}, tip {}", short(&tip));
+    println!(
+        "  source {source}, default branch {branch}, tip {}",
+        short(&tip)
+    );
     println!(
         "  base   {} (the first-parent commit before {})",
         short(&base),
@@ -270,7 +278,12 @@ fn code_files(dest: &Path) -> Result<Vec<CodeFile>, String> {
         }
         let names: Vec<String> = units
             .iter()
-            .filter(|u| matches!(u.kind, UnitKind::Function | UnitKind::Method | UnitKind::Class))
+            .filter(|u| {
+                matches!(
+                    u.kind,
+                    UnitKind::Function | UnitKind::Method | UnitKind::Class
+                )
+            })
             .filter(|u| seen.get(u.name.as_str()) == Some(&1))
             .filter(|u| plain_name(&u.name) && Selector::parse(&u.name).is_some())
             .map(|u| u.name.clone())
@@ -341,7 +354,8 @@ fn plain_name(name: &str) -> bool {
 fn midnight_utc(date: &str) -> Result<i64, String> {
     let bad = || format!("--base-date {date}: expected YYYY-MM-DD");
     let mut parts = date.split('-');
-    let (Some(y), Some(m), Some(d), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    let (Some(y), Some(m), Some(d), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err(bad());
     };
@@ -398,6 +412,10 @@ mod tests {
         let specs = generate(&files, 5);
         assert_eq!(specs, generate(&files, 5));
         assert!(specs[3].1.contains("  - b.ts\n") || specs[3].1.contains("  - a.py\n"));
-        assert!(specs.iter().all(|(_, text)| text.starts_with("---\ncode:\n  - ")));
+        assert!(
+            specs
+                .iter()
+                .all(|(_, text)| text.starts_with("---\ncode:\n  - "))
+        );
     }
 }
