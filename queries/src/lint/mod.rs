@@ -147,6 +147,13 @@ pub fn warm_share(db: &dyn Db, index: usize, count: usize, scope: Scope) {
     let Some(tip) = Tip::get(db).commit(db) else {
         return;
     };
+    // The tip index reads every commit's tree diff: each share takes every count-th commit
+    // of the walk first, so the index is assembled from warm memos.
+    for (position, commit) in crate::history::history(db, tip).into_iter().enumerate() {
+        if position % count.max(1) == index {
+            let _ = crate::history::commit_changes(db, commit);
+        }
+    }
     let Ok((nodes, _)) = judged_nodes(db, tip, scope) else {
         return;
     };
