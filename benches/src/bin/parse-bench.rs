@@ -5,8 +5,10 @@
 //! path at each commit, one `git cat-file --batch` serves the blobs; consecutive equal
 //! blobs count once), then timing, newest first as a lint walks them, each version parsed
 //! from scratch (`extract_as`) against the same sequence through a fresh `ParseCache` for
-//! each edit script (`LineHunks`, the default, and `CommonEnds`). Every incremental answer
-//! is compared with the full parse's; the tool exits non-zero on any difference.
+//! each edit script (`LineHunks`, the default, and `CommonEnds`) with splicing off, and
+//! through the default cache (`LineHunks`, Python versions spliced). Every cached answer
+//! is compared with the full parse's; the tool exits non-zero on any difference. The
+//! splice's refusals are listed by level and reason.
 //! Does not own: the parsing or the cache (`keel_queries::extract`).
 //!
 //! Usage: `cargo run --release -p keel-benches --bin parse-bench -- [--repo DIR]
@@ -101,7 +103,12 @@ impl Timing {
     }
 }
 
-const SCRIPTS: [EditScript; 2] = [EditScript::LineHunks, EditScript::CommonEnds];
+/// The cached ways to parse a history: an edit script, and whether Python is spliced.
+const MODES: [(EditScript, bool); 3] = [
+    (EditScript::LineHunks, false),
+    (EditScript::CommonEnds, false),
+    (EditScript::LineHunks, true),
+];
 
 fn run(options: &Options) -> Result<bool, String> {
     let files = if options.files.is_empty() {
@@ -111,11 +118,21 @@ fn run(options: &Options) -> Result<bool, String> {
     };
     let mut blobs = BlobReader::spawn(&options.repo)?;
     let mut agree = true;
-    let (mut total_full, mut total_scripts) = (Duration::ZERO, [Duration::ZERO; SCRIPTS.len()]);
+    let (mut total_full, mut total_modes) = (Duration::ZERO, [Duration::ZERO; MODES.len()]);
     let mut total_versions = 0;
+    let mut refusals: BTreeMap<String, u64> = BTreeMap::new();
     println!(
-        "{:<28} {:>8} {:>8} {:>10} {:>12} {:>7} {:>12} {:>7}  counts (LineHunks: incremental/full/retried)",
-        "file", "versions", "avg KB", "full ms", "LineHunks ms", "ratio", "CommonEnds ms", "ratio"
+        "{:<28} {:>8} {:>8} {:>10} {:>12} {:>7} {:>12} {:>7} {:>10} {:>7}  counts (splice: spliced/members/fallbacks; incremental/full/retried)",
+        "file",
+        "versions",
+        "avg KB",
+        "full ms",
+        "LineHunks ms",
+        "ratio",
+        "CommonEnds ms",
+        "ratio",
+        "splice ms",
+        "ratio"
     );
     for file in &files {
         let versions = history(&options.repo, file, &mut blobs)?;
@@ -124,20 +141,27 @@ fn run(options: &Options) -> Result<bool, String> {
             continue;
         };
         let (full, reference) = time_full(language, &versions, options.runs);
-        let mut scripts = [Timing::default(); SCRIPTS.len()];
-        for (timing, script) in scripts.iter_mut().zip(SCRIPTS) {
-            for _ in 0..options.runs {
-                let mut cache = ParseCache::new(script);
+        let mut modes = [Timing::default(); MODES.len()];
+        for (timing, (script, splice)) in modes.iter_mut().zip(MODES) {
+            for run in 0..options.runs {
+                let mut cache = ParseCache::new(script).splicing(splice);
                 let started = Instant::now();
                 let answers: Vec<_> = versions
                     .iter()
                     .map(|version| cache.extract(language, &version.path, &version.bytes))
                     .collect();
                 timing.record(started.elapsed(), cache.counts());
+                if splice && run == 0 {
+                    for (level, refusal, count) in cache.splice_refusals() {
+                        *refusals
+                            .entry(format!("{level:?}: {}", refusal.label()))
+                            .or_default() += count;
+                    }
+                }
                 if let Some(index) = (0..answers.len()).find(|&i| answers[i] != reference[i]) {
                     agree = false;
                     println!(
-                        "DISAGREEMENT {file} ({script:?}) at version {index} ({}):\n  full {:?}\n  incremental {:?}",
+                        "DISAGREEMENT {file} ({script:?}, splice {splice}) at version {index} ({}):\n  full {:?}\n  cached {:?}",
                         versions[index].path, reference[index], answers[index]
                     );
                 }
@@ -145,46 +169,61 @@ fn run(options: &Options) -> Result<bool, String> {
         }
         let bytes: usize = versions.iter().map(|version| version.bytes.len()).sum();
         let average_kb = bytes as f64 / versions.len().max(1) as f64 / 1024.0;
-        let counts = scripts[0].counts;
+        let counts = modes[2].counts;
         println!(
-            "{:<28} {:>8} {:>8.1} {:>10.1} {:>12.1} {:>6.1}x {:>12.1} {:>6.1}x  {}/{}/{}",
+            "{:<28} {:>8} {:>8.1} {:>10.1} {:>12.1} {:>6.1}x {:>12.1} {:>6.1}x {:>10.1} {:>6.1}x  {}/{}/{}; {}/{}/{}",
             short(file),
             versions.len(),
             average_kb,
             full.millis(),
-            scripts[0].millis(),
-            full.millis() / scripts[0].millis().max(1e-9),
-            scripts[1].millis(),
-            full.millis() / scripts[1].millis().max(1e-9),
+            modes[0].millis(),
+            full.millis() / modes[0].millis().max(1e-9),
+            modes[1].millis(),
+            full.millis() / modes[1].millis().max(1e-9),
+            modes[2].millis(),
+            full.millis() / modes[2].millis().max(1e-9),
+            counts.spliced,
+            counts.spliced_members,
+            counts.splice_fallbacks,
             counts.incremental,
             counts.full,
             counts.retried,
         );
         total_versions += versions.len();
         total_full += full.best.unwrap_or_default();
-        for (total, timing) in total_scripts.iter_mut().zip(&scripts) {
+        for (total, timing) in total_modes.iter_mut().zip(&modes) {
             *total += timing.best.unwrap_or_default();
         }
     }
     let millis = |duration: Duration| duration.as_secs_f64() * 1e3;
     println!(
-        "{:<28} {:>8} {:>8} {:>10.1} {:>12.1} {:>6.1}x {:>12.1} {:>6.1}x",
+        "{:<28} {:>8} {:>8} {:>10.1} {:>12.1} {:>6.1}x {:>12.1} {:>6.1}x {:>10.1} {:>6.1}x",
         "TOTAL",
         total_versions,
         "",
         millis(total_full),
-        millis(total_scripts[0]),
-        millis(total_full) / millis(total_scripts[0]).max(1e-9),
-        millis(total_scripts[1]),
-        millis(total_full) / millis(total_scripts[1]).max(1e-9),
+        millis(total_modes[0]),
+        millis(total_full) / millis(total_modes[0]).max(1e-9),
+        millis(total_modes[1]),
+        millis(total_full) / millis(total_modes[1]).max(1e-9),
+        millis(total_modes[2]),
+        millis(total_full) / millis(total_modes[2]).max(1e-9),
     );
+    if !refusals.is_empty() {
+        println!(
+            "splice refusals (level: reason count; a member refusal may still splice at the top):"
+        );
+        for (reason, count) in &refusals {
+            println!("  {reason}: {count}");
+        }
+    }
     if let Some(peak) = peak_rss_kb() {
         println!("peak RSS: {:.1} MB", peak as f64 / 1024.0);
     }
     println!(
         "answers: {}",
         if agree {
-            "incremental == full for every version"
+            "incremental == spliced == full for every version"
         } else {
             "DIFFER"
         }

@@ -4,12 +4,15 @@
 //! Owns: the extension → language registry, the unit vocabulary (qualified names, kinds,
 //! 1-based inclusive line ranges), and the tree-sitter walks for Python and
 //! TypeScript/TSX/JavaScript.
-//! `reuse` adds incremental reparsing as a speed hint whose answers equal [`extract_as`]'s.
+//! `reuse` adds incremental reparsing, and `splice` the Python splice (parsing only the
+//! changed statements of a new version), as speed hints whose answers equal
+//! [`extract_as`]'s.
 //! Does not own: memoization (the `units` query in `images` keys it per image), selector
 //! resolution (`anchors`), or any IO — these functions are importable without a database.
 
 mod python;
 mod reuse;
+mod splice;
 mod syntax;
 mod typescript;
 
@@ -17,6 +20,7 @@ pub use reuse::{
     EditScript, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, extract_reusing,
     thread_parse_counts,
 };
+pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
 use tree_sitter::Tree;
 
 /// A language with a designated extractor.

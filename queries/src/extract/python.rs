@@ -3,6 +3,10 @@
 //! in the range, block statements transparent, and `@overload` stubs and property
 //! accessors merged into one unit with the declaration they belong to.
 //!
+//! Also walks one subtree as if it sat in a given scope ([`declarations`], [`Enclosing`])
+//! and splits a top-level class into its own declaration and body ([`class_statement`]):
+//! what the splice (`splice`) needs to produce the same raw declarations per statement.
+//!
 //! Does not own: parsing, error location and the merging itself (`syntax`), or anything
 //! beyond declarations — lambdas, assignments, imports and dynamically attached callables
 //! are not units.
@@ -25,7 +29,75 @@ pub(super) fn grammar() -> (tree_sitter::Language, &'static str) {
 
 /// The units of an error-free tree of `source`.
 pub(super) fn walk(tree: &Tree, source: &str) -> Vec<Unit> {
-    Walk::new(source).run(tree.root_node())
+    let mut units = Collector::default();
+    for declaration in declarations(tree.root_node(), source, Enclosing::Module) {
+        units.add(declaration);
+    }
+    units.finish()
+}
+
+/// What a subtree is walked inside of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Enclosing<'a> {
+    /// The module: declarations are functions and classes named as they are.
+    Module,
+    /// The body of the class with this qualified name: functions are its methods.
+    Class(&'a str),
+}
+
+/// The raw declarations of `node` and everything inside it, in document order, as the
+/// walk of the whole tree produces them when `node` sits directly in `enclosing`: no
+/// grouping yet ([`Collector`] merges them, and must see every declaration of the file).
+pub(super) fn declarations(
+    node: Node<'_>,
+    source: &str,
+    enclosing: Enclosing<'_>,
+) -> Vec<Declaration> {
+    Walk::new(source, enclosing).run(node)
+}
+
+/// A top-level class statement (`class_definition`, or a `decorated_definition` of one),
+/// split where the splice needs it.
+pub(super) struct ClassStatement<'t> {
+    /// The class's own declaration (decorators included), exactly as the walk records it.
+    pub(super) own: Declaration,
+    /// Its body block.
+    pub(super) body: Node<'t>,
+    /// The row of the header's `:`.
+    pub(super) colon_row: usize,
+}
+
+/// `node` as a class statement, if it is one. The declarations of `node` are `own`
+/// followed by those of each named child of `body` walked in `Enclosing::Class(own.name)`.
+pub(super) fn class_statement<'t>(node: Node<'t>, source: &str) -> Option<ClassStatement<'t>> {
+    let class = match node.kind() {
+        "class_definition" => node,
+        "decorated_definition" => node
+            .child_by_field_name("definition")
+            .filter(|definition| definition.kind() == "class_definition")?,
+        _ => return None,
+    };
+    let body = class.child_by_field_name("body")?;
+    let mut cursor = class.walk();
+    let colon_row = class
+        .children(&mut cursor)
+        .find(|child| child.kind() == ":")?
+        .start_position()
+        .row;
+    let mut walk = Walk::new(source, Enclosing::Module);
+    let frame = Frame {
+        node: class,
+        scope: 0,
+        decorated: (node.id() != class.id()).then_some(node),
+    };
+    // Records the class's declaration; its body is not visited.
+    let _body = walk.declaration(&frame);
+    let own = walk.declarations.pop()?;
+    Some(ClassStatement {
+        own,
+        body,
+        colon_row,
+    })
 }
 
 /// What lexically encloses a declaration.
@@ -54,25 +126,31 @@ struct Frame<'t> {
 struct Walk<'s> {
     source: &'s str,
     scopes: Vec<Scope>,
-    units: Collector,
+    declarations: Vec<Declaration>,
 }
 
 impl<'s> Walk<'s> {
-    fn new(source: &'s str) -> Self {
-        let module = Scope {
-            prefix: String::new(),
-            kind: ScopeKind::Module,
+    fn new(source: &'s str, enclosing: Enclosing<'_>) -> Self {
+        let outermost = match enclosing {
+            Enclosing::Module => Scope {
+                prefix: String::new(),
+                kind: ScopeKind::Module,
+            },
+            Enclosing::Class(name) => Scope {
+                prefix: name.to_owned(),
+                kind: ScopeKind::Class,
+            },
         };
         Self {
             source,
-            scopes: vec![module],
-            units: Collector::default(),
+            scopes: vec![outermost],
+            declarations: Vec::new(),
         }
     }
 
-    /// Visits the tree in document order (an explicit stack, so deep nesting cannot
+    /// Visits the subtree in document order (an explicit stack, so deep nesting cannot
     /// overflow the call stack).
-    fn run(mut self, root: Node<'_>) -> Vec<Unit> {
+    fn run(mut self, root: Node<'_>) -> Vec<Declaration> {
         let mut pending = vec![Frame {
             node: root,
             scope: 0,
@@ -82,7 +160,7 @@ impl<'s> Walk<'s> {
             let children = self.visit(&frame);
             pending.extend(children.into_iter().rev());
         }
-        self.units.finish()
+        self.declarations
     }
 
     /// Records the frame's declaration, if it is one, and returns what to visit inside it.
@@ -136,7 +214,7 @@ impl<'s> Walk<'s> {
         let role = frame
             .decorated
             .map_or(Role::Plain, |wrapper| self.role(wrapper, name));
-        self.units.add(Declaration {
+        self.declarations.push(Declaration {
             name: qualified.clone(),
             kind,
             lines,

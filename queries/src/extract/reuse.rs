@@ -1,14 +1,17 @@
 //! Incremental reparsing: a hint that makes parsing the next image of a file cheaper and
 //! never changes what is extracted from it.
 //!
-//! Owns: [`ParseCache`] — the most recently parsed error-free trees, at most one per
-//! (language, lineage), each with the exact bytes it was parsed from, and one parser per
-//! language — the description of an old-bytes → new-bytes change as tree-sitter
-//! `InputEdit`s ([`EditScript`]), and the per-thread cache behind [`extract_reusing`], which
+//! Owns: [`ParseCache`] — per (language, lineage) at most one hint: the most recently
+//! parsed error-free tree with the exact bytes it was parsed from, and for Python the
+//! OUTLINE of the latest error-free version with its bytes — one parser per language, the
+//! description of an old-bytes → new-bytes change as tree-sitter `InputEdit`s
+//! ([`EditScript`]), the order of attempts (splice, else incremental reparse, else full
+//! parse), and the per-thread cache behind [`extract_reusing`], which
 //! `images::image_units` calls. A lineage is a name the caller gives to a succession of
 //! versions of one file (`image_units` uses the path).
-//! Does not own: what a unit is (the language walks), the reference full parse
-//! ([`super::extract_as`]), nor memoization (salsa keys units per image).
+//! Does not own: what a unit is (the language walks), the splice itself (`splice`), the
+//! reference full parse ([`super::extract_as`]), nor memoization (salsa keys units per
+//! image).
 //!
 //! ### Why the cache cannot change an answer
 //! It is a hint, like an object cache: it decides how much work a parse does, never what
@@ -26,13 +29,30 @@
 //!   incremental result holding any error is dropped and the content parsed from scratch,
 //!   so every `Unparseable` answer (line and reason) comes from a full parse.
 //! - The walks read only node kinds, fields, byte ranges and rows, which equal trees share.
-//! - `tests/it/reparse.rs` checks incremental == full on every consecutive pair of
-//!   randomized Python and TypeScript histories, in both directions; `parse-bench` checks
-//!   it over real histories.
+//! - A Python version is first SPLICED: the outline of the previous error-free version (its
+//!   top-level statements and class members as row ranges with the raw declarations each
+//!   produced) is kept with the exact bytes it describes; the line diff from THOSE bytes
+//!   says which statements changed, only they are parsed, alone, and the declarations are
+//!   reassembled and grouped over the whole file. `splice`'s module doc gives the argument
+//!   that this equals the full parse: a change is spliced only where it starts and ends at
+//!   a statement boundary that Python's lexical state cannot cross (checked on the new
+//!   lines and by parsing the middle followed by a sentinel `pass`), the bytes outside the
+//!   middles are checked equal, and any doubt refuses the splice and falls back to the
+//!   path above. An isolated middle holding an error is a refusal, never an answer, so
+//!   every `Unparseable` answer still comes from a full parse; a splice also needs the
+//!   content to be UTF-8 first, as `extract_as` does. After a splice the kept tree is
+//!   older than the outline; it stays paired with its own bytes, so a later incremental
+//!   reparse computes its edits from them.
+//! - `tests/it/reparse.rs` checks incremental (and spliced) == full on every consecutive
+//!   pair of randomized Python and TypeScript histories, in both directions;
+//!   `tests/it/splice.rs` does the same for the splice on adversarial Python histories
+//!   and checks it is really taken; `parse-bench` checks all of them over real histories.
 //!
 //! ### Bounds
-//! At most [`MAX_HINTS`] trees per thread, whose sources total at most [`MAX_HINT_BYTES`];
-//! a larger source is parsed but never kept. A tree costs about 18 times its source
+//! At most [`MAX_HINTS`] hints per thread, whose sources total at most [`MAX_HINT_BYTES`]
+//! (a tree's source and a different outline source both count); a larger hint drops its
+//! tree, and a source larger still is parsed but never kept. An outline is small (rows
+//! and declarations, a few KB for click's `core.py`). A tree costs about 18 times its source
 //! (click's `core.py`: 144 KB of source, 2.5 MB of tree), so one thread holds at most
 //! about 18 MB and a lint's eight warming threads about 150 MB at worst; a lint usually
 //! walks one file at a time, so it holds far less.
@@ -43,6 +63,7 @@ use std::sync::Arc;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
+use super::splice::{self, Level, Outline, Refusal};
 use super::{ExtractError, Language, Unit, syntax};
 use crate::diff::line_hunks;
 
@@ -74,14 +95,36 @@ pub struct ParseCounts {
     pub incremental: u64,
     /// Incremental results that held an error and were parsed again from scratch.
     pub retried: u64,
+    /// Python versions answered by a splice (`spliced_members` of them inside one class).
+    pub spliced: u64,
+    /// Splices done at the member level.
+    pub spliced_members: u64,
+    /// Splices tried and refused at both levels: parsed incrementally or from scratch.
+    pub splice_fallbacks: u64,
 }
 
-/// A tree and the exact bytes it is the (error-free) parse of.
+/// What a cache keeps of one lineage.
 struct Hint {
     language: Language,
     lineage: String,
-    source: Arc<[u8]>,
-    tree: Tree,
+    /// The last error-free tree, with the exact bytes it is the parse of. After a splice
+    /// it is older than `outline`; `None` when it no longer fits the bounds.
+    tree: Option<(Arc<[u8]>, Tree)>,
+    /// Python: the outline of the latest error-free version, with its bytes.
+    outline: Option<(Arc<[u8]>, Outline)>,
+}
+
+impl Hint {
+    /// The source bytes it holds (a source shared by tree and outline counts once).
+    fn bytes(&self) -> usize {
+        let tree = self.tree.as_ref().map_or(0, |(source, _)| source.len());
+        let outline = match (&self.tree, &self.outline) {
+            (Some((parsed, _)), Some((outlined, _))) if Arc::ptr_eq(parsed, outlined) => 0,
+            (_, Some((outlined, _))) => outlined.len(),
+            (_, None) => 0,
+        };
+        tree + outline
+    }
 }
 
 /// Recently parsed trees to reparse from, and a parser per language. See the module doc
@@ -91,7 +134,11 @@ pub struct ParseCache {
     hints: VecDeque<Hint>,
     parsers: Vec<(Language, Parser)>,
     script: EditScript,
+    /// Whether Python versions are spliced from the previous outline.
+    splice: bool,
     counts: ParseCounts,
+    /// Refused splices by level and reason.
+    refusals: Vec<(Level, Refusal, u64)>,
 }
 
 impl Default for ParseCache {
@@ -101,19 +148,36 @@ impl Default for ParseCache {
 }
 
 impl ParseCache {
-    /// An empty cache describing changes with `script`.
+    /// An empty cache describing changes with `script`, splicing Python versions.
     pub fn new(script: EditScript) -> Self {
         Self {
             hints: VecDeque::new(),
             parsers: Vec::new(),
             script,
+            splice: true,
             counts: ParseCounts::default(),
+            refusals: Vec::new(),
         }
+    }
+
+    /// The same cache splicing Python versions (`true`, the default) or only reparsing
+    /// them incrementally (`false`).
+    pub fn splicing(mut self, splice: bool) -> Self {
+        self.splice = splice;
+        self
     }
 
     /// The parses done so far.
     pub fn counts(&self) -> ParseCounts {
         self.counts
+    }
+
+    /// How often a splice was refused, by level and reason (a version refused at the member
+    /// level may still be spliced at the top level).
+    pub fn splice_refusals(&self) -> Vec<(Level, Refusal, u64)> {
+        let mut refusals = self.refusals.clone();
+        refusals.sort();
+        refusals
     }
 
     /// Extracts the units of `content`, a version of `lineage` in `language`. Equals
@@ -131,15 +195,21 @@ impl ParseCache {
             .hints
             .iter()
             .position(|hint| hint.language == language && hint.lineage == lineage);
-        let edited = hint.map(|index| {
-            let hint = &self.hints[index];
-            let mut tree = hint.tree.clone();
-            for edit in edits(&hint.source, content, self.script) {
-                tree.edit(&edit);
-            }
-            tree
-        });
+        if let Some(index) = hint.filter(|_| self.splice && language == Language::Python)
+            && let Some(units) = self.splice(index, content)?
+        {
+            return Ok(units);
+        }
         let parser = parser_in(&mut self.parsers, language)?;
+        let edited = hint
+            .and_then(|index| self.hints[index].tree.as_ref())
+            .map(|(old, tree)| {
+                let mut tree = tree.clone();
+                for edit in edits(old, content, self.script) {
+                    tree.edit(&edit);
+                }
+                tree
+            });
         let mut tree = syntax::run(parser, content, edited.as_ref(), grammar_name)?;
         if edited.is_some() {
             self.counts.incremental += 1;
@@ -153,32 +223,85 @@ impl ParseCache {
         }
         let units = language.units(&tree, source);
         if units.is_ok() {
+            let outline = (self.splice && language == Language::Python)
+                .then(|| (Arc::clone(content), Outline::of(&tree, source)));
             self.keep(Hint {
                 language,
                 lineage: lineage.to_owned(),
-                source: Arc::clone(content),
-                tree,
+                tree: Some((Arc::clone(content), tree)),
+                outline,
             });
         }
         units
     }
 
-    /// Keeps `hint` as its lineage's tree (replacing the older one), evicting the least
-    /// recently used beyond the bounds.
-    fn keep(&mut self, hint: Hint) {
+    /// The units of `content` spliced from the outline of hint `index` (a Python one), its
+    /// outline then kept; `None` when there is no outline or the splice was refused.
+    fn splice(
+        &mut self,
+        index: usize,
+        content: &Arc<[u8]>,
+    ) -> Result<Option<Vec<Unit>>, ExtractError> {
+        let parser = parser_in(&mut self.parsers, Language::Python)?;
+        let Some((old, outline)) = self.hints.get(index).and_then(|hint| hint.outline.as_ref())
+        else {
+            return Ok(None);
+        };
+        match splice::splice(outline, old, content, parser) {
+            Ok(spliced) => {
+                self.counts.spliced += 1;
+                if spliced.top_middles == 0 {
+                    self.counts.spliced_members += 1;
+                }
+                for refusal in spliced.refused {
+                    count_refusal(&mut self.refusals, Level::Member, refusal);
+                }
+                if let Some(mut hint) = self.hints.remove(index) {
+                    hint.outline = Some((Arc::clone(content), spliced.outline));
+                    self.keep(hint);
+                }
+                Ok(Some(spliced.units))
+            }
+            Err(refusals) => {
+                self.counts.splice_fallbacks += 1;
+                for (level, refusal) in refusals {
+                    count_refusal(&mut self.refusals, level, refusal);
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Keeps `hint` for its lineage (replacing the older one), evicting the least recently
+    /// used beyond the bounds. A hint over the byte bound drops its (older) tree first.
+    fn keep(&mut self, mut hint: Hint) {
         self.hints
             .retain(|old| !(old.language == hint.language && old.lineage == hint.lineage));
-        if hint.source.len() > MAX_HINT_BYTES {
+        if hint.bytes() > MAX_HINT_BYTES && hint.outline.is_some() {
+            hint.tree = None;
+        }
+        if hint.bytes() > MAX_HINT_BYTES {
             return;
         }
         self.hints.push_back(hint);
-        let mut bytes: usize = self.hints.iter().map(|hint| hint.source.len()).sum();
+        let mut bytes: usize = self.hints.iter().map(Hint::bytes).sum();
         while self.hints.len() > MAX_HINTS || bytes > MAX_HINT_BYTES {
             let Some(evicted) = self.hints.pop_front() else {
                 break;
             };
-            bytes -= evicted.source.len();
+            bytes -= evicted.bytes();
         }
+    }
+}
+
+/// Adds one refusal of `level` for `refusal`.
+fn count_refusal(refusals: &mut Vec<(Level, Refusal, u64)>, level: Level, refusal: Refusal) {
+    match refusals
+        .iter_mut()
+        .find(|(known_level, known, _)| (*known_level, *known) == (level, refusal))
+    {
+        Some((_, _, count)) => *count += 1,
+        None => refusals.push((level, refusal, 1)),
     }
 }
 
@@ -473,9 +596,16 @@ mod tests {
             );
         }
         let after = thread_parse_counts();
-        assert_eq!(after.incremental - before.incremental, 3, "{after:?}");
-        // The broken version came out of its reparse with an error and was parsed again
-        // from scratch, as was the first version.
+        // The second and fourth versions were spliced (the fourth from the second's
+        // outline); the broken third one was refused, reparsed incrementally, came out with
+        // an error and was parsed again from scratch, as was the first version.
+        assert_eq!(after.spliced - before.spliced, 2, "{after:?}");
+        assert_eq!(
+            after.splice_fallbacks - before.splice_fallbacks,
+            1,
+            "{after:?}"
+        );
+        assert_eq!(after.incremental - before.incremental, 1, "{after:?}");
         assert_eq!(after.retried - before.retried, 1, "{after:?}");
         assert_eq!(after.full - before.full, 2, "{after:?}");
     }
@@ -503,7 +633,7 @@ mod tests {
         let large = Arc::from(vec![b'\n'; MAX_HINT_BYTES + 1]);
         let _ = cache.extract(Language::Python, "large.py", &large);
         assert!(cache.hints.iter().all(|hint| hint.lineage != "large.py"));
-        let total: usize = cache.hints.iter().map(|hint| hint.source.len()).sum();
+        let total: usize = cache.hints.iter().map(Hint::bytes).sum();
         assert!(total <= MAX_HINT_BYTES);
     }
 

@@ -9,7 +9,7 @@
 //! git-CLI oracle on branchy histories (renames, merge-owned lines, spec versions on both
 //! sides of a merge); `candidate` holds `--pending` to full lint on its nodes and checks the
 //! governor transition; `renames` holds rename pairing to `git diff -M`; `reparse` holds
-//! incremental parsing to the full parse's answers.
+//! incremental parsing to the full parse's answers, `splice` the Python splice.
 
 mod agreement;
 mod agreement_history;
@@ -21,4 +21,5 @@ mod no_silent_pass;
 mod positive_control;
 mod renames;
 mod reparse;
+mod splice;
 mod support;
