@@ -357,6 +357,43 @@ fn run_git_baseline(repo: &Path, plan: &Plan) -> Result<(Duration, Vec<String>),
     Ok((start.elapsed(), outputs))
 }
 
+/// The issue's own yardstick, timed beside the window baseline: `git log --no-merges -p
+/// --histogram -U0 -- <anchored paths>` over the whole history (no range, default history
+/// simplification), stdout consumed. Returns the time and the output's size.
+fn run_whole_history_log(repo: &Path, plan: &Plan) -> Result<(Duration, usize), String> {
+    let start = Instant::now();
+    let mut command = git::git(repo);
+    command
+        .args([
+            "log",
+            "--no-merges",
+            "-p",
+            "--histogram",
+            "-U0",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--",
+        ])
+        .args(&plan.anchored)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .ok_or("git's stdout is piped")?
+        .read_to_end(&mut out)
+        .map_err(|e| format!("cannot read git's output: {e}"))?;
+    let status = child.wait().map_err(|e| format!("git did not end: {e}"))?;
+    if !status.success() || out.is_empty() {
+        return Err("the whole-history git log failed or printed nothing".to_owned());
+    }
+    Ok((start.elapsed(), out.len()))
+}
+
 /// Median and minimum.
 fn stats(samples: &[Duration]) -> (Duration, Duration) {
     let mut sorted = samples.to_vec();
@@ -445,12 +482,17 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let mut git_times = Vec::new();
     let mut git_outputs: Option<Vec<String>> = None;
     let mut git_identical = true;
+    let mut whole_times = Vec::new();
+    let mut whole_bytes = 0;
     for _ in 0..runs {
         for &t in &thread_counts {
             cold.entry(t).or_default().push(spawn_cold(repo, t)?);
         }
         let (time, outputs) = run_git_baseline(repo, &plan)?;
         git_times.push(time);
+        let (time, bytes) = run_whole_history_log(repo, &plan)?;
+        whole_times.push(time);
+        whole_bytes = bytes;
         match &git_outputs {
             None => git_outputs = Some(outputs),
             Some(first) => git_identical &= *first == outputs,
@@ -567,6 +609,22 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         "-",
         "-"
     );
+    let (whole_median, whole_min) = stats(&whole_times);
+    println!(
+        "{:<30} {:>7.1} ms {:>7.1} ms {:>8} {:>9} {:>8} {:>10}",
+        "git log -p, whole history",
+        ms(whole_median),
+        ms(whole_min),
+        "-",
+        "-",
+        "-",
+        "-"
+    );
+    println!(
+        "(the second git row is the issue's yardstick, `git log --no-merges -p --histogram -U0 -- <{} anchored paths>` over all history: {:.1} MiB of patches)",
+        plan.anchored.len(),
+        whole_bytes as f64 / (1024.0 * 1024.0)
+    );
     println!(
         "(keel cold in-process, before the warm runs: {:.1} ms, {} images, {} hunk sets, {} queries)",
         ms(in_process_cold),
@@ -581,6 +639,10 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         ratio(cold_medians[&threads]),
         ratio(warm_median),
         ratio(cold_medians[&1])
+    );
+    println!(
+        "                  keel cold {threads}t / whole-history git log {:.2}",
+        ms(cold_medians[&threads]) / ms(whole_median)
     );
 
     // The checks.
