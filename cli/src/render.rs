@@ -5,6 +5,7 @@
 
 use keel_engine::KeelDatabase;
 use keel_queries::anchors::Side;
+use keel_queries::extract::ParseCounts;
 use keel_queries::lint::{Finding, HitRecord, LintReport, Severity};
 use std::fmt::Write;
 use std::io::IsTerminal;
@@ -168,16 +169,19 @@ pub(crate) struct WorkCounts {
     pub(crate) images_parsed: usize,
     pub(crate) hunk_sets_diffed: usize,
     pub(crate) queries_executed: usize,
+    /// How those images were parsed.
+    pub(crate) parses: ParseCounts,
 }
 
 /// Takes the query log and counts what it holds.
-pub(crate) fn work_counts(db: &KeelDatabase) -> WorkCounts {
+pub(crate) fn work_counts(db: &KeelDatabase, parses: ParseCounts) -> WorkCounts {
     let executed = db.take_executed_queries();
     let count = |name: &str| executed.iter().filter(|n| n.as_str() == name).count();
     WorkCounts {
         images_parsed: count("image_units"),
         hunk_sets_diffed: count("image_hunks"),
         queries_executed: executed.len(),
+        parses,
     }
 }
 
@@ -187,6 +191,9 @@ pub(crate) fn stats_line(counts: WorkCounts) -> String {
         "images_parsed": counts.images_parsed,
         "hunk_sets_diffed": counts.hunk_sets_diffed,
         "queries_executed": counts.queries_executed,
+        "parsed_from_scratch": counts.parses.full,
+        "parsed_incrementally": counts.parses.incremental - counts.parses.retried,
+        "parsed_spliced": counts.parses.spliced,
     })
     .to_string()
 }

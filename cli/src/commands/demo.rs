@@ -34,16 +34,16 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
         )?;
     }
     let mut db = KeelDatabase::open(repo.path())?;
-    let report = lint_or_refuse(&db, Scope::Full)?;
+    let (report, cold_parses) = lint_or_refuse(&db, Scope::Full)?;
     print_report(&report, args.format)?;
     if args.format != Format::Text {
         return Ok(ExitStatus::Clean);
     }
-    let cold = render::work_counts(&db);
+    let cold = render::work_counts(&db, cold_parses);
     add_demo_followup(&mut repo)?;
     db.apply_changes(&[ChangeEvent::TipMoved])?;
-    let warm_report = lint_or_refuse(&db, Scope::Full)?;
-    let warm = render::work_counts(&db);
+    let (warm_report, warm_parses) = lint_or_refuse(&db, Scope::Full)?;
+    let warm = render::work_counts(&db, warm_parses);
     let billing = warm_report
         .findings
         .iter()

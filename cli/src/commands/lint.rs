@@ -7,7 +7,8 @@ use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::{ChangeEvent, KeelDatabase};
-use keel_queries::lint::{LintError, LintReport, Scope, lint_on_threads};
+use keel_queries::extract::ParseCounts;
+use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses};
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -44,19 +45,22 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
         }
         None => Scope::Full,
     };
-    let report = lint_or_refuse(&db, scope)?;
+    let (report, parses) = lint_or_refuse(&db, scope)?;
     print_report(&report, args.format)?;
     if args.stats {
-        eprintln!("{}", render::stats_line(render::work_counts(&db)));
+        eprintln!("{}", render::stats_line(render::work_counts(&db, parses)));
     }
     Ok(status_of(&report))
 }
 
-/// Runs lint; a spec or `keel.toml` keel refuses to read becomes a usage error naming
-/// file and line.
-pub(crate) fn lint_or_refuse(db: &KeelDatabase, scope: Scope) -> Result<LintReport, CommandError> {
+/// Runs lint on every core, also counting how images were parsed; a spec or `keel.toml`
+/// keel refuses to read becomes a usage error naming file and line.
+pub(crate) fn lint_or_refuse(
+    db: &KeelDatabase,
+    scope: Scope,
+) -> Result<(LintReport, ParseCounts), CommandError> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    lint_on_threads(db, threads, scope).map_err(|err| match err {
+    lint_counting_parses(db, threads, scope).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             match errors.len() {

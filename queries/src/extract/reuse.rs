@@ -8,7 +8,10 @@
 //! ([`EditScript`]), the order of attempts (splice, else incremental reparse, else full
 //! parse), and the per-thread cache behind [`extract_reusing`], which
 //! `images::image_units` calls. A lineage is a name the caller gives to a succession of
-//! versions of one file (`image_units` uses the path).
+//! versions of one file (`image_units` uses the path); a lineage with no hint borrows the
+//! most recent hint of a lineage with the same file name (a file moved to another folder,
+//! as a directory move moves every file), since any error-free hint gives the right answer
+//! and a similar one gives it cheaply.
 //! Does not own: what a unit is (the language walks), the splice itself (`splice`), the
 //! reference full parse ([`super::extract_as`]), nor memoization (salsa keys units per
 //! image).
@@ -103,6 +106,32 @@ pub struct ParseCounts {
     pub splice_fallbacks: u64,
 }
 
+impl ParseCounts {
+    /// The parses between two readings of one counter (`before` taken first).
+    pub fn since(self, before: Self) -> Self {
+        Self {
+            full: self.full - before.full,
+            incremental: self.incremental - before.incremental,
+            retried: self.retried - before.retried,
+            spliced: self.spliced - before.spliced,
+            spliced_members: self.spliced_members - before.spliced_members,
+            splice_fallbacks: self.splice_fallbacks - before.splice_fallbacks,
+        }
+    }
+
+    /// Two counts (of two threads) together.
+    pub fn plus(self, other: Self) -> Self {
+        Self {
+            full: self.full + other.full,
+            incremental: self.incremental + other.incremental,
+            retried: self.retried + other.retried,
+            spliced: self.spliced + other.spliced,
+            spliced_members: self.spliced_members + other.spliced_members,
+            splice_fallbacks: self.splice_fallbacks + other.splice_fallbacks,
+        }
+    }
+}
+
 /// What a cache keeps of one lineage.
 struct Hint {
     language: Language,
@@ -191,10 +220,7 @@ impl ParseCache {
         // The same checks in the same order as `extract_as`, so errors are the same.
         let source = syntax::as_text(content)?;
         let (_, grammar_name) = language.grammar();
-        let hint = self
-            .hints
-            .iter()
-            .position(|hint| hint.language == language && hint.lineage == lineage);
+        let hint = self.hint_for(language, lineage);
         if let Some(index) = hint.filter(|_| self.splice && language == Language::Python)
             && let Some(units) = self.splice(index, content)?
         {
@@ -233,6 +259,21 @@ impl ParseCache {
             });
         }
         units
+    }
+
+    /// The hint to reparse a version of `lineage` from: its own, else the most recent one
+    /// of a lineage with the same file name.
+    fn hint_for(&self, language: Language, lineage: &str) -> Option<usize> {
+        let same = |hint: &Hint| hint.language == language;
+        let file_name = |path: &str| path.rsplit('/').next().map(str::to_owned);
+        self.hints
+            .iter()
+            .position(|hint| same(hint) && hint.lineage == lineage)
+            .or_else(|| {
+                self.hints
+                    .iter()
+                    .rposition(|hint| same(hint) && file_name(&hint.lineage) == file_name(lineage))
+            })
     }
 
     /// The units of `content` spliced from the outline of hint `index` (a Python one), its

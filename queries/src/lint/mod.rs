@@ -18,6 +18,7 @@ pub use report::{
 pub use settings::tip_settings;
 
 use crate::events::image_at;
+use crate::extract::{ParseCounts, thread_parse_counts};
 use crate::images::units_of;
 use crate::spec::Target;
 use crate::tree::RepoPath;
@@ -124,16 +125,39 @@ pub fn lint_on_threads<D: Db + Clone + Send>(
     threads: usize,
     scope: Scope,
 ) -> Result<LintReport, LintError> {
+    lint_counting_parses(db, threads, scope).map(|(report, _)| report)
+}
+
+/// [`lint_on_threads`], also telling how the images it parsed were parsed (from
+/// scratch, incrementally, spliced), summed over its threads.
+pub fn lint_counting_parses<D: Db + Clone + Send>(
+    db: &D,
+    threads: usize,
+    scope: Scope,
+) -> Result<(LintReport, ParseCounts), LintError> {
     let threads = threads.min(MAX_THREADS);
+    let mut parses = ParseCounts::default();
     if threads > 1 {
         std::thread::scope(|spawner| {
-            for index in 0..threads {
-                let clone = db.clone();
-                spawner.spawn(move || warm_share(&clone, index, threads, scope));
+            let shares: Vec<_> = (0..threads)
+                .map(|index| {
+                    let clone = db.clone();
+                    spawner.spawn(move || {
+                        let before = thread_parse_counts();
+                        warm_share(&clone, index, threads, scope);
+                        thread_parse_counts().since(before)
+                    })
+                })
+                .collect();
+            for share in shares {
+                // A share that panicked parsed what `lint_scope` below parses again.
+                parses = parses.plus(share.join().unwrap_or_default());
             }
         });
     }
-    lint_scope(db, scope)
+    let before = thread_parse_counts();
+    let report = lint_scope(db, scope)?;
+    Ok((report, parses.plus(thread_parse_counts().since(before))))
 }
 
 /// More threads than this only contend for the same few files.

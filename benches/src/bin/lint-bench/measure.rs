@@ -15,7 +15,7 @@ use crate::prepare::short;
 use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_queries::extract::{Language, extract};
-use keel_queries::lint::{LintReport, Scope, lint_on_threads, spec_nodes};
+use keel_queries::lint::{LintReport, Scope, lint_counting_parses, lint_on_threads, spec_nodes};
 use keel_queries::spec::{Relation, Target};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -512,7 +512,7 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     // In-process cold lint, then warm re-lints on the same database.
     let start = Instant::now();
     let mut db = KeelDatabase::open(repo).map_err(|e| format!("keel cannot open: {e:?}"))?;
-    let report = lint_on_threads(&db, threads, Scope::Full)
+    let (report, parses) = lint_counting_parses(&db, threads, Scope::Full)
         .map_err(|e| format!("keel cannot lint: {e:?}"))?;
     let in_process_cold = start.elapsed();
     let in_process_counts = Counts::take(&db);
@@ -631,6 +631,13 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         in_process_counts.images,
         in_process_counts.hunks,
         in_process_counts.queries
+    );
+    println!(
+        "(its images: {} parsed from scratch, {} reparsed incrementally, {} spliced — {} of them inside one class)",
+        parses.full,
+        parses.incremental - parses.retried,
+        parses.spliced,
+        parses.spliced_members
     );
     let ratio = |a: Duration| ms(a) / ms(git_median);
     println!();
