@@ -664,6 +664,20 @@ mod tests {
     }
 
     #[test]
+    fn a_moved_file_reparses_from_the_hint_of_its_old_folder() {
+        let mut cache = ParseCache::default();
+        let old = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+        let moved = bytes("def f():\n    return 1\n\n\ndef g():\n    return 3\n");
+        let _ = cache.extract(Language::Python, "click/core.py", &old);
+        let before = cache.counts();
+        let units = cache.extract(Language::Python, "src/click/core.py", &moved);
+        assert_eq!(units, extract_as(Language::Python, &moved));
+        let after = cache.counts();
+        assert_eq!(after.full, before.full, "no parse from scratch: {after:?}");
+        assert_eq!(after.spliced, before.spliced + 1, "{after:?}");
+    }
+
+    #[test]
     fn the_cache_stays_within_its_bounds() {
         let mut cache = ParseCache::default();
         for index in 0..3 * MAX_HINTS {
