@@ -71,7 +71,9 @@ pub fn lineage<'db>(
             }
         }
     }
-    events.sort_by_key(|event| (index.position(event.commit), event.path.clone()));
+    events.sort_by(|a, b| {
+        (index.position(a.commit), &a.path).cmp(&(index.position(b.commit), &b.path))
+    });
     events.dedup();
     Ok(events)
 }

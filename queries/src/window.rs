@@ -11,7 +11,7 @@
 //! Does not own: lineages (`lineage`), nor what an event did to lines (`drift`).
 
 use crate::events::{authored, authored_content};
-use crate::history::{TipIndex, ancestry, tip_index};
+use crate::history::{TipIndex, ancestry, authored_rename_source, change_at, tip_index};
 use crate::lineage::{Event, lineage};
 use crate::spec::NodeId;
 use crate::tree::{RepoPath, entry_at};
@@ -70,8 +70,6 @@ pub struct Window<'db> {
     index: &'db TipIndex,
     covered: Option<&'db FxHashSet<Commit>>,
     acked: Option<&'db FxHashSet<Commit>>,
-    /// The version the window starts after.
-    pub base: Option<Commit>,
     /// History the window needs lies beyond a shallow clone's boundary.
     pub truncated: bool,
 }
@@ -96,7 +94,6 @@ pub fn window<'db>(
         index,
         covered,
         acked: index.acks.get(&node.id(db).0),
-        base,
         truncated,
     })
 }
@@ -133,6 +130,22 @@ impl<'db> Window<'db> {
         Ok(commits)
     }
 
+    /// Is `path` a file at the tip that some reachable commit renamed into place? Only
+    /// then does its lineage hold events under other paths.
+    fn renamed_into(&self, path: &str) -> Result<bool, ObjectError> {
+        let at_tip = entry_at(self.db, self.tip, RepoPath::new(self.db, path.to_owned()))?;
+        if !at_tip.is_some_and(|e| e.kind == EntryKind::File) {
+            return Ok(false);
+        }
+        for &commit in self.index.changed(path) {
+            let added = change_at(self.db, commit, path)?.is_some_and(|c| c.old.is_none());
+            if added && authored_rename_source(self.db, commit, path)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The window commits that authored a change to any file `matches` accepts — under
     /// its path then, or through the lineage of a file that matches at the tip — newest
     /// first.
@@ -148,8 +161,7 @@ impl<'db> Window<'db> {
                     found.insert(commit);
                 }
             }
-            let at_tip = entry_at(self.db, self.tip, RepoPath::new(self.db, path.to_owned()))?;
-            if at_tip.is_some_and(|e| e.kind == EntryKind::File) {
+            if self.renamed_into(path)? {
                 found.extend(self.authoring(path)?);
             }
         }

@@ -98,7 +98,7 @@ fn a_directory_move_is_a_rename_of_every_file() {
             ("pkg/b.py", &edit(PY, "return 2", "return 20")),
             (
                 ".spec/n/spec.md",
-                &spec(&["src/pkg/a.py#f", "src/pkg/b.py#g"], &[]),
+                &spec(&["src/pkg/a.py#f", "src/pkg/b.py#g"], &["src/pkg/"]),
             ),
         ],
         "v1",
@@ -109,15 +109,24 @@ fn a_directory_move_is_a_rename_of_every_file() {
         "hit g before the move",
     );
     git_mv(&repo, "pkg", "src/pkg");
-    repo.commit("move pkg under src").expect("commit");
-    let findings: Vec<_> = node_findings(&lint_repo(&repo), "n")
-        .into_iter()
-        .filter(|(code, _, _)| code == "anchor-hit")
-        .collect();
+    let moved = repo.commit("move pkg under src").expect("commit");
+    let findings = node_findings(&lint_repo(&repo), "n");
+    let of = |code: &str| -> Vec<_> {
+        findings
+            .iter()
+            .filter(|(c, _, _)| c == code)
+            .cloned()
+            .collect()
+    };
     assert_eq!(
-        findings,
-        vec![("anchor-hit".to_owned(), strings(&["g"]), vec![hit])],
+        of("anchor-hit"),
+        vec![("anchor-hit".to_owned(), strings(&["g"]), vec![hit.clone()])],
         "the move itself hits nothing; the earlier edit follows b.py to its new folder"
+    );
+    assert_eq!(
+        of("related-drift"),
+        vec![("related-drift".to_owned(), vec![], vec![moved, hit])],
+        "the folder's files carry their history from the old folder"
     );
 }
 
