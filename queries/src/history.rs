@@ -11,10 +11,10 @@
 
 use crate::renames::tree_renames;
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, RepoPath, tree_diff};
+use crate::tree::{FileChange, RepoPath, lookup, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
-use keel_engine::objects::ObjectError;
+use keel_engine::objects::{EntryKind, ObjectError};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -141,7 +141,9 @@ pub fn order(db: &dyn Db, tip: Commit, a: Commit, b: Commit) -> Order {
 /// The files `commit` authored a change to, sorted by path. A root commit adds every
 /// file it holds; a merge changes a path only when it differs from every parent (a path
 /// inherited unchanged from one side was authored there, not by the merge; `old` is then
-/// the first parent's blob). Memoized per commit: one tree diff per parent, read once.
+/// the first parent's blob). Memoized per commit: one tree diff against the first parent,
+/// then a lookup of each changed path in the other parents (a side branch's tree can be
+/// far from the merge's; only the paths the first diff names matter).
 #[salsa::tracked(returns(ref))]
 pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, ObjectError> {
     let tree = commit.tree(db);
@@ -151,12 +153,16 @@ pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, 
     };
     let mut changes: Vec<FileChange> = tree_diff(db, Some(first.tree(db)), tree).clone()?.to_vec();
     for other in others {
-        let against = tree_diff(db, Some(other.tree(db)), tree).clone()?;
-        changes.retain(|change| {
-            against
-                .binary_search_by(|c| c.path.as_str().cmp(&change.path))
-                .is_ok()
-        });
+        let mut kept = Vec::with_capacity(changes.len());
+        for change in changes {
+            let theirs = lookup(db, other.tree(db), &change.path)?
+                .filter(|entry| entry.kind == EntryKind::File)
+                .map(|entry| entry.oid);
+            if theirs != change.new {
+                kept.push(change);
+            }
+        }
+        changes = kept;
     }
     Ok(Arc::from(changes))
 }
