@@ -116,6 +116,44 @@ pub fn line_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
     changes.hunks()
 }
 
+/// A correct line diff of two texts that need not be git's: the common leading and
+/// trailing lines are cut first, so only the changed stretch is diffed (with
+/// [`line_hunks`]). For callers that need SOME exact edit script — a reparse hint — and
+/// never for a verdict, whose hunks must be git's ([`line_hunks`], [`diff_images`]).
+pub fn changed_stretch_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
+    let at_line_start = |text: &[u8], at: usize| at == 0 || text[at - 1] == b'\n';
+    let mut prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    while !at_line_start(old, prefix) {
+        prefix -= 1;
+    }
+    let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
+    let mut suffix = old_rest
+        .iter()
+        .rev()
+        .zip(new_rest.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while suffix > 0
+        && !(at_line_start(old_rest, old_rest.len() - suffix)
+            && at_line_start(new_rest, new_rest.len() - suffix))
+    {
+        suffix -= 1;
+    }
+    let lines =
+        u32::try_from(old[..prefix].iter().filter(|&&b| b == b'\n').count()).unwrap_or(u32::MAX);
+    let shift = |range: Range<u32>| range.start + lines..range.end + lines;
+    line_hunks(
+        &old_rest[..old_rest.len() - suffix],
+        &new_rest[..new_rest.len() - suffix],
+    )
+    .into_iter()
+    .map(|hunk| Hunk {
+        before: shift(hunk.before),
+        after: shift(hunk.after),
+    })
+    .collect()
+}
+
 /// git skips whole 1 KiB blocks that both images end with.
 const TAIL_BLOCK: usize = 1024;
 
@@ -154,6 +192,34 @@ mod tests {
             vec![Hunk {
                 before: 1..2,
                 after: 1..2
+            }]
+        );
+    }
+
+    #[test]
+    fn the_changed_stretch_diff_is_an_exact_edit_script() {
+        let old = b"a\nb\nc\nd\ne\n";
+        let new = b"a\nb\nX\nd\ne\nf\n";
+        let hunks = changed_stretch_hunks(old, new);
+        assert_eq!(
+            hunks,
+            vec![
+                Hunk {
+                    before: 2..3,
+                    after: 2..3
+                },
+                Hunk {
+                    before: 5..5,
+                    after: 5..6
+                }
+            ]
+        );
+        // Cut ends never split a line: "ab" vs "aX" share no whole line.
+        assert_eq!(
+            changed_stretch_hunks(b"ab\n", b"aX\n"),
+            vec![Hunk {
+                before: 0..1,
+                after: 0..1
             }]
         );
     }

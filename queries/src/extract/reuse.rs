@@ -68,7 +68,7 @@ use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 use super::splice::{self, Level, Outline, Refusal};
 use super::{ExtractError, Language, Unit, syntax};
-use crate::diff::line_hunks;
+use crate::diff::changed_stretch_hunks;
 
 /// Trees kept per cache (per thread for [`extract_reusing`]).
 pub const MAX_HINTS: usize = 4;
@@ -481,7 +481,7 @@ fn hunk_changes(old: &[u8], new: &[u8]) -> Vec<Change> {
             .and_then(|line| starts.get(line).copied())
             .unwrap_or(end)
     };
-    line_hunks(old, new)
+    changed_stretch_hunks(old, new)
         .into_iter()
         .map(|hunk| Change {
             start: offset(&old_lines, old.len(), hunk.before.start),

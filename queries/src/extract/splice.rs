@@ -60,7 +60,7 @@ use tree_sitter::{Node, Parser};
 use super::python::{self, Enclosing};
 use super::syntax::{self, Collector, Declaration};
 use super::{ExtractError, Unit};
-use crate::diff::{Hunk, line_hunks};
+use crate::diff::{Hunk, changed_stretch_hunks};
 
 /// One top-level statement or class member: its rows and its raw declarations.
 #[derive(Debug, Clone)]
@@ -217,7 +217,10 @@ pub(super) fn splice(
         return Err(vec![(Level::Top, Refusal::Misaligned)]);
     }
     let new_lines = LineIndex::new(new);
-    let changes: Vec<Change> = line_hunks(old, new).iter().map(Change::of).collect();
+    let changes: Vec<Change> = changed_stretch_hunks(old, new)
+        .iter()
+        .map(Change::of)
+        .collect();
     let text = Texts {
         old,
         new,
