@@ -1,1 +1,83 @@
-//! placeholder
+//! keel-benches: what the benchmark binaries share.
+//!
+//! Owns: [`BlobReader`], one long-lived `git cat-file --batch` serving blobs to the
+//! baselines that read many. Does not own: any measurement (each binary in `src/bin`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// A running `git cat-file --batch`: one request, one answer.
+pub struct BlobReader {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: BufReader<ChildStdout>,
+}
+
+impl BlobReader {
+    /// Starts `git cat-file --batch` from `git`, a `git` command already pinned to the
+    /// repository and the caller's configuration.
+    pub fn spawn(mut git: Command) -> Result<Self, String> {
+        let mut child = git
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|error| format!("cannot run git cat-file: {error}"))?;
+        let input = child.stdin.take().ok_or("git cat-file has no stdin")?;
+        let output = child.stdout.take().ok_or("git cat-file has no stdout")?;
+        Ok(Self {
+            child,
+            input: Some(input),
+            output: BufReader::new(output),
+        })
+    }
+
+    /// The object id and bytes of the blob `name` (an id or `rev:path`), `None` when git
+    /// reports it missing.
+    pub fn read(&mut self, name: &str) -> Result<Option<(String, Vec<u8>)>, String> {
+        let failed = |error: std::io::Error| format!("git cat-file {name}: {error}");
+        let input = self.input.as_mut().ok_or("git cat-file was finished")?;
+        writeln!(input, "{name}").map_err(failed)?;
+        input.flush().map_err(failed)?;
+        let mut header = String::new();
+        self.output.read_line(&mut header).map_err(failed)?;
+        if header.trim_end().ends_with(" missing") {
+            return Ok(None);
+        }
+        let fields: Vec<&str> = header.split_whitespace().collect();
+        let [oid, "blob", size] = fields.as_slice() else {
+            return Err(format!(
+                "git cat-file: unexpected answer {header:?} for {name}"
+            ));
+        };
+        let size: usize = size
+            .parse()
+            .map_err(|_| format!("git cat-file: bad header {header:?}"))?;
+        let mut bytes = vec![0; size + 1];
+        self.output.read_exact(&mut bytes).map_err(failed)?;
+        bytes.pop();
+        Ok(Some(((*oid).to_owned(), bytes)))
+    }
+
+    /// Closes git's input and waits for it to end well.
+    pub fn finish(mut self) -> Result<(), String> {
+        drop(self.input.take());
+        let status = self
+            .child
+            .wait()
+            .map_err(|error| format!("git cat-file: {error}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("git cat-file failed: {status}"))
+        }
+    }
+}
+
+impl Drop for BlobReader {
+    fn drop(&mut self) {
+        drop(self.input.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -13,11 +13,12 @@
 //!
 //! Usage: `cargo run --release -p keel-benches --bin diff-agree -- --repo DIR [--rev REV] [--show N]`
 
+use keel_benches::BlobReader;
 use keel_fixtures::pinned_git;
 use keel_queries::diff::{Hunk, is_binary, line_hunks};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 
 /// git's well-known empty tree: reading attributes from it means reading none.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -174,7 +175,7 @@ fn run(options: &Options) -> Result<Tally, String> {
         .spawn()
         .map_err(|error| format!("cannot run git log: {error}"))?;
     let stdout = log.stdout.take().ok_or("git log has no stdout")?;
-    let mut blobs = BlobReader::spawn(&options.repo)?;
+    let mut blobs = BlobReader::spawn(git(&options.repo))?;
     let mut tally = Tally::default();
     let mut walk = LogWalk::default();
     let mut reader = BufReader::new(stdout);
@@ -297,8 +298,8 @@ fn compare_commit(
             tally.skipped_not_blob += 1;
             continue;
         }
-        let old = blobs.read(&pair.old_oid)?;
-        let new = blobs.read(&pair.new_oid)?;
+        let old = blob(blobs, &pair.old_oid)?;
+        let new = blob(blobs, &pair.new_oid)?;
         if is_binary(&old) || is_binary(&new) {
             tally.skipped_binary += 1;
             continue;
@@ -335,52 +336,10 @@ fn describe(commit: &Commit, pair: &Pair, keel: &[Hunk]) -> String {
     )
 }
 
-/// A long-lived `git cat-file --batch`: one request, one blob.
-struct BlobReader {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
-}
-
-impl BlobReader {
-    fn spawn(repo: &Path) -> Result<Self, String> {
-        let mut child = git(repo)
-            .args(["cat-file", "--batch"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|error| format!("cannot run git cat-file: {error}"))?;
-        let input = child.stdin.take().ok_or("git cat-file has no stdin")?;
-        let output = BufReader::new(child.stdout.take().ok_or("git cat-file has no stdout")?);
-        Ok(Self {
-            child,
-            input,
-            output,
-        })
-    }
-
-    fn read(&mut self, oid: &str) -> Result<Vec<u8>, String> {
-        let failed = |error: std::io::Error| format!("git cat-file {oid}: {error}");
-        writeln!(self.input, "{oid}").map_err(failed)?;
-        self.input.flush().map_err(failed)?;
-        let mut header = String::new();
-        self.output.read_line(&mut header).map_err(failed)?;
-        let size = header
-            .trim_end()
-            .strip_prefix(oid)
-            .and_then(|rest| rest.strip_prefix(" blob "))
-            .and_then(|size| size.parse::<usize>().ok())
-            .ok_or_else(|| format!("git cat-file: unexpected answer {header:?} for {oid}"))?;
-        let mut blob = vec![0; size + 1];
-        self.output.read_exact(&mut blob).map_err(failed)?;
-        blob.pop();
-        Ok(blob)
-    }
-}
-
-impl Drop for BlobReader {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The bytes of a blob the raw diff named: it must exist.
+fn blob(blobs: &mut BlobReader, oid: &str) -> Result<Vec<u8>, String> {
+    blobs
+        .read(oid)?
+        .map(|(_, bytes)| bytes)
+        .ok_or_else(|| format!("git cat-file: {oid} is missing"))
 }

@@ -16,14 +16,14 @@
 //! (default 5) files at HEAD with an extractor that the most commits touched. Times are
 //! the best of `--runs` (default 3). The numbers belong in a closing note, never in a test.
 
+use keel_benches::BlobReader;
 use keel_fixtures::pinned_git;
 use keel_queries::extract::{
     EditScript, ExtractError, Language, ParseCache, ParseCounts, Unit, extract_as,
 };
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -116,7 +116,7 @@ fn run(options: &Options) -> Result<bool, String> {
     } else {
         options.files.clone()
     };
-    let mut blobs = BlobReader::spawn(&options.repo)?;
+    let mut blobs = BlobReader::spawn(git(&options.repo))?;
     let mut agree = true;
     let (mut total_full, mut total_modes) = (Duration::ZERO, [Duration::ZERO; MODES.len()]);
     let mut total_versions = 0;
@@ -359,74 +359,4 @@ fn history(repo: &Path, file: &str, blobs: &mut BlobReader) -> Result<Vec<Versio
         return Err(format!("{file} has no history at HEAD"));
     }
     Ok(versions)
-}
-
-/// One `git cat-file --batch` process serving blobs by `rev:path`.
-struct BlobReader {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl BlobReader {
-    fn spawn(repo: &Path) -> Result<Self, String> {
-        let mut child = git(repo)
-            .args(["cat-file", "--batch"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|error| format!("cannot run git cat-file: {error}"))?;
-        let stdin = child.stdin.take().ok_or("git cat-file has no stdin")?;
-        let stdout = child.stdout.take().ok_or("git cat-file has no stdout")?;
-        Ok(Self {
-            child,
-            stdin,
-            stdout: BufReader::new(stdout),
-        })
-    }
-
-    /// The object id and bytes of a blob, `None` when git reports it missing.
-    fn read(&mut self, name: &str) -> Result<Option<(String, Vec<u8>)>, String> {
-        writeln!(self.stdin, "{name}").map_err(|error| format!("git cat-file: {error}"))?;
-        self.stdin
-            .flush()
-            .map_err(|error| format!("git cat-file: {error}"))?;
-        let mut header = String::new();
-        self.stdout
-            .read_line(&mut header)
-            .map_err(|error| format!("git cat-file: {error}"))?;
-        if header.trim_end().ends_with(" missing") {
-            return Ok(None);
-        }
-        let fields: Vec<&str> = header.split_whitespace().collect();
-        match fields.as_slice() {
-            [oid, "blob", size] => {
-                let size: usize = size
-                    .parse()
-                    .map_err(|_| format!("git cat-file: bad header {header:?}"))?;
-                let mut bytes = vec![0; size + 1];
-                self.stdout
-                    .read_exact(&mut bytes)
-                    .map_err(|error| format!("git cat-file: {error}"))?;
-                bytes.pop();
-                Ok(Some(((*oid).to_owned(), bytes)))
-            }
-            _ => Err(format!("git cat-file: unexpected header {header:?}")),
-        }
-    }
-
-    fn finish(self) -> Result<(), String> {
-        let Self {
-            mut child, stdin, ..
-        } = self;
-        drop(stdin);
-        let status = child
-            .wait()
-            .map_err(|error| format!("git cat-file: {error}"))?;
-        if status.success() {
-            Ok(())
-        } else {
-            Err(format!("git cat-file failed: {status}"))
-        }
-    }
 }

@@ -103,26 +103,29 @@ fn git(repo: &FixtureRepo, args: &[&str]) -> String {
 }
 
 /// `(old_start, old_count, new_start, new_count)` from `@@ -a,b +c,d @@` headers.
-fn hunk_headers(diff: &str) -> Vec<(u32, u32, u32, u32)> {
-    let side = |text: &str| -> (u32, u32) {
-        let (start, count) = text.split_once(',').unwrap_or((text, "1"));
-        (
-            start.parse().expect("git prints numbers"),
-            count.parse().expect("git prints numbers"),
-        )
-    };
+pub(crate) fn hunk_headers(diff: &str) -> Vec<(u32, u32, u32, u32)> {
     diff.lines()
         .filter_map(|line| line.strip_prefix("@@ -"))
         .map(|rest| {
             let mut parts = rest.split(' ');
-            let old = side(parts.next().expect("old side"));
-            let new = side(parts.next().expect("new side").trim_start_matches('+'));
+            let old = header_range(parts.next().expect("old side"));
+            let new = header_range(parts.next().expect("new side").trim_start_matches('+'));
             (old.0, old.1, new.0, new.1)
         })
         .collect()
 }
 
-fn unit_range(units: &[Unit], name: &str) -> Option<(u32, u32)> {
+/// `a,b` or `a` (count 1) from one side of a hunk header.
+pub(crate) fn header_range(text: &str) -> (u32, u32) {
+    let (start, count) = text.split_once(',').unwrap_or((text, "1"));
+    (
+        start.parse().expect("git prints numbers"),
+        count.parse().expect("git prints numbers"),
+    )
+}
+
+/// The unit's 1-based inclusive range, from its first decorator line to its last line.
+pub(crate) fn unit_range(units: &[Unit], name: &str) -> Option<(u32, u32)> {
     units
         .iter()
         .find(|u| u.name == name)
@@ -130,7 +133,7 @@ fn unit_range(units: &[Unit], name: &str) -> Option<(u32, u32)> {
 }
 
 /// Lines `[start, start + count)` (1-based) meet the unit `[s, e]`.
-fn meets(start: u32, count: u32, unit: Option<(u32, u32)>) -> bool {
+pub(crate) fn meets(start: u32, count: u32, unit: Option<(u32, u32)>) -> bool {
     unit.is_some_and(|(s, e)| count > 0 && start <= e && s < start + count)
 }
 

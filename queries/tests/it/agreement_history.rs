@@ -35,7 +35,7 @@
 //! seeded random branchy ones, counting the cases by kind so a fixture regression cannot
 //! make it vacuous.
 
-use crate::agreement::start_merge;
+use crate::agreement::{header_range, hunk_headers, meets, start_merge, unit_range};
 use crate::support::{lint_repo, spec};
 use keel_fixtures::rng::SeededRng as Rng;
 use keel_fixtures::{FIXTURE_EMAIL, FIXTURE_EPOCH, FixtureRepo};
@@ -350,41 +350,6 @@ fn back(changes: &[Change], y: &str) -> Back {
     }
 }
 
-/// `(old_start, old_count, new_start, new_count)` from `@@ -a,b +c,d @@` headers.
-fn hunk_headers(diff: &str) -> Vec<(u32, u32, u32, u32)> {
-    diff.lines()
-        .filter_map(|line| line.strip_prefix("@@ -"))
-        .map(|rest| {
-            let mut parts = rest.split(' ');
-            let old = range(parts.next().expect("old side"));
-            let new = range(parts.next().expect("new side").trim_start_matches('+'));
-            (old.0, old.1, new.0, new.1)
-        })
-        .collect()
-}
-
-/// `a,b` or `a` (count 1) from a hunk header.
-fn range(text: &str) -> (u32, u32) {
-    let (start, count) = text.split_once(',').unwrap_or((text, "1"));
-    (
-        start.parse().expect("git prints numbers"),
-        count.parse().expect("git prints numbers"),
-    )
-}
-
-/// The unit's 1-based inclusive range, from its first decorator line to its last line.
-fn unit_range(units: &[Unit], name: &str) -> Option<(u32, u32)> {
-    units
-        .iter()
-        .find(|u| u.name == name)
-        .map(|u| (u.start_line, u.end_line))
-}
-
-/// Lines `[start, start + count)` (1-based) meet the unit `[s, e]`.
-fn meets(start: u32, count: u32, unit: Option<(u32, u32)>) -> bool {
-    unit.is_some_and(|(s, e)| count > 0 && start <= e && s < start + count)
-}
-
 /// Line `n` (1-based) lies in the unit.
 fn inside(n: u32, unit: Option<(u32, u32)>) -> bool {
     unit.is_some_and(|(s, e)| s <= n && n <= e)
@@ -450,7 +415,7 @@ fn parse_combined(out: &str, n: usize) -> Vec<Section> {
                 .trim_start_matches('@')
                 .split_whitespace()
                 .take(n + 1)
-                .map(|r| range(r.trim_start_matches(['-', '+'])))
+                .map(|r| header_range(r.trim_start_matches(['-', '+'])))
                 .collect();
             next_parent = ranges[..n].iter().map(|r| r.0).collect();
             next_result = ranges[n].0;
