@@ -130,11 +130,19 @@ fn exact_renames(
     destinations: &mut [Candidate],
     found: &mut Vec<(usize, Rename)>,
 ) {
+    let mut by_blob: rustc_hash::FxHashMap<Oid, Vec<usize>> = Default::default();
+    for (s, source) in sources.iter().enumerate() {
+        by_blob.entry(source.oid).or_default().push(s);
+    }
     for (index, destination) in destinations.iter_mut().enumerate() {
+        let Some(same_blob) = by_blob.get(&destination.oid) else {
+            continue;
+        };
         let mut best: Option<(usize, u8)> = None;
         let mut compared = 0;
-        for (s, source) in sources.iter().enumerate() {
-            if source.oid != destination.oid || source.used {
+        for &s in same_blob {
+            let source = &sources[s];
+            if source.used {
                 continue;
             }
             let score = 1 + u8::from(basename_same(&source.path, &destination.path));
