@@ -138,13 +138,15 @@ pub fn lint_counting_parses<D: Db + Clone + Send>(
     let threads = threads.min(MAX_THREADS);
     let mut parses = ParseCounts::default();
     if threads > 1 {
+        let next = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|spawner| {
             let shares: Vec<_> = (0..threads)
                 .map(|index| {
                     let clone = db.clone();
+                    let next = &next;
                     spawner.spawn(move || {
                         let before = thread_parse_counts();
-                        warm_share(&clone, index, threads, scope);
+                        warm_share(&clone, index, threads, scope, next);
                         thread_parse_counts().since(before)
                     })
                 })
@@ -164,10 +166,17 @@ pub fn lint_counting_parses<D: Db + Clone + Send>(
 pub const MAX_THREADS: usize = 8;
 
 /// Does share `index` of `count` of the expensive part of a lint — parsing and diffing
-/// the images of every scoped entry's window commits — and keeps only the memos. Run it
-/// on `count` database clones in parallel before [`lint`], which then finds them warm.
-/// Errors are left for [`lint`] to report.
-pub fn warm_share(db: &dyn Db, index: usize, count: usize, scope: Scope) {
+/// the images of every scoped entry's window events — and keeps only the memos. Run it
+/// on `count` database clones in parallel before [`lint`], which then finds them warm;
+/// `next` (shared by the shares, starting at 0) hands out the stretches of work, so a
+/// share that finishes early takes more. Errors are left for [`lint`] to report.
+pub fn warm_share(
+    db: &dyn Db,
+    index: usize,
+    count: usize,
+    scope: Scope,
+    next: &std::sync::atomic::AtomicUsize,
+) {
     let Some(tip) = Tip::get(db).commit(db) else {
         return;
     };
@@ -181,28 +190,97 @@ pub fn warm_share(db: &dyn Db, index: usize, count: usize, scope: Scope) {
     let Ok((nodes, _)) = judged_nodes(db, tip, scope) else {
         return;
     };
-    let share = Share { index, count };
-    let scoped = nodes.iter().flat_map(|node| {
-        node.entries
-            .iter()
-            .filter_map(move |entry| match &entry.target {
-                Target::Scoped { path, selectors } => Some((node, path, selectors)),
-                _ => None,
-            })
-    });
-    for (position, (node, path, selectors)) in scoped.enumerate() {
-        // Errors here are object reads that lint will meet again and report.
-        if position % count.max(1) == index {
-            let _ =
-                image_at(db, tip, RepoPath::new(db, path.clone())).map(|image| units_of(db, image));
+    let scoped: Vec<ScopedEntry<'_>> = nodes
+        .iter()
+        .flat_map(|node| {
+            node.entries
+                .iter()
+                .filter_map(move |entry| match &entry.target {
+                    Target::Scoped { path, selectors } => Some((node, path, selectors)),
+                    _ => None,
+                })
+        })
+        .collect();
+    let stretches = warm_stretches(db, tip, &scoped, count);
+    loop {
+        let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(stretch) = stretches.get(taken) else {
+            return;
+        };
+        for &(node, path, selectors) in scoped.iter().filter(|(_, p, _)| **p == stretch.path) {
+            // The first stretch starts at the newest event, whose image is usually the
+            // tip's: parsed first, it is the reparse hint for the next. Errors here are
+            // object reads that lint meets again and reports.
+            if stretch.share.index == 0 {
+                let _ = image_at(db, tip, RepoPath::new(db, path.clone()))
+                    .map(|image| units_of(db, image));
+            }
+            let node = Node::new(db, node.id.clone());
+            let _ = scoped_window(db, tip, node, path, selectors, stretch.share);
         }
-        let _ = scoped_window(
-            db,
-            tip,
-            Node::new(db, node.id.clone()),
-            path,
-            selectors,
-            share,
-        );
     }
+}
+
+/// A scoped entry: its node, path and selectors.
+type ScopedEntry<'a> = (
+    &'a crate::spec::SpecNode,
+    &'a String,
+    &'a Vec<crate::anchors::Selector>,
+);
+
+/// One stretch of warm-up work: a contiguous share of the window events of every scoped
+/// entry on one file, walked newest first from one reparse hint.
+struct Stretch {
+    path: String,
+    share: Share,
+}
+
+/// Cuts the anchored files' work (window events times the file's size at the tip) into
+/// stretches of about a fourth of a thread's part, heaviest first, so `count` threads
+/// taking them in turn finish together while each file is cut as little as possible
+/// (every stretch starts with one parse from scratch). Deterministic: every share
+/// computes the same list.
+fn warm_stretches(
+    db: &dyn Db,
+    tip: keel_engine::inputs::Commit,
+    scoped: &[ScopedEntry<'_>],
+    count: usize,
+) -> Vec<Stretch> {
+    let mut weights: std::collections::BTreeMap<&str, usize> = Default::default();
+    for &(node, path, _) in scoped {
+        let events = crate::window::window(db, tip, Node::new(db, node.id.clone()))
+            .and_then(|window| window.events(path))
+            .map_or(0, |events| events.len());
+        let size = image_at(db, tip, RepoPath::new(db, path.clone()))
+            .ok()
+            .flatten()
+            .and_then(|image| crate::images::image_bytes(db, image).ok())
+            .map_or(1, |bytes| bytes.len().max(1));
+        let weight = weights.entry(path.as_str()).or_default();
+        *weight = (*weight).max(events * size);
+    }
+    let total: usize = weights.values().sum();
+    let piece = (total / (4 * count.max(1))).max(1);
+    let mut stretches: Vec<(usize, Stretch)> = Vec::new();
+    for (path, weight) in weights {
+        let parts = weight.div_ceil(piece).clamp(1, 4 * count.max(1));
+        for index in 0..parts {
+            stretches.push((
+                weight / parts,
+                Stretch {
+                    path: path.to_owned(),
+                    share: Share {
+                        index,
+                        count: parts,
+                    },
+                },
+            ));
+        }
+    }
+    stretches.sort_by(|(a, x), (b, y)| {
+        b.cmp(a)
+            .then_with(|| x.path.cmp(&y.path))
+            .then(x.share.index.cmp(&y.share.index))
+    });
+    stretches.into_iter().map(|(_, stretch)| stretch).collect()
 }

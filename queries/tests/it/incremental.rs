@@ -124,11 +124,19 @@ fn warming_shares_on_clones_changes_no_answer_and_parses_each_image_once() {
     let sequential_parses = count(&sequential.take_executed_queries(), "image_units");
 
     let db = KeelDatabase::open(repo.path()).expect("opens");
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for index in 0..3 {
             let clone = db.clone();
+            let next = &next;
             scope.spawn(move || {
-                keel_queries::lint::warm_share(&clone, index, 3, keel_queries::lint::Scope::Full)
+                keel_queries::lint::warm_share(
+                    &clone,
+                    index,
+                    3,
+                    keel_queries::lint::Scope::Full,
+                    next,
+                )
             });
         }
     });
