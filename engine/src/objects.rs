@@ -115,6 +115,14 @@ impl ObjectStore {
         })
     }
 
+    /// The size in bytes of a blob, read from its object header (nothing is inflated).
+    pub fn blob_size(&self, oid: Oid) -> Result<u64, ObjectError> {
+        self.with_repo(oid, |repo| {
+            let header = repo.find_header(oid.0).map_err(|e| object_error(oid, &e))?;
+            Ok(header.size())
+        })
+    }
+
     /// The entries of one tree, in git's order.
     pub fn tree(&self, oid: Oid) -> Result<Vec<TreeItem>, ObjectError> {
         self.with_repo(oid, |repo| {

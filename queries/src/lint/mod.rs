@@ -254,8 +254,8 @@ fn warm_stretches(
         let size = image_at(db, tip, RepoPath::new(db, path.clone()))
             .ok()
             .flatten()
-            .and_then(|image| crate::images::image_bytes(db, image).ok())
-            .map_or(1, |bytes| bytes.len().max(1));
+            .and_then(|image| db.objects().blob_size(image.blob(db)).ok())
+            .map_or(1, |size| usize::try_from(size).unwrap_or(usize::MAX).max(1));
         let weight = weights.entry(path.as_str()).or_default();
         *weight = (*weight).max(events * size);
     }
