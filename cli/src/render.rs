@@ -123,11 +123,14 @@ const ADVISORY_COMMITS_SHOWN: usize = 5;
 /// The longest subject a hit line shows, in characters.
 const SUBJECT_CHARS: usize = 60;
 
-/// `<sha12> <subject> — <selectors>: <side>[, conservative]`.
+/// `<sha12> <subject>[ (as <path then>)] — <selectors>: <side>[, conservative]`.
 fn hit_text(hit: &HitRecord) -> String {
     let mut line = hit.commit[..hit.commit.len().min(12)].to_owned();
     line.push(' ');
     line.push_str(&shorten(&hit.subject, SUBJECT_CHARS));
+    if let Some(path) = &hit.path {
+        line.push_str(&format!(" (as {path})"));
+    }
     if !hit.selectors.is_empty() {
         line.push_str(" — ");
         line.push_str(&hit.selectors.join(", "));

@@ -119,15 +119,17 @@ impl<'db> Window<'db> {
 
     /// The window commits that authored a change to the tip file at `path` (its lineage)
     /// — for a bare entry — newest first.
-    pub fn authoring(&self, path: &str) -> Result<Vec<Commit>, ObjectError> {
-        let mut commits = Vec::new();
+    pub fn authoring(&self, path: &str) -> Result<Vec<Event>, ObjectError> {
+        let mut events: Vec<Event> = Vec::new();
         for event in self.events(path)? {
-            if authored(self.db, event.commit, &event.path)? {
-                commits.push(event.commit);
+            let seen = events
+                .last()
+                .is_some_and(|last| last.commit == event.commit);
+            if !seen && authored(self.db, event.commit, &event.path)? {
+                events.push(event);
             }
         }
-        commits.dedup();
-        Ok(commits)
+        Ok(events)
     }
 
     /// Is `path` a file at the tip that some reachable commit renamed into place? Only
@@ -162,7 +164,7 @@ impl<'db> Window<'db> {
                 }
             }
             if self.renamed_into(path)? {
-                found.extend(self.authoring(path)?);
+                found.extend(self.authoring(path)?.into_iter().map(|event| event.commit));
             }
         }
         let mut commits: Vec<Commit> = found.into_iter().collect();

@@ -36,6 +36,14 @@ impl Share {
     }
 }
 
+/// What one window commit did to a scoped entry's file.
+pub(super) struct WindowChange {
+    pub(super) commit: Commit,
+    /// The file's path at that commit (its lineage's path then).
+    pub(super) path: String,
+    pub(super) change: ScopedChange,
+}
+
 /// What each window event of the tip file at `path` did to the selectors, one entry per
 /// commit (a lineage that forks meets a commit under two paths: their answers join),
 /// newest first, restricted to `share` of those events.
@@ -46,8 +54,8 @@ pub(super) fn scoped_window<'db>(
     path: &str,
     selectors: &[Selector],
     share: Share,
-) -> Result<Vec<(Commit, ScopedChange)>, ObjectError> {
-    let mut changes: Vec<(Commit, ScopedChange)> = Vec::new();
+) -> Result<Vec<WindowChange>, ObjectError> {
+    let mut changes: Vec<WindowChange> = Vec::new();
     let events = window(db, tip, node)?.events(path)?;
     for (position, event) in events.iter().enumerate() {
         if !share.holds(position, events.len()) {
@@ -56,8 +64,14 @@ pub(super) fn scoped_window<'db>(
         let anchor = Anchor::new(db, event.path.clone(), selectors.to_vec());
         let change = scoped_change(db, event.commit, anchor).clone()?;
         match changes.last_mut() {
-            Some((commit, seen)) if *commit == event.commit => *seen = seen.clone().join(change),
-            _ => changes.push((event.commit, change)),
+            Some(seen) if seen.commit == event.commit => {
+                seen.change = seen.change.clone().join(change);
+            }
+            _ => changes.push(WindowChange {
+                commit: event.commit,
+                path: event.path.clone(),
+                change,
+            }),
         }
     }
     Ok(changes)
@@ -179,14 +193,16 @@ impl<'db> NodeJudge<'_, 'db> {
         let mut hits = Vec::new();
         let mut missed = Vec::new();
         let node = Node::new(db, self.node.id.clone());
-        for (commit, change) in scoped_window(db, self.tip, node, path, selectors, Share::ALL)? {
-            match change {
+        for event in scoped_window(db, self.tip, node, path, selectors, Share::ALL)? {
+            let (commit, then) = (event.commit, (event.path != path).then_some(event.path));
+            match event.change {
                 ScopedChange::Untouched => {}
-                ScopedChange::Missed => missed.push(change_record(db, commit)),
+                ScopedChange::Missed => missed.push(change_record(db, commit, then)),
                 ScopedChange::Hit(mut selector_hits) => {
                     selector_hits.sort_by_key(|h| selectors.iter().position(|s| *s == h.selector));
                     hits.push(HitRecord {
                         commit: commit.id(db).to_string(),
+                        path: then,
                         subject: subject(db, commit),
                         selectors: selector_hits
                             .iter()
@@ -444,7 +460,10 @@ impl<'db> NodeJudge<'_, 'db> {
             .window()?
             .authoring(path)?
             .into_iter()
-            .map(|commit| change_record(db, commit))
+            .map(|event| {
+                let then = (event.path != path).then_some(event.path);
+                change_record(db, event.commit, then)
+            })
             .collect();
         self.drift_finding(entry, path, changed)
     }
@@ -487,7 +506,7 @@ impl<'db> NodeJudge<'_, 'db> {
             .window()?
             .authoring_any(|path| matches(path))?
             .into_iter()
-            .map(|commit| change_record(db, commit))
+            .map(|commit| change_record(db, commit, None))
             .collect();
         self.drift_finding(entry, entry.target.path(), changed)
     }
@@ -563,10 +582,12 @@ fn commits(n: usize) -> String {
     }
 }
 
-/// A window commit that changed a file without a selector hit.
-fn change_record(db: &dyn Db, commit: Commit) -> HitRecord {
+/// A window commit that changed a file without a selector hit (`path`: the file's path
+/// then, when it differs from the entry's).
+fn change_record(db: &dyn Db, commit: Commit, path: Option<String>) -> HitRecord {
     HitRecord {
         commit: commit.id(db).to_string(),
+        path,
         subject: subject(db, commit),
         selectors: Vec::new(),
         side: None,

@@ -51,6 +51,10 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HitRecord {
     pub commit: String,
+    /// The file's path at that commit when it differs from the entry's: the commit came
+    /// before a rename and is judged under the path it had then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// The commit's subject line, for readers; not part of `keel.lint.v1`.
     #[serde(skip)]
     pub subject: String,

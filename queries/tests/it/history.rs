@@ -44,7 +44,14 @@ fn a_pure_rename_hits_nothing_and_earlier_hits_follow_the_file() {
     );
     git_mv(&repo, "old.py", "new.py");
     let renamed = repo.commit("rename old.py to new.py").expect("commit");
-    let findings = node_findings(&lint_repo(&repo), "n");
+    let report = lint_repo(&repo);
+    let hit = &report.findings[0].hits[0];
+    assert_eq!(
+        (hit.commit.as_str(), hit.path.as_deref()),
+        (before.as_str(), Some("old.py")),
+        "the hit says which path the file had then"
+    );
+    let findings = node_findings(&report, "n");
     assert_eq!(
         findings,
         vec![
