@@ -36,11 +36,30 @@ enum Item {
 
 /// How lines end in one version.
 #[derive(Clone, Copy)]
-enum Ends {
+pub(crate) enum Ends {
     Lf,
     Crlf,
     /// Every third line CRLF, the others LF.
     Mixed,
+}
+
+/// The lines joined with `ends`, the last one without its end unless `final_newline`.
+pub(crate) fn join_lines(lines: Vec<String>, ends: Ends, final_newline: bool) -> Vec<u8> {
+    let mut text = String::new();
+    let count = lines.len();
+    for (index, line) in lines.into_iter().enumerate() {
+        text.push_str(&line);
+        if index + 1 == count && !final_newline {
+            break;
+        }
+        let crlf = match ends {
+            Ends::Lf => false,
+            Ends::Crlf => true,
+            Ends::Mixed => index % 3 == 0,
+        };
+        text.push_str(if crlf { "\r\n" } else { "\n" });
+    }
+    text.into_bytes()
 }
 
 /// One file in one language, mutated step by step.
@@ -356,21 +375,7 @@ impl Model {
         if let Some((at, line)) = &self.broken {
             lines.insert(at % (lines.len() + 1), line.clone());
         }
-        let mut text = String::new();
-        let count = lines.len();
-        for (index, line) in lines.into_iter().enumerate() {
-            text.push_str(&line);
-            if index + 1 == count && !self.final_newline {
-                break;
-            }
-            let crlf = match self.ends {
-                Ends::Lf => false,
-                Ends::Crlf => true,
-                Ends::Mixed => index % 3 == 0,
-            };
-            text.push_str(if crlf { "\r\n" } else { "\n" });
-        }
-        text.into_bytes()
+        join_lines(lines, self.ends, self.final_newline)
     }
 }
 

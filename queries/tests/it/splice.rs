@@ -16,6 +16,7 @@
 //! statements between members (a middle that dedents out of its class) and trailing
 //! backslashes.
 
+use crate::reparse::{Ends, join_lines};
 use keel_fixtures::rng::SeededRng as Rng;
 use keel_queries::extract::{ExtractError, Language, ParseCache, Unit, extract_as};
 use std::sync::Arc;
@@ -65,13 +66,6 @@ enum Item {
     Try(Def),
     Line(String),
     Overloads(String, usize),
-}
-
-#[derive(Clone, Copy)]
-enum Ends {
-    Lf,
-    Crlf,
-    Mixed,
 }
 
 /// One transient line-level disturbance, at a rendered line index (modulo the count).
@@ -504,21 +498,7 @@ impl Model {
                 }
             }
         }
-        let mut text = String::new();
-        let count = lines.len();
-        for (index, line) in lines.into_iter().enumerate() {
-            text.push_str(&line);
-            if index + 1 == count && !self.final_newline {
-                break;
-            }
-            let crlf = match self.ends {
-                Ends::Lf => false,
-                Ends::Crlf => true,
-                Ends::Mixed => index % 3 == 0,
-            };
-            text.push_str(if crlf { "\r\n" } else { "\n" });
-        }
-        text.into_bytes()
+        join_lines(lines, self.ends, self.final_newline)
     }
 }
 
