@@ -1,8 +1,11 @@
 //! `keel lint` as data: every node's findings at the tip, in declaration order.
 //!
-//! Owns: the entry point [`lint`] and its error. The report types live in `report`,
-//! reading the nodes at the tip in `nodes`, reading `keel.toml` at the tip in `settings`,
-//! and the per-entry judgement with lint's own wording in `judge`.
+//! Owns: the entry points ([`lint`], [`lint_scope`] for a [`Scope`], and the parallel
+//! [`lint_on_threads`] with its warm-up, which hands out stretches of window events from a
+//! shared counter) and their error. The report types live in `report`, reading the nodes
+//! at the tip in `nodes`, reading `keel.toml` at the tip in `settings`, the per-entry
+//! judgement with lint's own wording in `judge`, and the `--pending` scope and the
+//! governor-transition check in `candidate`.
 //! Does not own: rendering or exit codes (`keel`), nor the per-commit judgement (`drift`).
 
 pub mod candidate;
