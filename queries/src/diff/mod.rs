@@ -122,17 +122,12 @@ pub fn line_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
 /// never for a verdict, whose hunks must be git's ([`line_hunks`], [`diff_images`]).
 pub fn changed_stretch_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
     let at_line_start = |text: &[u8], at: usize| at == 0 || text[at - 1] == b'\n';
-    let mut prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let mut prefix = common_prefix(old, new);
     while !at_line_start(old, prefix) {
         prefix -= 1;
     }
     let (old_rest, new_rest) = (&old[prefix..], &new[prefix..]);
-    let mut suffix = old_rest
-        .iter()
-        .rev()
-        .zip(new_rest.iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let mut suffix = common_suffix(old_rest, new_rest);
     while suffix > 0
         && !(at_line_start(old_rest, old_rest.len() - suffix)
             && at_line_start(new_rest, new_rest.len() - suffix))
@@ -152,6 +147,37 @@ pub fn changed_stretch_hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
         after: shift(hunk.after),
     })
     .collect()
+}
+
+/// How many leading bytes two texts share (compared a block at a time).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let shorter = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= shorter && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    while at < shorter && a[at] == b[at] {
+        at += 1;
+    }
+    at
+}
+
+/// How many trailing bytes two texts share (compared a block at a time).
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let shorter = a.len().min(b.len());
+    let (a_end, b_end) = (a.len(), b.len());
+    let mut at = 0;
+    while at + BLOCK <= shorter
+        && a[a_end - at - BLOCK..a_end - at] == b[b_end - at - BLOCK..b_end - at]
+    {
+        at += BLOCK;
+    }
+    while at < shorter && a[a_end - at - 1] == b[b_end - at - 1] {
+        at += 1;
+    }
+    at
 }
 
 /// git skips whole 1 KiB blocks that both images end with.
@@ -222,6 +248,16 @@ mod tests {
                 after: 0..1
             }]
         );
+    }
+
+    #[test]
+    fn common_ends_count_every_shared_byte_across_blocks() {
+        let long = "x".repeat(150);
+        let (a, b) = (format!("{long}A{long}"), format!("{long}BB{long}"));
+        assert_eq!(common_prefix(a.as_bytes(), b.as_bytes()), 150);
+        assert_eq!(common_suffix(a.as_bytes(), b.as_bytes()), 150);
+        assert_eq!(common_prefix(b"abc", b"abc"), 3);
+        assert_eq!(common_suffix(b"", b"abc"), 0);
     }
 
     #[test]
