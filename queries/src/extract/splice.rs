@@ -1208,15 +1208,7 @@ mod tests {
             String::from_utf8_lossy(&new)
         );
         let after = cache.counts();
-        let counts = ParseCounts {
-            full: after.full - before.full,
-            incremental: after.incremental - before.incremental,
-            retried: after.retried - before.retried,
-            spliced: after.spliced - before.spliced,
-            spliced_members: after.spliced_members - before.spliced_members,
-            splice_fallbacks: after.splice_fallbacks - before.splice_fallbacks,
-        };
-        (counts, cache.splice_refusals())
+        (after.since(before), cache.splice_refusals())
     }
 
     fn refused(refusals: &Refusals, level: Level, refusal: Refusal) -> bool {
