@@ -101,6 +101,7 @@ fn report_at(db: &mut KeelDatabase, commit: Oid, scope: Scope) -> LintReport {
 fn a_candidate_is_judged_as_full_lint_judges_its_nodes() {
     let mut narrowed = 0;
     let mut judged = 0;
+    let mut owed = 0;
     for seed in 1..=3 {
         let repo = branchy(seed);
         let ids: Vec<String> = repo
@@ -122,13 +123,25 @@ fn a_candidate_is_judged_as_full_lint_judges_its_nodes() {
             let candidate: Vec<_> = pending.findings.iter().collect();
             assert_eq!(candidate, in_scope, "seed {seed}, commit {id}");
             assert!(pending.nodes.iter().all(|n| full.nodes.contains(n)));
+            // A scope too narrow would drop the very debt the candidate brings: every node
+            // whose full-lint findings name the candidate commit must be judged.
+            for finding in &full.findings {
+                if finding.hits.iter().any(|h| h.commit == *id) {
+                    assert!(
+                        pending.nodes.contains(&finding.node),
+                        "seed {seed}, commit {id}: {} owes this commit but is out of scope",
+                        finding.node
+                    );
+                    owed += 1;
+                }
+            }
             judged += pending.nodes.len();
             narrowed += usize::from(pending.nodes.len() < full.nodes.len());
         }
     }
     assert!(
-        judged > 0 && narrowed > 0,
-        "judged {judged}, narrowed {narrowed}"
+        judged > 0 && narrowed > 0 && owed > 0,
+        "judged {judged}, narrowed {narrowed}, findings naming their candidate {owed}"
     );
 }
 
