@@ -49,11 +49,13 @@ pub fn lineage<'db>(
     let mut pending = vec![target.clone()];
     let mut seen = FxHashSet::from_iter([target.clone()]);
     while let Some(path) = pending.pop() {
+        // A rename away from `path` is one event, at its target: not an event here.
+        let renamed_away = projector.renames_from(&path)?;
         for &commit in index.changed(&path) {
             let Some(change) = change_at(db, commit, &path)? else {
                 continue;
             };
-            if change.new.is_none() && authored_rename_target(db, commit, &path)?.is_some() {
+            if renamed_away.iter().any(|(rename, _)| *rename == commit) {
                 continue;
             }
             if change.old.is_none()
