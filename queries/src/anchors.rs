@@ -6,7 +6,8 @@
 //! Does not own: wording (each reader words its own findings) or extraction (`extract`).
 
 use crate::diff::Hunk;
-use crate::extract::{ExtractError, Unit, UnitKind};
+pub use crate::extract::LineRange;
+use crate::extract::{ExtractError, Partial, Unit, UnitKind};
 use std::fmt;
 
 /// A dotted qualified unit name: `login`, `Session.refresh`, `Widget.#secret`.
@@ -39,13 +40,6 @@ impl fmt::Display for Selector {
     }
 }
 
-/// A unit's lines: 1-based, inclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct LineRange {
-    pub start: u32,
-    pub end: u32,
-}
-
 impl LineRange {
     fn of(unit: &Unit) -> Self {
         Self {
@@ -66,6 +60,17 @@ pub enum ImageUnits {
     Extracted(Result<Vec<Unit>, ExtractError>),
 }
 
+impl ImageUnits {
+    /// The lines that did not parse in an image that parsed in part; empty when it parsed
+    /// whole, or not at all (then no line of it can be placed).
+    pub fn unparsed(&self) -> &[LineRange] {
+        match self {
+            Self::Extracted(Err(ExtractError::Unparseable { partial, .. })) => &partial.unparsed,
+            _ => &[],
+        }
+    }
+}
+
 /// The verdict on one selector in one image.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Verdict {
@@ -79,8 +84,14 @@ pub enum Verdict {
     FileMissing,
     /// Several units share the name (and are not one overload/property group).
     Ambiguous(Vec<LineRange>),
-    /// The file does not parse.
-    Unparseable { line: u32, reason: String },
+    /// The selector's unit cannot be read: the file does not parse (its first error at
+    /// `line`). `unparsed` is empty when nothing of the file parsed; otherwise the rest of
+    /// it did, the selector names no unit of that rest, and these lines did not parse.
+    Unparseable {
+        line: u32,
+        reason: String,
+        unparsed: Vec<LineRange>,
+    },
     /// No extractor for the file's language.
     NoExtractor,
     /// The designated extractor cannot run here.
@@ -102,7 +113,10 @@ impl Verdict {
     }
 }
 
-/// The one classifier: the verdict on `selector` given what an image yielded.
+/// The one classifier: the verdict on `selector` given what an image yielded. In a file
+/// that parsed only in part, a selector resolves among the units that stand
+/// ([`Partial`]); one that names none of them, or names a unit left out, is unparseable
+/// (its unit may lie in what did not parse), never dead.
 pub fn classify(image: &ImageUnits, selector: &Selector) -> Verdict {
     let units = match image {
         ImageUnits::Absent => return Verdict::FileMissing,
@@ -112,11 +126,26 @@ pub fn classify(image: &ImageUnits, selector: &Selector) -> Verdict {
                 reason: reason.clone(),
             };
         }
-        ImageUnits::Extracted(Err(ExtractError::Unparseable { line, reason })) => {
-            return Verdict::Unparseable {
-                line: *line,
-                reason: reason.clone(),
-            };
+        ImageUnits::Extracted(Err(ExtractError::Unparseable {
+            line,
+            reason,
+            partial,
+        })) => {
+            let Partial {
+                units,
+                unparsed,
+                left_out,
+            } = partial;
+            let named = |unit: &Unit| unit.name == selector.as_str();
+            let left = left_out.iter().any(|name| name == selector.as_str());
+            if left || !units.iter().any(named) {
+                return Verdict::Unparseable {
+                    line: *line,
+                    reason: reason.clone(),
+                    unparsed: unparsed.clone(),
+                };
+            }
+            units
         }
         ImageUnits::Extracted(Ok(units)) => units,
     };
@@ -235,10 +264,11 @@ mod tests {
         let broken = ImageUnits::Extracted(Err(ExtractError::Unparseable {
             line: 4,
             reason: "syntax error".to_owned(),
+            partial: Partial::default(),
         }));
         assert!(matches!(
             classify(&broken, &sel("f")),
-            Verdict::Unparseable { line: 4, .. }
+            Verdict::Unparseable { line: 4, ref unparsed, .. } if unparsed.is_empty()
         ));
         let unavailable = ImageUnits::Extracted(Err(ExtractError::Unavailable {
             reason: "abi".to_owned(),
@@ -247,6 +277,40 @@ mod tests {
             classify(&unavailable, &sel("f")),
             Verdict::ExtractorUnavailable { .. }
         ));
+    }
+
+    #[test]
+    fn a_partial_image_resolves_only_the_units_that_stand() {
+        let range = |start, end| LineRange { start, end };
+        let image = ImageUnits::Extracted(Err(ExtractError::Unparseable {
+            line: 5,
+            reason: "syntax error at column 3".to_owned(),
+            partial: Partial {
+                units: vec![
+                    unit("f", UnitKind::Function, 1, 3),
+                    unit("h", UnitKind::Function, 9, 9),
+                    unit("h", UnitKind::Function, 10, 10),
+                    unit("k", UnitKind::Function, 11, 11),
+                ],
+                unparsed: vec![range(5, 6)],
+                left_out: vec!["g".to_owned(), "k".to_owned()],
+            },
+        }));
+        assert_eq!(classify(&image, &sel("f")), Verdict::Live(range(1, 3)));
+        assert_eq!(
+            classify(&image, &sel("h")),
+            Verdict::Ambiguous(vec![range(9, 9), range(10, 10)])
+        );
+        let unparseable = Verdict::Unparseable {
+            line: 5,
+            reason: "syntax error at column 3".to_owned(),
+            unparsed: vec![range(5, 6)],
+        };
+        for name in ["g", "gone", "k"] {
+            assert_eq!(classify(&image, &sel(name)), unparseable, "{name}");
+        }
+        assert_eq!(image.unparsed(), [range(5, 6)]);
+        assert_eq!(unparseable.hit_ranges(), None);
     }
 
     #[test]

@@ -5,14 +5,17 @@
 //! rename's source path when the event is a rename, so a pure rename hits nothing). A
 //! merge: only the lines it owns (`events::merge_owned`) — an owned added line against
 //! the unit in the result, an owned lost line only when it lay inside the selector's unit
-//! in every parent; a merge that owns nothing is untouched. An image that cannot be read
-//! as units, or a binary change, counts as a conservative hit on each side that has
-//! changed lines. The paths a folder or glob entry covers (`PathPattern`) are matched
+//! in every parent; a merge that owns nothing is untouched. Changed lines that cannot be
+//! placed count as a conservative hit on their side: any changed line of an image in
+//! which the selector's unit cannot be read (the file does not parse, or parsed only in
+//! part without that unit), and a changed line that meets lines that did not parse; so
+//! does a binary change. A lost line of a merge placed outside the unit in some parent
+//! hits nothing. The paths a folder or glob entry covers (`PathPattern`) are matched
 //! here too. Memoized per (commit, entry path, selectors), so a re-lint after one new
 //! commit judges only that commit.
 //! Does not own: which events are in a window (`window`, `lineage`) or wording (`lint`).
 
-use crate::anchors::{LineRange, Selector, Side, classify, hunk_side, touches};
+use crate::anchors::{ImageUnits, LineRange, Selector, Side, classify, hunk_side, touches};
 use crate::diff::combined::Owned;
 use crate::diff::{Hunk, HunkSet};
 use crate::events::{Ownership, event_images, merge_owned};
@@ -21,6 +24,7 @@ use crate::images::{Image, image_hunks, units_of};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
+use std::ops::Range;
 
 /// A scoped entry: one file and its selectors, interned as a query key.
 #[salsa::interned(debug)]
@@ -71,7 +75,8 @@ impl PathPattern {
 pub struct SelectorHit {
     pub selector: Selector,
     pub side: Side,
-    /// The hit rests on an image that could not be read as units, or on a binary change.
+    /// The hit rests on changed lines that could not be placed (in an image, or lines of
+    /// it, that did not parse), or on a binary change.
     pub conservative: bool,
 }
 
@@ -173,18 +178,51 @@ fn judge<'db>(
     let HunkSet::Text(hunks) = hunks else {
         return Some((Side::Both, true));
     };
-    let result_ranges = classify(units_of(db, result), selector).hit_ranges();
-    let parent_ranges = classify(units_of(db, parent), selector).hit_ranges();
+    let result = Placed::of(units_of(db, result), selector);
+    let parent = Placed::of(units_of(db, parent), selector);
     let exact = hunk_side(
         hunks,
-        result_ranges.as_deref().unwrap_or_default(),
-        parent_ranges.as_deref().unwrap_or_default(),
+        result.ranges.as_deref().unwrap_or_default(),
+        parent.ranges.as_deref().unwrap_or_default(),
     );
     let unreadable = Side::from_flags(
-        result_ranges.is_none() && hunks.iter().any(|h: &Hunk| !h.after.is_empty()),
-        parent_ranges.is_none() && hunks.iter().any(|h: &Hunk| !h.before.is_empty()),
+        hunks.iter().any(|h: &Hunk| result.unplaced(&h.after)),
+        hunks.iter().any(|h: &Hunk| parent.unplaced(&h.before)),
     );
     combine(exact, unreadable)
+}
+
+/// A selector's unit in one image, for judging changed lines of that image.
+struct Placed<'a> {
+    /// Its ranges; `None` when the unit cannot be read there (the file does not parse,
+    /// or parsed only in part without it, or has no extractor).
+    ranges: Option<Vec<LineRange>>,
+    /// The lines that did not parse in an image that parsed in part.
+    unparsed: &'a [LineRange],
+}
+
+impl<'a> Placed<'a> {
+    fn of(image: &'a ImageUnits, selector: &Selector) -> Self {
+        Self {
+            ranges: classify(image, selector).hit_ranges(),
+            unparsed: image.unparsed(),
+        }
+    }
+
+    /// Whether these changed lines (0-based, half-open) cannot be placed for the
+    /// selector: they are lines, and either its unit cannot be read or they meet lines
+    /// that did not parse — a conservative hit.
+    fn unplaced(&self, lines: &Range<u32>) -> bool {
+        !lines.is_empty()
+            && (self.ranges.is_none() || self.unparsed.iter().any(|&r| touches(lines, r)))
+    }
+
+    /// Whether these changed lines lie inside its unit.
+    fn inside(&self, lines: &Range<u32>) -> bool {
+        self.ranges
+            .as_deref()
+            .is_some_and(|ranges| ranges.iter().any(|&r| touches(lines, r)))
+    }
 }
 
 /// Does what a merge owns touch the selector's unit? An owned added line is judged
@@ -197,40 +235,47 @@ fn judge_merge<'db>(
     parents: &[Option<Image<'db>>],
     selector: &Selector,
 ) -> Option<(Side, bool)> {
-    let result_ranges = classify(units_of(db, result), selector).hit_ranges();
-    let parent_ranges: Vec<Option<Vec<LineRange>>> = parents
+    let result = Placed::of(units_of(db, result), selector);
+    let parents: Vec<Placed<'_>> = parents
         .iter()
-        .map(|&parent| classify(units_of(db, parent), selector).hit_ranges())
+        .map(|&parent| Placed::of(units_of(db, parent), selector))
         .collect();
     let line = |at: u32| at..at + 1;
-    let added = result_ranges.as_deref().is_some_and(|ranges| {
-        owned
-            .added
+    let added = owned.added.iter().any(|&at| result.inside(&line(at)));
+    let added_unplaced = owned.added.iter().any(|&at| result.unplaced(&line(at)));
+    // A lost line, at its own line in each parent: inside the unit in every parent is a
+    // hit; outside it in some parent (placed, not inside) is none; otherwise unplaced.
+    let in_every = |lines: &Vec<u32>| {
+        lines
             .iter()
-            .any(|&at| ranges.iter().any(|&r| touches(&line(at), r)))
-    });
-    let readable = parent_ranges.iter().all(Option::is_some);
-    let deleted = readable
-        && owned.deleted.iter().any(|lines| {
-            lines.iter().zip(&parent_ranges).all(|(&at, ranges)| {
-                ranges
-                    .as_deref()
-                    .is_some_and(|ranges| ranges.iter().any(|&r| touches(&line(at), r)))
-            })
-        });
-    let unreadable = Side::from_flags(
-        result_ranges.is_none() && !owned.added.is_empty(),
-        !readable && !owned.deleted.is_empty(),
-    );
+            .zip(&parents)
+            .all(|(&at, parent)| parent.inside(&line(at)))
+    };
+    let outside_one = |lines: &Vec<u32>| {
+        lines
+            .iter()
+            .zip(&parents)
+            .any(|(&at, parent)| !parent.inside(&line(at)) && !parent.unplaced(&line(at)))
+    };
+    let deleted = owned.deleted.iter().any(in_every);
+    let deleted_unplaced = owned
+        .deleted
+        .iter()
+        .any(|lines| !in_every(lines) && !outside_one(lines));
+    let unreadable = Side::from_flags(added_unplaced, deleted_unplaced);
     combine(Side::from_flags(added, deleted), unreadable)
 }
 
-/// An exact side and a conservative side, as one answer.
+/// An exact side and a conservative side, as one answer: conservative only when the
+/// conservative side adds a side the exact one lacks.
 fn combine(exact: Option<Side>, unreadable: Option<Side>) -> Option<(Side, bool)> {
     match (exact, unreadable) {
         (None, None) => None,
         (Some(side), None) => Some((side, false)),
         (None, Some(side)) => Some((side, true)),
-        (Some(a), Some(b)) => Some((a.join(b), true)),
+        (Some(exact), Some(unreadable)) => {
+            let side = exact.join(unreadable);
+            Some((side, side != exact))
+        }
     }
 }

@@ -46,6 +46,7 @@ pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
         .map_err(|err| crate::extract::ExtractError::Unparseable {
             line: 1,
             reason: err.to_string(),
+            partial: crate::extract::Partial::default(),
         })
         .and_then(|bytes| extract_reusing(language, path, &bytes));
     ImageUnits::Extracted(extracted)

@@ -1,15 +1,18 @@
 //! Extractors: pure `(content, filename) → units` functions, one designated extractor per
 //! file extension, no fallback between them.
 //!
-//! Owns: the extension → language registry, the unit vocabulary (qualified names, kinds,
-//! 1-based inclusive line ranges), and the tree-sitter walks for Python and
-//! TypeScript/TSX/JavaScript.
+//! Owns: the extension → language registry, reading content as text (UTF-8, or the
+//! encoding a Python coding cookie declares: `coding`), the unit vocabulary (qualified
+//! names, kinds, 1-based inclusive line ranges), tolerant extraction (the units a file
+//! that does not parse yields anyway: [`Partial`]), and the tree-sitter walks for Python
+//! and TypeScript/TSX/JavaScript.
 //! `reuse` adds incremental reparsing, and `splice` the Python splice (parsing only the
 //! changed statements of a new version), as speed hints whose answers equal
 //! [`extract_as`]'s.
 //! Does not own: memoization (the `units` query in `images` keys it per image), selector
 //! resolution (`anchors`), or any IO — these functions are importable without a database.
 
+mod coding;
 mod python;
 mod reuse;
 mod splice;
@@ -21,6 +24,7 @@ pub use reuse::{
     thread_parse_counts,
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
+use std::borrow::Cow;
 use tree_sitter::Tree;
 
 /// A language with a designated extractor.
@@ -50,9 +54,9 @@ impl Language {
     /// Extractor identity that goes into every image key: name and schema version.
     pub fn extractor_id(self) -> &'static str {
         match self {
-            Self::Python => "python-ts@1",
-            Self::TypeScript => "typescript-ts@1",
-            Self::Tsx => "tsx-ts@1",
+            Self::Python => "python-ts@2",
+            Self::TypeScript => "typescript-ts@2",
+            Self::Tsx => "tsx-ts@2",
         }
     }
 
@@ -72,13 +76,24 @@ impl Language {
         syntax::parser_for(&grammar, grammar_name)
     }
 
-    /// The units of a tree of `source`; a tree with an error is unparseable.
+    /// The text of `content`: UTF-8, or for Python the encoding its PEP 263 coding cookie
+    /// declares (borrowed when that text is `content` itself, as it is for any ASCII
+    /// content).
+    fn text(self, content: &[u8]) -> Result<Cow<'_, str>, ExtractError> {
+        match self {
+            Self::Python => coding::python_text(content),
+            Self::TypeScript | Self::Tsx => syntax::as_text(content).map(Cow::Borrowed),
+        }
+    }
+
+    /// The units of a tree of `source`. A tree with an error is unparseable, carrying
+    /// the units that parsed anyway ([`Partial`]).
     fn units(self, tree: &Tree, source: &str) -> Result<Vec<Unit>, ExtractError> {
-        syntax::check(tree)?;
-        Ok(match self {
+        let units = match self {
             Self::Python => python::walk(tree, source),
             Self::TypeScript | Self::Tsx => typescript::walk(tree, source),
-        })
+        };
+        syntax::tolerate(tree, source, units)
     }
 }
 
@@ -100,6 +115,13 @@ pub enum UnitKind {
     TypeOnly,
 }
 
+/// Lines of an image: 1-based, inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineRange {
+    pub start: u32,
+    pub end: u32,
+}
+
 /// One code unit: a qualified name and the lines it covers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Unit {
@@ -112,13 +134,40 @@ pub struct Unit {
     pub end_line: u32,
 }
 
-/// Why an image yields no units.
+/// Why an image does not yield all its units.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ExtractError {
-    /// The content does not parse (syntax error at `line`, 1-based) or is not UTF-8.
-    Unparseable { line: u32, reason: String },
+    /// The content does not parse (its first syntax error is at `line`, 1-based), or is
+    /// not text (not UTF-8, or not in the encoding a Python coding cookie declares, or in
+    /// one keel cannot decode). `partial` holds what parsed anyway; when it holds no unit,
+    /// the file is unparseable as a whole.
+    Unparseable {
+        line: u32,
+        reason: String,
+        partial: Partial,
+    },
     /// The extractor cannot run on this host (its grammar could not be loaded).
     Unavailable { reason: String },
+}
+
+/// What a file that does not parse yields anyway: tolerant extraction. Empty (the
+/// default) when nothing did, or the content is not text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Partial {
+    /// Every unit such that neither it nor any unit enclosing it (a unit whose qualified
+    /// name is a prefix of its own and whose lines hold its lines) is broken, in [`Unit`]
+    /// order. A unit is broken when its lines meet a line in `unparsed`, or when an
+    /// identifier in a region that did not parse spells its name (a declaration of that
+    /// name may be hidden there). Groups (overloads, property accessors) are formed over
+    /// every declaration the walk found first, so a group with one broken member is left
+    /// out whole.
+    pub units: Vec<Unit>,
+    /// The lines that did not parse: those of every ERROR and MISSING node of the tree,
+    /// sorted, merged where they meet or adjoin. Empty when `units` is.
+    pub unparsed: Vec<LineRange>,
+    /// The qualified names of the units found but left out, sorted, each once: a selector
+    /// naming one of them is unparseable even if `units` holds a unit of that name too.
+    pub left_out: Vec<String>,
 }
 
 /// Extracts the units of one image. Pure: the same `(content, filename)` always gives
@@ -131,10 +180,10 @@ pub fn extract(content: &[u8], filename: &str) -> Option<Result<Vec<Unit>, Extra
 /// Extracts with a known language, parsing from scratch: the reference answer every
 /// incremental parse ([`ParseCache`]) must equal.
 pub fn extract_as(language: Language, content: &[u8]) -> Result<Vec<Unit>, ExtractError> {
-    let source = syntax::as_text(content)?;
+    let source = language.text(content)?;
     let mut parser = language.parser()?;
-    let tree = syntax::run(&mut parser, content, None, language.grammar().1)?;
-    language.units(&tree, source)
+    let tree = syntax::run(&mut parser, source.as_bytes(), None, language.grammar().1)?;
+    language.units(&tree, &source)
 }
 
 #[cfg(test)]
@@ -211,6 +260,36 @@ mod tests {
                 Some(Ok(vec![expected.clone()])),
                 "{filename}"
             );
+        }
+    }
+
+    #[test]
+    fn typescript_files_that_parse_in_part_keep_their_standing_units() {
+        let source = b"function ok() {}\n\nconst x = ;\nexport class K {\n  m() {}\n}\n";
+        let unit = |name: &str, kind, start_line, end_line| Unit {
+            name: name.to_owned(),
+            kind,
+            start_line,
+            end_line,
+        };
+        let expected = Partial {
+            units: vec![
+                unit("ok", UnitKind::Function, 1, 1),
+                unit("K", UnitKind::Class, 4, 6),
+                unit("K.m", UnitKind::Method, 5, 5),
+            ],
+            unparsed: vec![LineRange { start: 3, end: 3 }],
+            left_out: vec!["x".to_owned()],
+        };
+        for filename in ["a.ts", "a.tsx", "a.js"] {
+            match extract(source, filename) {
+                Some(Err(ExtractError::Unparseable {
+                    line: 3, partial, ..
+                })) => {
+                    assert_eq!(partial, expected, "{filename}");
+                }
+                other => panic!("{filename}: {other:?}"),
+            }
         }
     }
 

@@ -1,11 +1,14 @@
 //! The Python extractor (`.py`, `.pyi`): `def`, `async def` and `class` declarations with
 //! their lexical qualified names (`f`, `Class.method`, `outer.inner`), decorators included
 //! in the range, block statements transparent, and `@overload` stubs and property
-//! accessors merged into one unit with the declaration they belong to.
+//! accessors merged into one unit with the declaration they belong to: a def decorated
+//! `@name.getter`, `@name.setter` or `@name.deleter` joins the last unit `name`, whatever
+//! decorates that one.
 //!
 //! Also walks one subtree as if it sat in a given scope ([`declarations`], [`Enclosing`])
-//! and splits a top-level class into its own declaration and body ([`class_statement`]):
-//! what the splice (`splice`) needs to produce the same raw declarations per statement.
+//! and splits a `def` or `class` statement into its own declaration and body
+//! ([`definition_statement`]): what the splice (`splice`) needs to produce the same raw
+//! declarations per statement.
 //!
 //! Does not own: parsing, error location and the merging itself (`syntax`), or anything
 //! beyond declarations — lambdas, assignments, imports and dynamically attached callables
@@ -16,18 +19,13 @@ use tree_sitter::{Node, Tree};
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
 
-/// Accessor bits of a Python property (`Role::Accessor`).
-const PROPERTY: u8 = 1;
-const GETTER: u8 = 2;
-const SETTER: u8 = 4;
-const DELETER: u8 = 8;
-
 /// The Python grammar and its name in messages.
 pub(super) fn grammar() -> (tree_sitter::Language, &'static str) {
     (tree_sitter_python::LANGUAGE.into(), "Python")
 }
 
-/// The units of an error-free tree of `source`.
+/// The units of a tree of `source`; where the tree holds errors, `syntax::tolerate` then
+/// decides which of them stand.
 pub(super) fn walk(tree: &Tree, source: &str) -> Vec<Unit> {
     let mut units = Collector::default();
     for declaration in declarations(tree.root_node(), source, Enclosing::Module) {
@@ -43,6 +41,9 @@ pub(super) enum Enclosing<'a> {
     Module,
     /// The body of the class with this qualified name: functions are its methods.
     Class(&'a str),
+    /// The body of the function or method with this qualified name: functions are nested
+    /// functions.
+    Function(&'a str),
 }
 
 /// The raw declarations of `node` and everything inside it, in document order, as the
@@ -56,47 +57,58 @@ pub(super) fn declarations(
     Walk::new(source, enclosing).run(node)
 }
 
-/// A top-level class statement (`class_definition`, or a `decorated_definition` of one),
-/// split where the splice needs it.
-pub(super) struct ClassStatement<'t> {
-    /// The class's own declaration (decorators included), exactly as the walk records it.
+/// A `def` or `class` statement (`function_definition`, `class_definition`, or a
+/// `decorated_definition` of one), split where the splice needs it.
+pub(super) struct DefinitionStatement<'t> {
+    /// Its own declaration (decorators included), exactly as the walk records it.
     pub(super) own: Declaration,
     /// Its body block.
     pub(super) body: Node<'t>,
     /// The row of the header's `:`.
     pub(super) colon_row: usize,
+    /// Whether it is a class (its body holds methods) rather than a function.
+    pub(super) class: bool,
 }
 
-/// `node` as a class statement, if it is one. The declarations of `node` are `own`
-/// followed by those of each named child of `body` walked in `Enclosing::Class(own.name)`.
-pub(super) fn class_statement<'t>(node: Node<'t>, source: &str) -> Option<ClassStatement<'t>> {
-    let class = match node.kind() {
-        "class_definition" => node,
-        "decorated_definition" => node
-            .child_by_field_name("definition")
-            .filter(|definition| definition.kind() == "class_definition")?,
+/// `node` as a definition statement sitting directly in `enclosing`, if it is one. The
+/// declarations of `node` are `own` followed by those of each named child of `body`
+/// walked in `Enclosing::Class(own.name)` (a class) or `Enclosing::Function(own.name)`.
+pub(super) fn definition_statement<'t>(
+    node: Node<'t>,
+    source: &str,
+    enclosing: Enclosing<'_>,
+) -> Option<DefinitionStatement<'t>> {
+    let definition = match node.kind() {
+        "class_definition" | "function_definition" => node,
+        "decorated_definition" => node.child_by_field_name("definition")?,
         _ => return None,
     };
-    let body = class.child_by_field_name("body")?;
-    let mut cursor = class.walk();
-    let colon_row = class
+    let class = match definition.kind() {
+        "class_definition" => true,
+        "function_definition" => false,
+        _ => return None,
+    };
+    let body = definition.child_by_field_name("body")?;
+    let mut cursor = definition.walk();
+    let colon_row = definition
         .children(&mut cursor)
         .find(|child| child.kind() == ":")?
         .start_position()
         .row;
-    let mut walk = Walk::new(source, Enclosing::Module);
+    let mut walk = Walk::new(source, enclosing);
     let frame = Frame {
-        node: class,
+        node: definition,
         scope: 0,
-        decorated: (node.id() != class.id()).then_some(node),
+        decorated: (node.id() != definition.id()).then_some(node),
     };
-    // Records the class's declaration; its body is not visited.
+    // Records the declaration; its body is not visited.
     let _body = walk.declaration(&frame);
     let own = walk.declarations.pop()?;
-    Some(ClassStatement {
+    Some(DefinitionStatement {
         own,
         body,
         colon_row,
+        class,
     })
 }
 
@@ -139,6 +151,10 @@ impl<'s> Walk<'s> {
             Enclosing::Class(name) => Scope {
                 prefix: name.to_owned(),
                 kind: ScopeKind::Class,
+            },
+            Enclosing::Function(name) => Scope {
+                prefix: name.to_owned(),
+                kind: ScopeKind::Function,
             },
         };
         Self {
@@ -235,8 +251,11 @@ impl<'s> Walk<'s> {
             .collect()
     }
 
-    /// The group role its decorators give a declaration named `name`: `@overload` /
-    /// `@typing.overload` stubs, `@property` and `@name.getter/.setter/.deleter`.
+    /// The group role its own decorators give a declaration named `name` (never anything
+    /// around it, so the splice can compute it per statement): `@overload` /
+    /// `@typing.overload` stubs are overloads; `@name.getter`, `@name.setter` and
+    /// `@name.deleter` extend the last unit of that name, whatever decorates it
+    /// (`@property`, `@computed_field`, `@hybrid_property`, ...); the rest are plain.
     fn role(&self, decorated: Node<'_>, name: &str) -> Role {
         let mut cursor = decorated.walk();
         let decorators: Vec<Node<'_>> = decorated
@@ -245,12 +264,12 @@ impl<'s> Walk<'s> {
             .filter_map(|decorator| decorator.named_child(0))
             .collect();
         if decorators.iter().any(|&expr| self.is_overload(expr)) {
-            return Role::Overload;
+            Role::Overload
+        } else if decorators.iter().any(|&expr| self.is_accessor(expr, name)) {
+            Role::Extends
+        } else {
+            Role::Plain
         }
-        decorators
-            .iter()
-            .find_map(|&expr| self.accessor_bit(expr, name))
-            .map_or(Role::Plain, Role::Accessor)
     }
 
     /// `overload`, or any dotted path ending in `.overload` (`typing.overload`).
@@ -266,28 +285,19 @@ impl<'s> Walk<'s> {
         }
     }
 
-    /// `property` → PROPERTY; `name.getter/.setter/.deleter` → that accessor.
-    fn accessor_bit(&self, expr: Node<'_>, name: &str) -> Option<u8> {
-        match expr.kind() {
-            "identifier" => {
-                (syntax::text(expr, self.source) == Some("property")).then_some(PROPERTY)
-            }
-            "attribute" => {
-                let object = expr.child_by_field_name("object")?;
-                let attribute = expr.child_by_field_name("attribute")?;
-                if object.kind() != "identifier" || syntax::text(object, self.source) != Some(name)
-                {
-                    return None;
-                }
-                match syntax::text(attribute, self.source)? {
-                    "getter" => Some(GETTER),
-                    "setter" => Some(SETTER),
-                    "deleter" => Some(DELETER),
-                    _ => None,
-                }
-            }
-            _ => None,
+    /// `name.getter`, `name.setter` or `name.deleter`, with `name` the declaration's own.
+    fn is_accessor(&self, expr: Node<'_>, name: &str) -> bool {
+        if expr.kind() != "attribute" {
+            return false;
         }
+        let object = expr
+            .child_by_field_name("object")
+            .filter(|object| object.kind() == "identifier")
+            .and_then(|object| syntax::text(object, self.source));
+        let attribute = expr
+            .child_by_field_name("attribute")
+            .and_then(|attribute| syntax::text(attribute, self.source));
+        object == Some(name) && matches!(attribute, Some("getter" | "setter" | "deleter"))
     }
 }
 
@@ -634,5 +644,247 @@ def f(:
     #[test]
     fn non_utf8_is_unparseable_at_its_line() {
         assert_eq!(unparseable_line(b"def f():\n    pass\n# \xff\n"), 3);
+    }
+
+    #[test]
+    fn a_getter_setter_or_deleter_joins_the_last_def_of_its_name() {
+        let source = "\
+class User:
+    @computed_field
+    @property
+    def full(self):
+        return self._full
+
+    @full.setter
+    def full(self, value):
+        self._full = value
+
+    @hybrid_property
+    def name(self):
+        return self._name
+
+    def other(self):
+        pass
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @name.setter
+    def name(self, value):
+        self._name = value.strip()
+
+    @functools.cached_property
+    def size(self):
+        return 1
+
+    @size.deleter
+    def size(self):
+        pass
+
+    @orphan.getter
+    def orphan(self):
+        pass
+";
+        check(
+            source,
+            &[
+                ("User", Class, 1, 36),
+                ("User.full", Method, 2, 9),
+                ("User.name", Method, 11, 24),
+                ("User.other", Method, 15, 16),
+                ("User.size", Method, 26, 32),
+                ("User.orphan", Method, 34, 36),
+            ],
+        );
+    }
+
+    #[test]
+    fn an_accessor_joins_only_the_last_unit_of_its_name() {
+        let source = "\
+@property
+def x(self): ...
+def x(self): ...
+@x.setter
+def x(self, value): ...
+@other.setter
+def y(self, value): ...
+";
+        check(
+            source,
+            &[
+                ("x", Function, 1, 2),
+                ("x", Function, 3, 5),
+                ("y", Function, 6, 7),
+            ],
+        );
+    }
+
+    /// The line of the first error, the units, the lines that did not parse and the names
+    /// left out, of a file that does not parse.
+    type Tolerated = (u32, Vec<Row>, Vec<(u32, u32)>, Vec<String>);
+
+    fn partial(source: &str) -> Tolerated {
+        match extract(source.as_bytes()) {
+            Err(ExtractError::Unparseable { line, partial, .. }) => (
+                line,
+                partial
+                    .units
+                    .into_iter()
+                    .map(|unit| (unit.name, unit.kind, unit.start_line, unit.end_line))
+                    .collect(),
+                partial
+                    .unparsed
+                    .iter()
+                    .map(|lines| (lines.start, lines.end))
+                    .collect(),
+                partial.left_out,
+            ),
+            other => panic!("expected Unparseable, got {other:?}"),
+        }
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|&name| name.to_owned()).collect()
+    }
+
+    #[test]
+    fn a_column_0_comment_between_decorator_and_def_breaks_only_its_class() {
+        // tree-sitter-python 0.25.0 (the newest release) reads the column-0 comment as the
+        // end of the class body, so the decorator above it is an error; CPython accepts it.
+        let source = "\
+import pydantic
+
+
+class Model:
+    @field_validator(\"x\")
+# a column-0 comment
+    @classmethod
+    def check(cls, v):
+        return v
+
+
+def helper():
+    return 1
+";
+        assert_eq!(
+            partial(source),
+            (
+                5,
+                rows(&[("helper", Function, 12, 13)]),
+                vec![(5, 5)],
+                names(&["Model", "Model.check"]),
+            )
+        );
+        let at_module_level = "@dec\n# a column-0 comment\ndef f():\n    pass\n";
+        check(at_module_level, &[("f", Function, 1, 4)]);
+    }
+
+    #[test]
+    fn one_broken_function_leaves_the_others_standing() {
+        let source = "\
+def good():
+    return 1
+
+
+def bad(:
+    return 2
+
+
+class Kept:
+    def method(self):
+        pass
+";
+        assert_eq!(
+            partial(source),
+            (
+                5,
+                rows(&[
+                    ("good", Function, 1, 2),
+                    ("Kept", Class, 9, 11),
+                    ("Kept.method", Method, 10, 11),
+                ]),
+                vec![(5, 5)],
+                names(&["bad"]),
+            )
+        );
+    }
+
+    #[test]
+    fn a_group_with_a_broken_member_is_left_out_whole() {
+        let source = "\
+@overload
+def f(x: int) -> int: ...
+@overload
+def f(x: str) -> str: ...
+def f(x:
+    return x
+
+
+def g():
+    pass
+";
+        assert_eq!(
+            partial(source),
+            (
+                5,
+                rows(&[("g", Function, 9, 10)]),
+                vec![(5, 5)],
+                names(&["f"]),
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_that_yields_nothing_stays_unparseable_as_a_whole() {
+        let source = "class A:\n    def f(self:\n        pass\n";
+        assert_eq!(partial(source), (2, Vec::new(), Vec::new(), Vec::new()));
+    }
+
+    #[test]
+    fn a_declared_encoding_is_decoded_with_lines_kept() {
+        let content = b"\
+# -*- coding: latin-1 -*-
+def caf\xe9():
+    return '\xb5'
+
+
+class K:
+    def m(self):
+        pass
+";
+        let units: Vec<Row> = match extract(content) {
+            Ok(units) => units
+                .into_iter()
+                .map(|unit| (unit.name, unit.kind, unit.start_line, unit.end_line))
+                .collect(),
+            other => panic!("latin-1 decodes: {other:?}"),
+        };
+        assert_eq!(
+            units,
+            rows(&[
+                ("café", Function, 2, 3),
+                ("K", Class, 6, 8),
+                ("K.m", Method, 7, 8),
+            ])
+        );
+        let vim = b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ndef f():\n    return '\x80'\n";
+        assert!(
+            matches!(extract(vim), Ok(ref units) if units.len() == 1),
+            "{:?}",
+            extract(vim)
+        );
+    }
+
+    #[test]
+    fn an_encoding_keel_cannot_decode_is_refused_by_name() {
+        match extract(b"# -*- coding: klingon -*-\ndef f():\n    pass\n") {
+            Err(ExtractError::Unparseable {
+                line: 1, reason, ..
+            }) => {
+                assert!(reason.contains("`klingon`"), "{reason}");
+            }
+            other => panic!("expected a refusal naming the encoding, got {other:?}"),
+        }
     }
 }

@@ -30,7 +30,10 @@
 //! - Where that contract is known to be weakest — error recovery, whose result can depend
 //!   on the reused tree — nothing is reused: only error-free trees become hints, and an
 //!   incremental result holding any error is dropped and the content parsed from scratch,
-//!   so every `Unparseable` answer (line and reason) comes from a full parse.
+//!   so every `Unparseable` answer (line, reason, and the units that parsed anyway)
+//!   comes from a full parse. Content decoded from a Python coding cookie's encoding is
+//!   not the bytes a tree would be kept with: it is parsed from scratch and kept as no
+//!   hint.
 //! - The walks read only node kinds, fields, byte ranges and rows, which equal trees share.
 //! - A Python version is first SPLICED: the outline of the previous error-free version (its
 //!   top-level statements and class members as row ranges with the raw declarations each
@@ -60,6 +63,7 @@
 //! about 18 MB and a lint's eight warming threads about 150 MB at worst; a lint usually
 //! walks one file at a time, so it holds far less.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -98,12 +102,17 @@ pub struct ParseCounts {
     pub incremental: u64,
     /// Incremental results that held an error and were parsed again from scratch.
     pub retried: u64,
-    /// Python versions answered by a splice (`spliced_members` of them inside one class).
+    /// Python versions answered by a splice.
     pub spliced: u64,
-    /// Splices done at the member level.
+    /// Of those, splices with every middle inside the body of a `def` or `class`.
     pub spliced_members: u64,
+    /// Of those, splices with every middle at least two bodies down (inside a method's
+    /// or a nested definition's body).
+    pub spliced_deep: u64,
     /// Splices tried and refused at both levels: parsed incrementally or from scratch.
     pub splice_fallbacks: u64,
+    /// Bytes the splices parsed in isolation (refused attempts included).
+    pub spliced_bytes: u64,
 }
 
 impl ParseCounts {
@@ -115,7 +124,9 @@ impl ParseCounts {
             retried: self.retried - before.retried,
             spliced: self.spliced - before.spliced,
             spliced_members: self.spliced_members - before.spliced_members,
+            spliced_deep: self.spliced_deep - before.spliced_deep,
             splice_fallbacks: self.splice_fallbacks - before.splice_fallbacks,
+            spliced_bytes: self.spliced_bytes - before.spliced_bytes,
         }
     }
 
@@ -127,7 +138,9 @@ impl ParseCounts {
             retried: self.retried + other.retried,
             spliced: self.spliced + other.spliced,
             spliced_members: self.spliced_members + other.spliced_members,
+            spliced_deep: self.spliced_deep + other.spliced_deep,
             splice_fallbacks: self.splice_fallbacks + other.splice_fallbacks,
+            spliced_bytes: self.spliced_bytes + other.spliced_bytes,
         }
     }
 }
@@ -218,7 +231,15 @@ impl ParseCache {
         content: &Arc<[u8]>,
     ) -> Result<Vec<Unit>, ExtractError> {
         // The same checks in the same order as `extract_as`, so errors are the same.
-        let source = syntax::as_text(content)?;
+        let source = match language.text(content)? {
+            Cow::Borrowed(source) => source,
+            // Decoded from a declared encoding: a hint's tree must be the parse of the
+            // bytes it is kept with, so this one is parsed from scratch and never kept.
+            Cow::Owned(_) => {
+                self.counts.full += 1;
+                return super::extract_as(language, content);
+            }
+        };
         let (_, grammar_name) = language.grammar();
         let hint = self.hint_for(language, lineage);
         if let Some(index) = hint.filter(|_| self.splice && language == Language::Python)
@@ -288,11 +309,20 @@ impl ParseCache {
         else {
             return Ok(None);
         };
-        match splice::splice(outline, old, content, parser) {
+        match splice::splice(
+            outline,
+            old,
+            content,
+            parser,
+            &mut self.counts.spliced_bytes,
+        ) {
             Ok(spliced) => {
                 self.counts.spliced += 1;
-                if spliced.top_middles == 0 {
+                if spliced.shallowest.is_none_or(|depth| depth >= 1) {
                     self.counts.spliced_members += 1;
+                }
+                if spliced.shallowest.is_none_or(|depth| depth >= 2) {
+                    self.counts.spliced_deep += 1;
                 }
                 for refusal in spliced.refused {
                     count_refusal(&mut self.refusals, Level::Member, refusal);

@@ -2,16 +2,17 @@
 //! one, parsing only the statements the change touches, in isolation.
 //!
 //! Owns: the [`Outline`] of an error-free Python source (its top-level statements as row
-//! ranges, each with the raw declarations it produced, and for a top-level class the same
-//! for its members), building it from a tree, and [`splice`]: mapping the line diff's
-//! hunks onto the outline — a hunk inside the members of a top-level class whose header it
-//! leaves alone goes to that class, any other to the top level; at each level the smallest
-//! runs of touched statements ("middles") covering them, a changed row between statements
-//! or a pure insertion at a boundary touching both neighbours, a middle whose new first
-//! line starts no statement taking in the statement before it — parsing each middle alone,
-//! checking that the isolated parse says what a full parse would, and reassembling
-//! declarations and outline. A refused class is retried at the top level; any other doubt
-//! is a [`Refusal`] of the whole version, and the caller then parses as before.
+//! ranges, each with the raw declarations it produced, and for a `def` or `class` the
+//! same for the statements of its body, down to [`MAX_DEPTH`] bodies), building it from a
+//! tree, and [`splice`]: mapping the line diff's hunks onto the outline — at each level, a
+//! hunk inside the body of a definition whose header it leaves alone goes one level down,
+//! any other stays at that level; at each level the smallest runs of touched statements
+//! ("middles") covering them, a changed row between statements or a pure insertion at a
+//! boundary touching both neighbours, a middle whose new first line starts no statement
+//! taking in the statement before it — parsing each middle alone, checking that the
+//! isolated parse says what a full parse would, and reassembling declarations and outline.
+//! A refused body is retried one level up; a refusal at the top level is a [`Refusal`] of
+//! the whole version, and the caller then parses as before.
 //! Does not own: the walk (`python`), grouping declarations into units (`Collector`),
 //! when to splice or what to do on refusal (`reuse`).
 //!
@@ -25,9 +26,9 @@
 //! `except`/`finally`/`case` clause, and (for the scanner's dedent rule) not a quote. The
 //! middle then starts from that reset state, which is exactly the state at the start of a
 //! file: parsing its new lines alone gives the tree a full parse gives them. Its end is
-//! pinned the same way: the line after it (the suffix's first line) was a statement start
-//! in the old outline and is unchanged, so the middle is parsed followed by the sentinel
-//! `pass` at column 0 — a complete simple statement that nothing can continue into
+//! pinned the same way: the line after it (the suffix's first line) is a statement start
+//! in the new version, so the middle is parsed followed by the sentinel `pass` at that
+//! line's indentation — a complete simple statement that nothing can continue into
 //! (`pass` is no expression), so an unclosed bracket, string or block, or a trailing `\`,
 //! makes the isolated parse fail rather than borrow from the suffix; the scanner, which
 //! decides where a block and its trailing comments end by the indentation of the next
@@ -35,16 +36,19 @@
 //! starts in the reset state too and parses as it did, rows shifted.
 //!
 //! Middles are independent: each is bounded by statement starts of the new version, so
-//! what lies between two middles starts and ends in the reset state too (top-level runs
-//! that touch are merged into one, and so is a class whose members' middle reaches its
-//! end when the next statement starts a top-level middle).
+//! what lies between two middles starts and ends in the reset state too (runs that
+//! overlap are merged into one; runs that only touch stay apart, the line between them
+//! checked as the end of one and the start of the other).
 //!
-//! Inside one top-level class the same holds one level down: the members of a class body
-//! start at the body's indentation `I` with the indentation stack `[0, I]`. The middle is
-//! parsed as `class _:` + its new lines + `<I>pass` (when a member follows) or `pass`
-//! (when a top-level statement follows), and is accepted only if the isolated root is that
-//! one class (plus the column-0 sentinel) and every statement of the middle is inside its
-//! body, so nothing dedented out of the class.
+//! Inside a body the same holds one level down: the statements of a body `d` levels deep
+//! start at its indentation `I_d` with the indentation stack `[0, I_1, …, I_d]`. The middle
+//! is parsed inside `d` wrapper headers (`class _:` at `I_0 = ""`, …, `I_{d-1}`) — the
+//! same indentation stack — followed by `pass` at the indentation of the level where the
+//! next statement of the file sits (none at the end of the file), and is accepted only if
+//! the isolated tree is that chain of wrappers, one per level (each followed only by the
+//! sentinel at its level), with every statement of the middle inside the innermost, so
+//! nothing dedented out of the body. Where the middle reaches the end of a body, each
+//! definition that ends with it takes its new last row from its wrapper.
 //!
 //! Only error-free isolated parses are accepted (an error means refusal, never an answer),
 //! so an `Unparseable` answer always comes from a full parse. Declarations carry only
@@ -54,6 +58,7 @@
 //! `tests/it/splice.rs` checks splice == full parse on adversarial randomized histories.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use tree_sitter::{Node, Parser};
 
@@ -62,23 +67,27 @@ use super::syntax::{self, Collector, Declaration};
 use super::{ExtractError, Unit};
 use crate::diff::{Hunk, changed_stretch_hunks};
 
-/// One top-level statement or class member: its rows and its raw declarations.
+/// One statement of a block, with its raw declarations. Its rows (and its declarations'
+/// lines) are relative to the start of the definition whose body holds it — absolute for
+/// a top-level statement — so moving a definition leaves its body's outline shared.
 #[derive(Debug, Clone)]
 struct Segment {
     /// First and last row (0-based, inclusive).
     start: usize,
     end: usize,
-    /// In document order; for a class with a [`Body`], only the class's own declaration.
+    /// In document order; for a definition with a [`Body`], only its own declaration.
     declarations: Vec<Declaration>,
-    /// The members of a top-level class the splice may descend into.
-    body: Option<Body>,
+    /// The statements of a `def` or `class` body the splice may descend into.
+    body: Option<Arc<Body>>,
 }
 
-/// The members of a top-level class.
-#[derive(Debug, Clone)]
+/// The statements of one `def` or `class` body, rows relative to the definition's start.
+#[derive(Debug)]
 struct Body {
-    /// The whitespace before its first member.
+    /// The whitespace before its first statement (it extends the definition's own).
     indent: Box<[u8]>,
+    /// Whether the definition is a class (its functions are methods).
+    class: bool,
     /// Never empty.
     members: Vec<Segment>,
 }
@@ -97,7 +106,7 @@ impl Outline {
     pub(super) fn of(tree: &tree_sitter::Tree, source: &str) -> Self {
         let children = statements(tree.root_node());
         Self {
-            segments: segments(&children, source, Enclosing::Module, 0),
+            segments: segments(&children, source, Enclosing::Module, b"", 0, 0),
             lines: LineIndex::new(source.as_bytes()),
         }
     }
@@ -105,25 +114,33 @@ impl Outline {
     /// The units: every declaration in document order, grouped.
     pub(super) fn units(&self) -> Vec<Unit> {
         let mut collector = Collector::default();
-        for segment in &self.segments {
-            for declaration in segment.declarations() {
-                collector.add(declaration.clone());
-            }
+        for declaration in flattened(&self.segments, 0) {
+            collector.add(declaration);
         }
         collector.finish()
     }
 }
 
-impl Segment {
-    /// Its declarations in document order, members included.
-    fn declarations(&self) -> impl Iterator<Item = &Declaration> {
-        let members = self.body.iter().flat_map(|body| &body.members);
-        self.declarations
-            .iter()
-            .chain(members.flat_map(|member| member.declarations.iter()))
+/// Every declaration of `segments` and their bodies in document order, moved `base` rows.
+fn flattened(segments: &[Segment], base: isize) -> Vec<Declaration> {
+    let mut out = Vec::new();
+    let mut pending: Vec<(&[Segment], isize)> = vec![(segments, base)];
+    // Depth first in document order: a body's declarations follow its owner's own.
+    while let Some((block, base)) = pending.pop() {
+        let Some((segment, rest)) = block.split_first() else {
+            continue;
+        };
+        pending.push((rest, base));
+        out.extend(segment.declarations.iter().map(|d| shifted(d, base)));
+        if let Some(body) = &segment.body {
+            pending.push((&body.members, base + signed(segment.start)));
+        }
     }
+    out
+}
 
-    /// The same segment `delta` rows further down.
+impl Segment {
+    /// The same segment `delta` rows further down (its body moves with it).
     fn shifted(&self, delta: isize) -> Self {
         Self {
             start: moved(self.start, delta),
@@ -133,10 +150,7 @@ impl Segment {
                 .iter()
                 .map(|declaration| shifted(declaration, delta))
                 .collect(),
-            body: self.body.as_ref().map(|body| Body {
-                indent: body.indent.clone(),
-                members: body.members.iter().map(|m| m.shifted(delta)).collect(),
-            }),
+            body: self.body.clone(),
         }
     }
 }
@@ -144,7 +158,7 @@ impl Segment {
 /// Why a splice was not done. The caller parses as before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Refusal {
-    /// The changes do not all lie in the members of one top-level class (member level only).
+    /// The changes do not all lie in the statements of one body (body level only).
     NotOneClass,
     /// A change lies outside the outline's rows, or the unchanged ends differ.
     Misaligned,
@@ -156,8 +170,7 @@ pub enum Refusal {
     SuffixStart,
     /// The middle alone does not parse.
     SyntaxError,
-    /// The isolated tree is not the middle followed by the sentinel (or, for members, not
-    /// one class holding them all).
+    /// The isolated tree is not the middle inside its wrappers followed by the sentinel.
     Shape,
 }
 
@@ -165,7 +178,7 @@ impl Refusal {
     /// A short label for benches and test messages.
     pub fn label(self) -> &'static str {
         match self {
-            Self::NotOneClass => "not in one class",
+            Self::NotOneClass => "not in one body",
             Self::Misaligned => "misaligned",
             Self::StartNotStatement => "start not a statement",
             Self::StartContinues => "start continues a clause",
@@ -179,7 +192,8 @@ impl Refusal {
 /// Which level a refusal happened at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
-    /// The members of one top-level class (that class is then spliced at the top level).
+    /// The statements of a `def` or `class` body (that definition is then spliced one
+    /// level up).
     Member,
     /// Top-level statements (the version is then parsed as before).
     Top,
@@ -189,26 +203,29 @@ pub enum Level {
 pub(super) struct Spliced {
     pub(super) units: Vec<Unit>,
     pub(super) outline: Outline,
-    /// Middles parsed at the top level (none: the whole change lay inside classes).
-    pub(super) top_middles: usize,
-    /// Classes whose member splice was refused (spliced at the top level instead).
+    /// How many bodies down the shallowest middle was parsed: 0 at the top level, 1 in
+    /// the body of a top-level `def` or `class`, and so on; `None` when nothing changed.
+    pub(super) shallowest: Option<usize>,
+    /// Bodies whose splice was refused (spliced one level up instead).
     pub(super) refused: Vec<Refusal>,
 }
 
 /// The units and outline of `new`, from `outline` (of `old`) and isolated parses of what
-/// changed: each run of touched members of a top-level class whose header is untouched,
-/// and each run of touched top-level statements otherwise. `Err` holds the refusals.
+/// changed: at each level, runs of touched statements, descending into the body of a
+/// `def` or `class` whose header a change leaves alone. `Err` holds the refusals;
+/// `parsed` grows by the bytes parsed in isolation either way.
 pub(super) fn splice(
     outline: &Outline,
     old: &[u8],
     new: &[u8],
     parser: &mut Parser,
+    parsed: &mut u64,
 ) -> Result<Spliced, Vec<(Level, Refusal)>> {
     if old == new {
         return Ok(Spliced {
             units: outline.units(),
             outline: outline.clone(),
-            top_middles: 0,
+            shallowest: None,
             refused: Vec::new(),
         });
     }
@@ -228,10 +245,33 @@ pub(super) fn splice(
         new_lines: &new_lines,
     };
     let mut refusals = Vec::new();
-    match splice_changes(outline, &changes, &text, parser, &mut refusals) {
-        Ok(mut spliced) => {
-            spliced.refused = refusals.into_iter().map(|(_, refusal)| refusal).collect();
-            Ok(spliced)
+    let top = Block {
+        members: &outline.segments,
+        origin: 0,
+        zone: 0..old_lines.count(),
+        indents: vec![b""],
+        follower: None,
+        enclosing: Enclosing::Module,
+    };
+    let mut splicer = Splicer {
+        text: &text,
+        parser,
+        refusals: &mut refusals,
+        parsed,
+    };
+    let done = splicer.block(&top, &changes);
+    match done.and_then(|done| unchanged_between(&done.middles, &text).map(|()| done)) {
+        Ok(done) => {
+            let outline = Outline {
+                segments: done.members,
+                lines: new_lines.clone(),
+            };
+            Ok(Spliced {
+                units: outline.units(),
+                outline,
+                shallowest: done.shallowest,
+                refused: refusals.into_iter().map(|(_, refusal)| refusal).collect(),
+            })
         }
         Err(refusal) => {
             refusals.push((Level::Top, refusal));
@@ -289,8 +329,8 @@ impl Change {
     }
 }
 
-/// A run of touched segments of one block: segments `first..after` are replaced, and
-/// `changes` (indices) are the changes inside it.
+/// A run of touched statements of one block: `first..after` are replaced, and `changes`
+/// (indices into the block's changes) are the changes inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Run {
     first: usize,
@@ -305,17 +345,24 @@ struct Rows {
     new: Range<usize>,
 }
 
-/// The run of `segments` (statements of one block, all in old rows `zone`) that one change
-/// touches: a changed row inside a segment touches it, one between two segments (blank,
-/// comment) or a pure insertion at a boundary touches the segments on both sides. `None`
-/// when the change is not inside `zone`.
-fn touched(segments: &[Segment], change: &Change, zone: &Range<usize>) -> Option<(usize, usize)> {
-    // Positions: 2i is the gap before segment i (2n after the last), 2i+1 segment i.
-    let n = segments.len();
+/// The first and last old row of a statement (absolute).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// The run of statements (`spans`, all in old rows `zone`) that one change touches: a
+/// changed row inside a statement touches it, one between two statements (blank, comment)
+/// or a pure insertion at a boundary touches the statements on both sides. `None` when the
+/// change is not inside `zone`.
+fn touched(spans: &[Span], change: &Change, zone: &Range<usize>) -> Option<(usize, usize)> {
+    // Positions: 2i is the gap before statement i (2n after the last), 2i+1 statement i.
+    let n = spans.len();
     let position = |row: usize| {
-        let i = segments.partition_point(|segment| segment.start <= row);
+        let i = spans.partition_point(|span| span.start <= row);
         match i.checked_sub(1) {
-            Some(inside) if row <= segments[inside].end => 2 * inside + 1,
+            Some(inside) if row <= spans[inside].end => 2 * inside + 1,
             _ => 2 * i,
         }
     };
@@ -350,133 +397,465 @@ fn touched(segments: &[Segment], change: &Change, zone: &Range<usize>) -> Option
     Some((first, after))
 }
 
-/// The runs of `segments` that `changes` touch, overlapping or adjacent runs merged. A run
-/// whose middle would begin with a line that starts no statement (`bad_start(first
-/// segment, first change)`: the segment's first line was deleted or blanked) takes in the
-/// segment before it, whose first line is unchanged.
-fn runs(
-    segments: &[Segment],
-    changes: &[Change],
-    offset: usize,
-    zone: &Range<usize>,
-    bad_start: impl Fn(usize, usize) -> bool,
-) -> Option<Vec<Run>> {
-    let mut out: Vec<Run> = Vec::new();
-    for (index, change) in changes.iter().enumerate() {
-        let (first, after) = touched(segments, change, zone)?;
-        let at = offset + index;
-        let mut run = Run {
-            first,
-            after,
-            changes: at..at + 1,
-        };
-        loop {
-            match out.last() {
-                Some(last) if run.first <= last.after => {
-                    run = Run {
-                        first: last.first.min(run.first),
-                        after: last.after.max(run.after),
-                        changes: last.changes.start..run.changes.end,
-                    };
-                    out.pop();
-                }
-                _ if run.first > 0 && bad_start(run.first, run.changes.start) => run.first -= 1,
-                _ => break,
-            }
-        }
-        out.push(run);
-    }
-    Some(out)
-}
-
-/// Whether the middle of a run whose first segment starts at old row `start`, its first
-/// change `change`, would begin with a line that is no statement start at `indent`.
-fn bad_start(text: &Texts<'_>, start: usize, change: &Change, indent: &[u8], quote: bool) -> bool {
-    let new_row = usize::try_from(signed(start) + change.shift_before()).ok();
-    let line = new_row.and_then(|row| text.new_lines.line(text.new, row));
-    line.is_none_or(|line| statement_start(line, indent, quote).is_err())
-}
-
-/// What one top-level stretch of the change becomes.
+/// What one stretch of a block's changes becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Claim {
-    /// Top-level statements spliced as one middle.
-    Top(Run),
-    /// The members of top-level class `at` spliced, its header untouched.
-    Member { at: usize, changes: Range<usize> },
+    /// Statements spliced as one middle.
+    Run(Run),
+    /// The body of definition `at` spliced one level down, its header untouched.
+    Descend { at: usize, changes: Range<usize> },
 }
 
 impl Claim {
-    fn segments(&self) -> Range<usize> {
+    fn statements(&self) -> Range<usize> {
         match self {
-            Self::Top(run) => run.first..run.after,
-            Self::Member { at, .. } => *at..*at + 1,
+            Self::Run(run) => run.first..run.after,
+            Self::Descend { at, .. } => *at..*at + 1,
         }
     }
 
     fn changes(&self) -> Range<usize> {
         match self {
-            Self::Top(run) => run.changes.clone(),
-            Self::Member { changes, .. } => changes.clone(),
+            Self::Run(run) => run.changes.clone(),
+            Self::Descend { changes, .. } => changes.clone(),
         }
     }
 }
 
-/// The old rows of the members of top-level segment `at` and the top-level gap after
-/// them: from its first member to the next top-level segment (or the end).
-fn member_zone(outline: &Outline, at: usize, old_count: usize) -> Option<Range<usize>> {
-    let first = outline
-        .segments
-        .get(at)?
-        .body
-        .as_ref()?
-        .members
-        .first()?
-        .start;
-    let end = outline
-        .segments
-        .get(at + 1)
-        .map_or(old_count, |next| next.start);
-    Some(first..end)
+/// One block of statements being spliced and where it sits.
+struct Block<'o> {
+    /// Its statements, rows relative to `origin`.
+    members: &'o [Segment],
+    /// The old row the members' rows count from.
+    origin: usize,
+    /// The old rows its changes may lie in: from its first statement to the next
+    /// statement of an enclosing block (or the end).
+    zone: Range<usize>,
+    /// The indentation of each block from the top level (empty) down to this one.
+    indents: Vec<&'o [u8]>,
+    /// The innermost enclosing level (an index into `indents`, this block's excluded) at
+    /// which a statement follows this block; `None` when the file ends with it.
+    follower: Option<usize>,
+    /// What its statements are walked in.
+    enclosing: Enclosing<'o>,
 }
 
-/// Assigns each change to the members of one class (when it lies in that class's member
-/// zone and the class is not `forbidden`) or to a top-level run, then merges: top-level
-/// runs that overlap or touch, a class inside a top-level run, and a class whose next
-/// segment starts a top-level run (the class's last member would then be followed by a
-/// changed line) all become one top-level run.
+impl Block<'_> {
+    fn depth(&self) -> usize {
+        self.indents.len() - 1
+    }
+
+    fn indent(&self) -> &[u8] {
+        self.indents.last().copied().unwrap_or_default()
+    }
+
+    /// The absolute old rows of its statements.
+    fn spans(&self) -> Vec<Span> {
+        let origin = signed(self.origin);
+        self.members
+            .iter()
+            .map(|member| Span {
+                start: moved(member.start, origin),
+                end: moved(member.end, origin),
+            })
+            .collect()
+    }
+
+    /// The old rows of the body of statement `at` and the gap after it: from its first
+    /// statement to the next statement of this block (or this block's zone end).
+    fn body_zone(&self, spans: &[Span], at: usize) -> Option<Range<usize>> {
+        let body = self.members.get(at)?.body.as_ref()?;
+        let first = spans.get(at)?.start + body.members.first()?.start;
+        let end = spans.get(at + 1).map_or(self.zone.end, |next| next.start);
+        Some(first..end)
+    }
+}
+
+/// What splicing one block gave.
+struct BlockSplice {
+    /// The changes it took (indices into its parent block's changes).
+    changes: Range<usize>,
+    /// Its new statements, rows relative to its owner's new start.
+    members: Vec<Segment>,
+    /// Every middle parsed inside it, in document order.
+    middles: Vec<Rows>,
+    /// How many bodies down its shallowest middle was parsed (see [`Spliced`]).
+    shallowest: Option<usize>,
+    /// When the change reaches this block's end: the new last rows (absolute) of the
+    /// definitions that end with it, innermost (this block's owner) first.
+    tails: Vec<usize>,
+}
+
+/// The state one splice threads through its levels.
+struct Splicer<'a, 'p> {
+    text: &'a Texts<'a>,
+    parser: &'p mut Parser,
+    refusals: &'p mut Vec<(Level, Refusal)>,
+    /// Bytes parsed in isolation so far.
+    parsed: &'p mut u64,
+}
+
+impl Splicer<'_, '_> {
+    /// Splices `block`, whose changes are `changes` (all inside its zone, at least one).
+    fn block(&mut self, block: &Block<'_>, changes: &[Change]) -> Result<BlockSplice, Refusal> {
+        let spans = block.spans();
+        let mut forbidden: Vec<usize> = Vec::new();
+        let mut done: Vec<(usize, BlockSplice)> = Vec::new();
+        let claims = 'plan: loop {
+            let claims = plan(block, &spans, changes, self.text, &forbidden)?;
+            for claim in &claims {
+                let Claim::Descend { at, changes: mine } = claim else {
+                    continue;
+                };
+                if done
+                    .iter()
+                    .any(|(known, splice)| known == at && splice.changes == *mine)
+                {
+                    continue;
+                }
+                let my_changes = changes.get(mine.clone()).ok_or(Refusal::Misaligned)?;
+                match self.descend(block, &spans, *at, my_changes) {
+                    Ok(mut splice) => {
+                        splice.changes = mine.clone();
+                        done.push((*at, splice));
+                    }
+                    Err(refusal) => {
+                        self.refusals.push((Level::Member, refusal));
+                        forbidden.push(*at);
+                        continue 'plan;
+                    }
+                }
+            }
+            break claims;
+        };
+        self.assemble(block, &spans, changes, &claims, done)
+    }
+
+    /// Splices the body of statement `at` of `block`.
+    fn descend(
+        &mut self,
+        block: &Block<'_>,
+        spans: &[Span],
+        at: usize,
+        changes: &[Change],
+    ) -> Result<BlockSplice, Refusal> {
+        let owner = block.members.get(at).ok_or(Refusal::NotOneClass)?;
+        let body = owner.body.as_ref().ok_or(Refusal::NotOneClass)?;
+        let own = owner.declarations.first().ok_or(Refusal::NotOneClass)?;
+        let zone = block.body_zone(spans, at).ok_or(Refusal::NotOneClass)?;
+        let mut indents = block.indents.clone();
+        indents.push(&body.indent);
+        let inner = Block {
+            members: &body.members,
+            origin: spans[at].start,
+            zone,
+            indents,
+            follower: if at + 1 < block.members.len() {
+                Some(block.depth())
+            } else {
+                block.follower
+            },
+            enclosing: if body.class {
+                Enclosing::Class(&own.name)
+            } else {
+                Enclosing::Function(&own.name)
+            },
+        };
+        self.block(&inner, changes)
+    }
+
+    /// The new statements of `block` from its claims, the bodies in `done` spliced.
+    fn assemble(
+        &mut self,
+        block: &Block<'_>,
+        spans: &[Span],
+        changes: &[Change],
+        claims: &[Claim],
+        mut done: Vec<(usize, BlockSplice)>,
+    ) -> Result<BlockSplice, Refusal> {
+        let base = changes.first().ok_or(Refusal::Misaligned)?.shift_before();
+        let new_origin = moved(block.origin, base);
+        let mut out = BlockSplice {
+            changes: 0..changes.len(),
+            members: Vec::with_capacity(block.members.len() + 2),
+            middles: Vec::new(),
+            shallowest: None,
+            tails: Vec::new(),
+        };
+        let mut next = 0;
+        let mut shift = base;
+        for claim in claims {
+            let range = claim.statements();
+            let mine = claim.changes();
+            let (Some(first_change), Some(last_change)) = (
+                changes.get(mine.start),
+                mine.end.checked_sub(1).and_then(|i| changes.get(i)),
+            ) else {
+                return Err(Refusal::Misaligned);
+            };
+            let before = first_change.shift_before() - base;
+            out.members.extend(
+                block.members[next..range.start]
+                    .iter()
+                    .map(|member| member.shifted(before)),
+            );
+            let reaches_end = range.end == block.members.len();
+            match claim {
+                Claim::Run(run) => {
+                    let (new, rows, tails) = self.run(block, spans, run, changes, new_origin)?;
+                    out.members.extend(new);
+                    out.middles.push(rows);
+                    out.shallowest = Some(block.depth());
+                    if reaches_end {
+                        out.tails = tails;
+                    }
+                }
+                Claim::Descend { at, changes: mine } => {
+                    let position = done
+                        .iter()
+                        .position(|(known, splice)| known == at && splice.changes == *mine)
+                        .ok_or(Refusal::Misaligned)?;
+                    let (_, inner) = done.swap_remove(position);
+                    let owner = &block.members[*at];
+                    let mut tails = inner.tails.into_iter();
+                    let end = match tails.next() {
+                        Some(end) => end.checked_sub(new_origin).ok_or(Refusal::Misaligned)?,
+                        None => moved(owner.end, last_change.shift_after() - base),
+                    };
+                    if reaches_end {
+                        out.tails = tails.collect();
+                    }
+                    let mut declarations: Vec<Declaration> = owner
+                        .declarations
+                        .iter()
+                        .map(|declaration| shifted(declaration, before))
+                        .collect();
+                    let own = declarations.first_mut().ok_or(Refusal::NotOneClass)?;
+                    own.lines.end = line_of(end);
+                    let body = owner.body.as_ref().ok_or(Refusal::NotOneClass)?;
+                    out.members.push(Segment {
+                        start: moved(owner.start, before),
+                        end,
+                        declarations,
+                        body: Some(Arc::new(Body {
+                            indent: body.indent.clone(),
+                            class: body.class,
+                            members: inner.members,
+                        })),
+                    });
+                    out.middles.extend(inner.middles);
+                    out.shallowest = match (out.shallowest, inner.shallowest) {
+                        (Some(mine), Some(theirs)) => Some(mine.min(theirs)),
+                        (mine, theirs) => mine.or(theirs),
+                    };
+                }
+            }
+            next = range.end;
+            shift = last_change.shift_after();
+        }
+        out.members.extend(
+            block.members[next..]
+                .iter()
+                .map(|member| member.shifted(shift - base)),
+        );
+        if out.members.is_empty() {
+            // A body without statements is no body the outline describes.
+            return Err(Refusal::Shape);
+        }
+        Ok(out)
+    }
+
+    /// Parses the middle of `run` alone inside wrappers standing for its enclosing
+    /// definitions, checks the isolated tree says what a full parse would, and returns its
+    /// statements (rows relative to `new_origin`), its rows, and the new last rows of the
+    /// definitions that end with it when it reaches the block's end.
+    fn run(
+        &mut self,
+        block: &Block<'_>,
+        spans: &[Span],
+        run: &Run,
+        changes: &[Change],
+        new_origin: usize,
+    ) -> Result<(Vec<Segment>, Rows, Vec<usize>), Refusal> {
+        let text = self.text;
+        let rows = middle_rows(spans, run, changes, &block.zone)?;
+        let depth = block.depth();
+        let indent = block.indent();
+        let at_file_start = depth == 0 && run.first == 0;
+        if !at_file_start {
+            // The first line after the prefix: the middle's, or the suffix's when the
+            // middle is empty (none at the end of the file: refused, to keep the context
+            // a statement). Right after a header the isolated context (the wrapper) is the
+            // real one, so a body's first statement may be a string (its docstring).
+            let line = text
+                .new_lines
+                .line(text.new, rows.new.start)
+                .ok_or(Refusal::StartNotStatement)?;
+            statement_start(line, indent, depth > 0 && run.first == 0).map_err(|refusal| {
+                match refusal {
+                    Refusal::SuffixStart => Refusal::StartNotStatement,
+                    other => other,
+                }
+            })?;
+        }
+        let sentinel = if run.after < block.members.len() {
+            Some(depth)
+        } else {
+            block.follower
+        };
+        if let Some(level) = sentinel {
+            let line = text
+                .new_lines
+                .line(text.new, rows.new.end)
+                .ok_or(Refusal::SuffixStart)?;
+            statement_start(line, block.indents[level], false).map_err(|_| Refusal::SuffixStart)?;
+        }
+        let mut isolated = Vec::new();
+        for wrapper in &block.indents[..depth] {
+            isolated.extend_from_slice(wrapper);
+            isolated.extend_from_slice(b"class _:\n");
+        }
+        isolated.extend_from_slice(text.new_lines.slice(text.new, rows.new.clone()));
+        if let Some(level) = sentinel {
+            isolated.extend_from_slice(block.indents[level]);
+            isolated.extend_from_slice(b"pass\n");
+        }
+        let source = std::str::from_utf8(&isolated).map_err(|_| Refusal::Misaligned)?;
+        *self.parsed += u64::try_from(isolated.len()).unwrap_or(u64::MAX);
+        let tree = parse(self.parser, &isolated)?;
+        // Isolated row r is new row r - depth + rows.new.start.
+        let sentinel_row = depth + rows.new.len();
+        let isolated_rows = Isolated {
+            indents: &block.indents,
+            sentinel: sentinel.map(|level| (level, sentinel_row)),
+        };
+        let (inside, wrappers) = isolated_rows.unwrap(tree.root_node())?;
+        let to_new = signed(rows.new.start) - signed(depth);
+        let offset = to_new - signed(new_origin);
+        let new = segments(
+            &inside,
+            source,
+            block.enclosing,
+            block.indent(),
+            depth,
+            offset,
+        );
+        // The wrappers below the sentinel's level end with the middle, as the definitions
+        // they stand for do.
+        let from = sentinel.unwrap_or(0);
+        let tails = wrappers
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(level, _)| *level >= from)
+            .map(|(_, wrapper)| moved(last_row(*wrapper), to_new))
+            .collect();
+        Ok((new, rows, tails))
+    }
+}
+
+/// The shape an isolated parse must have: a chain of one wrapper class per enclosing
+/// level, the middle's statements in the innermost, and the sentinel at its level.
+struct Isolated<'i, 'o> {
+    indents: &'i [&'o [u8]],
+    /// The sentinel's level and row.
+    sentinel: Option<(usize, usize)>,
+}
+
+impl Isolated<'_, '_> {
+    /// The middle's statements and the wrappers (outermost first), or `Shape`.
+    fn unwrap<'t>(&self, root: Node<'t>) -> Result<(Vec<Node<'t>>, Vec<Node<'t>>), Refusal> {
+        let depth = self.indents.len() - 1;
+        let sentinel_row = self.sentinel.map(|(_, row)| row);
+        let mut wrappers = Vec::with_capacity(depth);
+        let mut level_statements = statements(root);
+        for level in 0..=depth {
+            if let Some((_, row)) = self.sentinel.filter(|(at, _)| *at == level) {
+                let pass = level_statements.pop().ok_or(Refusal::Shape)?;
+                is_sentinel(pass, row, self.indents[level].len())?;
+            }
+            if level == depth {
+                break;
+            }
+            let [wrapper] = level_statements.as_slice() else {
+                return Err(Refusal::Shape);
+            };
+            let start = wrapper.start_position();
+            if wrapper.kind() != "class_definition"
+                || start.row != level
+                || start.column != self.indents[level].len()
+            {
+                return Err(Refusal::Shape);
+            }
+            wrappers.push(*wrapper);
+            let body = wrapper.child_by_field_name("body").ok_or(Refusal::Shape)?;
+            level_statements = statements(body);
+        }
+        let outside = |statement: &Node<'_>| {
+            statement.start_position().row < depth
+                || sentinel_row.is_some_and(|row| last_row(*statement) >= row)
+        };
+        if level_statements.iter().any(outside) {
+            return Err(Refusal::Shape);
+        }
+        Ok((level_statements, wrappers))
+    }
+}
+
+/// Assigns each change of `block` to the body of one of its definitions (when it lies in
+/// that body's zone and the definition is not `forbidden`) or to a run of statements, then
+/// merges: runs that overlap or touch, a body inside a run, and a body whose next
+/// statement starts a run (its last statement would then be followed by a changed line)
+/// all become one run. A run whose middle would begin with a line that starts no
+/// statement (its first statement's first line was deleted or blanked) takes in the
+/// statement before it.
 fn plan(
-    outline: &Outline,
+    block: &Block<'_>,
+    spans: &[Span],
     changes: &[Change],
     text: &Texts<'_>,
     forbidden: &[usize],
 ) -> Result<Vec<Claim>, Refusal> {
-    let old_count = text.old_lines.count();
-    let segments = &outline.segments;
-    let whole = 0..old_count;
     let mut out: Vec<Claim> = Vec::new();
+    let widen = |claim: &mut Claim| match claim {
+        Claim::Run(run)
+            if run.first > 0
+                && bad_start(
+                    text,
+                    spans[run.first].start,
+                    &changes[run.changes.start],
+                    block.indent(),
+                ) =>
+        {
+            run.first -= 1;
+            true
+        }
+        _ => false,
+    };
     for (index, change) in changes.iter().enumerate() {
         let probe = if change.old_start < change.old_end {
             change.old_start
         } else {
             change.old_start.saturating_sub(1)
         };
-        let class = segments
-            .partition_point(|segment| segment.start <= probe)
+        let owner = spans
+            .partition_point(|span| span.start <= probe)
             .checked_sub(1)
             .filter(|at| !forbidden.contains(at))
             .filter(|&at| {
-                member_zone(outline, at, old_count).is_some_and(|zone| change.within(&zone))
+                block
+                    .body_zone(spans, at)
+                    .is_some_and(|zone| change.within(&zone))
             });
-        let mut claim = match class {
-            Some(at) => Claim::Member {
+        let mut claim = match owner {
+            Some(at) => Claim::Descend {
                 at,
                 changes: index..index + 1,
             },
             None => {
                 let (first, after) =
-                    touched(segments, change, &whole).ok_or(Refusal::Misaligned)?;
-                Claim::Top(Run {
+                    touched(spans, change, &block.zone).ok_or(Refusal::Misaligned)?;
+                Claim::Run(Run {
                     first,
                     after,
                     changes: index..index + 1,
@@ -485,52 +864,24 @@ fn plan(
         };
         loop {
             let Some(last) = out.last() else {
-                match &mut claim {
-                    Claim::Top(run)
-                        if run.first > 0
-                            && bad_start(
-                                text,
-                                segments[run.first].start,
-                                &changes[run.changes.start],
-                                b"",
-                                false,
-                            ) =>
-                    {
-                        run.first -= 1;
-                        continue;
-                    }
-                    _ => break,
+                if widen(&mut claim) {
+                    continue;
                 }
+                break;
             };
-            let (previous, current) = (last.segments(), claim.segments());
+            let (previous, current) = (last.statements(), claim.statements());
             let merged_changes = last.changes().start..claim.changes().end;
             let merged = match (last, &claim) {
-                (Claim::Member { at, .. }, Claim::Member { at: other, .. }) => {
-                    if at == other {
-                        Some(Claim::Member {
-                            at: *at,
-                            changes: merged_changes,
-                        })
-                    } else {
-                        None
-                    }
-                }
-                (Claim::Top(_), Claim::Top(_)) | (Claim::Member { .. }, Claim::Top(_))
-                    if current.start <= previous.end =>
-                {
-                    Some(Claim::Top(Run {
-                        first: previous.start.min(current.start),
-                        after: previous.end.max(current.end),
+                (Claim::Descend { at, .. }, Claim::Descend { at: other, .. }) => (at == other)
+                    .then_some(Claim::Descend {
+                        at: *at,
                         changes: merged_changes,
-                    }))
-                }
-                (Claim::Top(_), Claim::Member { .. }) if current.start < previous.end => {
-                    Some(Claim::Top(Run {
-                        first: previous.start.min(current.start),
-                        after: previous.end.max(current.end),
-                        changes: merged_changes,
-                    }))
-                }
+                    }),
+                _ if current.start < previous.end => Some(Claim::Run(Run {
+                    first: previous.start.min(current.start),
+                    after: previous.end.max(current.end),
+                    changes: merged_changes,
+                })),
                 _ => None,
             };
             match merged {
@@ -538,21 +889,8 @@ fn plan(
                     out.pop();
                     claim = merged;
                 }
-                None => match &mut claim {
-                    Claim::Top(run)
-                        if run.first > 0
-                            && bad_start(
-                                text,
-                                segments[run.first].start,
-                                &changes[run.changes.start],
-                                b"",
-                                false,
-                            ) =>
-                    {
-                        run.first -= 1;
-                    }
-                    _ => break,
-                },
+                None if widen(&mut claim) => {}
+                None => break,
             }
         }
         out.push(claim);
@@ -560,105 +898,12 @@ fn plan(
     Ok(out)
 }
 
-/// What splicing the members of one class gave.
-struct MemberSplice {
-    changes: Range<usize>,
-    /// The class's new top-level segment.
-    segment: Segment,
-    middles: Vec<Rows>,
-}
-
-fn splice_changes(
-    outline: &Outline,
-    changes: &[Change],
-    text: &Texts<'_>,
-    parser: &mut Parser,
-    refusals: &mut Vec<(Level, Refusal)>,
-) -> Result<Spliced, Refusal> {
-    let mut forbidden: Vec<usize> = Vec::new();
-    let mut done: Vec<(usize, MemberSplice)> = Vec::new();
-    let claims = loop {
-        let claims = plan(outline, changes, text, &forbidden)?;
-        let mut refused = false;
-        for claim in &claims {
-            let Claim::Member { at, changes: mine } = claim else {
-                continue;
-            };
-            if done
-                .iter()
-                .any(|(known, splice)| known == at && splice.changes == *mine)
-            {
-                continue;
-            }
-            match splice_members(outline, *at, mine.clone(), changes, text, parser) {
-                Ok(splice) => done.push((*at, splice)),
-                Err(refusal) => {
-                    refusals.push((Level::Member, refusal));
-                    forbidden.push(*at);
-                    refused = true;
-                    break;
-                }
-            }
-        }
-        if !refused {
-            break claims;
-        }
-    };
-    let mut segments: Vec<Segment> = Vec::with_capacity(outline.segments.len() + 4);
-    let mut middles: Vec<Rows> = Vec::new();
-    let (mut next, mut shift) = (0, 0);
-    let mut top_middles = 0;
-    for claim in &claims {
-        let range = claim.segments();
-        let mine = claim.changes();
-        let (Some(first_change), Some(last_change)) = (
-            changes.get(mine.start),
-            mine.end.checked_sub(1).and_then(|i| changes.get(i)),
-        ) else {
-            return Err(Refusal::Misaligned);
-        };
-        let before = first_change.shift_before();
-        segments.extend(
-            outline.segments[next..range.start]
-                .iter()
-                .map(|segment| segment.shifted(before)),
-        );
-        match claim {
-            Claim::Top(run) => {
-                let (new, rows) = splice_top(outline, run, changes, text, parser)?;
-                segments.extend(new);
-                middles.push(rows);
-                top_middles += 1;
-            }
-            Claim::Member { at, changes: mine } => {
-                let splice = done
-                    .iter()
-                    .find(|(known, splice)| known == at && splice.changes == *mine)
-                    .map(|(_, splice)| splice)
-                    .ok_or(Refusal::Misaligned)?;
-                segments.push(splice.segment.clone());
-                middles.extend(splice.middles.iter().cloned());
-            }
-        }
-        next = range.end;
-        shift = last_change.shift_after();
-    }
-    segments.extend(
-        outline.segments[next..]
-            .iter()
-            .map(|segment| segment.shifted(shift)),
-    );
-    unchanged_between(&middles, text)?;
-    let outline = Outline {
-        segments,
-        lines: text.new_lines.clone(),
-    };
-    Ok(Spliced {
-        units: outline.units(),
-        outline,
-        top_middles,
-        refused: Vec::new(),
-    })
+/// Whether the middle of a run whose first statement starts at old row `start`, its first
+/// change `change`, would begin with a line that is no statement start at `indent`.
+fn bad_start(text: &Texts<'_>, start: usize, change: &Change, indent: &[u8]) -> bool {
+    let new_row = usize::try_from(signed(start) + change.shift_before()).ok();
+    let line = new_row.and_then(|row| text.new_lines.line(text.new, row));
+    line.is_none_or(|line| statement_start(line, indent, false).is_err())
 }
 
 /// The splice stands on the diff only for WHERE things changed; this checks that what lies
@@ -686,11 +931,11 @@ fn unchanged_between(middles: &[Rows], text: &Texts<'_>) -> Result<(), Refusal> 
     Ok(())
 }
 
-/// The old and new rows of the middle replacing segments `run.first..run.after` of a block
-/// in old rows `zone`: from the first segment's start (`zone.start` when it is the block's
-/// first) to the next segment's start (`zone.end` when none follows).
+/// The old and new rows of the middle replacing statements `run.first..run.after` of a
+/// block in old rows `zone`: from the first statement's start (`zone.start` when it is the
+/// block's first) to the next statement's start (`zone.end` when none follows).
 fn middle_rows(
-    segments: &[Segment],
+    spans: &[Span],
     run: &Run,
     changes: &[Change],
     zone: &Range<usize>,
@@ -698,13 +943,9 @@ fn middle_rows(
     let start = if run.first == 0 {
         zone.start
     } else {
-        segments
-            .get(run.first)
-            .map_or(zone.end, |segment| segment.start)
+        spans.get(run.first).map_or(zone.end, |span| span.start)
     };
-    let end = segments
-        .get(run.after)
-        .map_or(zone.end, |segment| segment.start);
+    let end = spans.get(run.after).map_or(zone.end, |span| span.start);
     let (Some(first), Some(last)) = (
         changes.get(run.changes.start),
         run.changes.end.checked_sub(1).and_then(|i| changes.get(i)),
@@ -723,214 +964,6 @@ fn middle_rows(
         }),
         _ => Err(Refusal::Misaligned),
     }
-}
-
-/// Splices the members of top-level class `at` touched by `changes[mine]`.
-fn splice_members(
-    outline: &Outline,
-    at: usize,
-    mine: Range<usize>,
-    changes: &[Change],
-    text: &Texts<'_>,
-    parser: &mut Parser,
-) -> Result<MemberSplice, Refusal> {
-    let class = outline.segments.get(at).ok_or(Refusal::NotOneClass)?;
-    let body = class.body.as_ref().ok_or(Refusal::NotOneClass)?;
-    let own = class.declarations.first().ok_or(Refusal::NotOneClass)?;
-    let zone = member_zone(outline, at, text.old_lines.count()).ok_or(Refusal::NotOneClass)?;
-    let top_follows = at + 1 < outline.segments.len();
-    let my_changes = changes.get(mine.clone()).ok_or(Refusal::Misaligned)?;
-    let indent: &[u8] = &body.indent;
-    let runs = runs(
-        &body.members,
-        my_changes,
-        mine.start,
-        &zone,
-        |first, change| {
-            bad_start(
-                text,
-                body.members[first].start,
-                &changes[change],
-                indent,
-                false,
-            )
-        },
-    )
-    .ok_or(Refusal::NotOneClass)?;
-    let (Some(first_change), Some(last_change)) = (my_changes.first(), my_changes.last()) else {
-        return Err(Refusal::Misaligned);
-    };
-    let mut members: Vec<Segment> = Vec::with_capacity(body.members.len() + 2);
-    let mut middles = Vec::with_capacity(runs.len());
-    let mut class_end = None;
-    let mut next = 0;
-    for run in &runs {
-        let rows = middle_rows(&body.members, run, changes, &zone)?;
-        let before = changes[run.changes.start].shift_before();
-        members.extend(
-            body.members[next..run.first]
-                .iter()
-                .map(|member| member.shifted(before)),
-        );
-        let member_follows = run.after < body.members.len();
-        // The first line after the prefix: the middle's, or the suffix's when the middle
-        // is empty (none at the end of the file: refused, to keep the context a statement).
-        let line = text
-            .new_lines
-            .line(text.new, rows.new.start)
-            .ok_or(Refusal::StartNotStatement)?;
-        // Right after the class header the isolated context (`class _:`) is the real one,
-        // so the first member may be a string (the docstring); see `statement_start`.
-        statement_start(line, indent, run.first == 0).map_err(|refusal| match refusal {
-            Refusal::SuffixStart => Refusal::StartNotStatement,
-            other => other,
-        })?;
-        let sentinel: Option<&[u8]> = if member_follows {
-            Some(indent)
-        } else if top_follows {
-            Some(b"")
-        } else {
-            None
-        };
-        if let Some(sentinel) = sentinel {
-            let line = text
-                .new_lines
-                .line(text.new, rows.new.end)
-                .ok_or(Refusal::SuffixStart)?;
-            statement_start(line, sentinel, false).map_err(|_| Refusal::SuffixStart)?;
-        }
-        let mut isolated = b"class _:\n".to_vec();
-        isolated.extend_from_slice(text.new_lines.slice(text.new, rows.new.clone()));
-        if let Some(sentinel) = sentinel {
-            isolated.extend_from_slice(sentinel);
-            isolated.extend_from_slice(b"pass\n");
-        }
-        let source = std::str::from_utf8(&isolated).map_err(|_| Refusal::Misaligned)?;
-        let tree = parse(parser, &isolated)?;
-        // Isolated row r is new row r - 1 + rows.new.start.
-        let sentinel_row = rows.new.len() + 1;
-        let root = statements(tree.root_node());
-        let (class_node, top_sentinel) = match (root.as_slice(), member_follows, sentinel) {
-            ([class_node], _, None) | ([class_node], true, Some(_)) => (*class_node, None),
-            ([class_node, pass], false, Some(_)) => (*class_node, Some(*pass)),
-            _ => return Err(Refusal::Shape),
-        };
-        if class_node.kind() != "class_definition" || class_node.start_position().row != 0 {
-            return Err(Refusal::Shape);
-        }
-        if let Some(pass) = top_sentinel {
-            is_sentinel(pass, sentinel_row, 0)?;
-        }
-        let block = class_node
-            .child_by_field_name("body")
-            .ok_or(Refusal::Shape)?;
-        let mut inside = statements(block);
-        if member_follows {
-            let pass = inside.pop().ok_or(Refusal::Shape)?;
-            is_sentinel(pass, sentinel_row, indent.len())?;
-        }
-        if inside
-            .iter()
-            .any(|member| member.start_position().row == 0 || last_row(*member) >= sentinel_row)
-        {
-            return Err(Refusal::Shape);
-        }
-        let offset = signed(rows.new.start) - 1;
-        members.extend(segments(
-            &inside,
-            source,
-            Enclosing::Class(&own.name),
-            offset,
-        ));
-        if !member_follows {
-            class_end = Some(moved(last_row(class_node), offset));
-        }
-        middles.push(rows);
-        next = run.after;
-    }
-    let after = last_change.shift_after();
-    members.extend(
-        body.members[next..]
-            .iter()
-            .map(|member| member.shifted(after)),
-    );
-    if members.is_empty() {
-        // A class without members is no class the outline describes.
-        return Err(Refusal::Shape);
-    }
-    let start = moved(class.start, first_change.shift_before());
-    let end = class_end.unwrap_or_else(|| moved(class.end, after));
-    let mut own = shifted(own, first_change.shift_before());
-    own.lines.end = line_of(end);
-    Ok(MemberSplice {
-        changes: mine,
-        segment: Segment {
-            start,
-            end,
-            declarations: vec![own],
-            body: Some(Body {
-                indent: body.indent.clone(),
-                members,
-            }),
-        },
-        middles,
-    })
-}
-
-/// Splices top-level statements `run.first..run.after`: their new segments and rows.
-fn splice_top(
-    outline: &Outline,
-    run: &Run,
-    changes: &[Change],
-    text: &Texts<'_>,
-    parser: &mut Parser,
-) -> Result<(Vec<Segment>, Rows), Refusal> {
-    let zone = 0..text.old_lines.count();
-    let rows = middle_rows(&outline.segments, run, changes, &zone)?;
-    let follows = run.after < outline.segments.len();
-    // With no segment before it, the middle starts at row 0: the start of the file.
-    if run.first > 0 {
-        let line = text
-            .new_lines
-            .line(text.new, rows.new.start)
-            .ok_or(Refusal::StartNotStatement)?;
-        statement_start(line, b"", false).map_err(|refusal| match refusal {
-            Refusal::SuffixStart => Refusal::StartNotStatement,
-            other => other,
-        })?;
-    }
-    if follows {
-        let line = text
-            .new_lines
-            .line(text.new, rows.new.end)
-            .ok_or(Refusal::SuffixStart)?;
-        statement_start(line, b"", false).map_err(|_| Refusal::SuffixStart)?;
-    }
-    let mut isolated = text.new_lines.slice(text.new, rows.new.clone()).to_vec();
-    if follows {
-        isolated.extend_from_slice(b"pass\n");
-    }
-    let source = std::str::from_utf8(&isolated).map_err(|_| Refusal::Misaligned)?;
-    let tree = parse(parser, &isolated)?;
-    let sentinel_row = rows.new.len();
-    let mut statements = statements(tree.root_node());
-    if follows {
-        let pass = statements.pop().ok_or(Refusal::Shape)?;
-        is_sentinel(pass, sentinel_row, 0)?;
-        if statements
-            .iter()
-            .any(|statement| last_row(*statement) >= sentinel_row)
-        {
-            return Err(Refusal::Shape);
-        }
-    }
-    let new = segments(
-        &statements,
-        source,
-        Enclosing::Module,
-        signed(rows.new.start),
-    );
-    Ok((new, rows))
 }
 
 fn parse(parser: &mut Parser, isolated: &[u8]) -> Result<tree_sitter::Tree, Refusal> {
@@ -990,14 +1023,20 @@ fn statements(node: Node<'_>) -> Vec<Node<'_>> {
         .collect()
 }
 
-/// The segments of `nodes` (consecutive statements of one block of `source`, walked in
-/// `enclosing`), rows moved by `offset`. Statements sharing a row form one segment; a
-/// top-level class statement alone on its rows, whose members start below its header,
-/// gets a [`Body`].
+/// How deep the outline describes bodies: a definition nested deeper is one statement (so
+/// no recursion over the outline can go deeper than this).
+const MAX_DEPTH: usize = 8;
+
+/// The segments of `nodes` (consecutive statements of one block of `source` whose
+/// indentation is `indent`, `depth` bodies down, walked in `enclosing`), rows moved by
+/// `offset`. Statements sharing a row form one segment; a `def` or `class` alone on its
+/// rows, whose body starts below its header at a deeper indentation, gets a [`Body`].
 fn segments(
     nodes: &[Node<'_>],
     source: &str,
     enclosing: Enclosing<'_>,
+    indent: &[u8],
+    depth: usize,
     offset: isize,
 ) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::with_capacity(nodes.len());
@@ -1005,7 +1044,7 @@ fn segments(
         let start = moved(node.start_position().row, offset);
         let end = moved(last_row(node), offset);
         if let Some(last) = out.last_mut().filter(|last| start <= last.end) {
-            let mut declarations: Vec<Declaration> = last.declarations().cloned().collect();
+            let mut declarations = flattened(std::slice::from_ref(last), 0);
             declarations.extend(
                 python::declarations(node, source, enclosing)
                     .iter()
@@ -1016,16 +1055,19 @@ fn segments(
             last.body = None;
             continue;
         }
-        let class = (enclosing == Enclosing::Module)
-            .then(|| python::class_statement(node, source))
+        let definition = (depth < MAX_DEPTH)
+            .then(|| python::definition_statement(node, source, enclosing))
             .flatten();
-        let segment = match class.and_then(|class| body(&class, source, offset).map(|b| (class, b)))
-        {
-            Some((class, body)) => Segment {
+        let with_body = definition.and_then(|definition| {
+            let body = body(node, &definition, source, indent, depth)?;
+            Some((definition, body))
+        });
+        let segment = match with_body {
+            Some((definition, body)) => Segment {
                 start,
                 end,
-                declarations: vec![shifted(&class.own, offset)],
-                body: Some(body),
+                declarations: vec![shifted(&definition.own, offset)],
+                body: Some(Arc::new(body)),
             },
             None => Segment {
                 start,
@@ -1042,25 +1084,43 @@ fn segments(
     out
 }
 
-/// The members of a class statement, when the splice may descend into them: the body has
-/// a member, starts below the header's `:`, and its first member is indented by spaces or
-/// tabs only.
-fn body(class: &python::ClassStatement<'_>, source: &str, offset: isize) -> Option<Body> {
-    let members = statements(class.body);
+/// The statements of the body of `definition` (statement `node`, in a block indented by
+/// `outer`), when the splice may descend into them: the body has a statement, starts
+/// below the header's `:`, and its first statement is indented by spaces or tabs that
+/// extend `outer`. Their rows count from `node`'s first row.
+fn body(
+    node: Node<'_>,
+    definition: &python::DefinitionStatement<'_>,
+    source: &str,
+    outer: &[u8],
+    depth: usize,
+) -> Option<Body> {
+    let members = statements(definition.body);
     let first = members.first()?;
-    if first.start_position().row <= class.colon_row {
+    if first.start_position().row <= definition.colon_row {
         return None;
     }
     let line_start = first
         .start_byte()
         .checked_sub(first.start_position().column)?;
     let indent = source.as_bytes().get(line_start..first.start_byte())?;
-    if indent.is_empty() || !indent.iter().all(|&byte| byte == b' ' || byte == b'\t') {
+    if indent.len() <= outer.len()
+        || !indent.starts_with(outer)
+        || !indent.iter().all(|&byte| byte == b' ' || byte == b'\t')
+    {
         return None;
     }
+    let name = definition.own.name.as_str();
+    let enclosing = if definition.class {
+        Enclosing::Class(name)
+    } else {
+        Enclosing::Function(name)
+    };
+    let origin = signed(node.start_position().row);
     Some(Body {
         indent: indent.into(),
-        members: segments(&members, source, Enclosing::Class(&class.own.name), offset),
+        class: definition.class,
+        members: segments(&members, source, enclosing, indent, depth + 1, -origin),
     })
 }
 
@@ -1241,6 +1301,121 @@ def h():
             "{refusals:?}"
         );
         assert!(refusals.is_empty(), "{refusals:?}");
+    }
+
+    const NESTED: &str = "\
+class A:
+    def f(self):
+        x = 1
+
+        def inner():
+            return x
+
+        return inner
+
+    def g(self):
+        return 2
+
+
+def h():
+    y = 1
+    return y
+";
+
+    #[test]
+    fn an_edit_inside_a_method_body_is_spliced_two_bodies_down() {
+        for (old, new) in [
+            ("        x = 1\n", "        x = 10\n        x += 1\n"),
+            ("            return x\n", "            return x + 1\n"),
+            ("        return 2\n", "        return 20\n"),
+        ] {
+            let edited = NESTED.replace(old, new);
+            let (counts, refusals) = run(NESTED, &edited);
+            assert_eq!(
+                (counts.spliced, counts.spliced_members, counts.spliced_deep),
+                (1, 1, 1),
+                "{refusals:?}\n{edited}"
+            );
+            assert!(refusals.is_empty(), "{refusals:?}");
+        }
+        // A top-level function's body is one body down.
+        let edited = NESTED.replace("    y = 1\n", "    y = 2\n");
+        let (counts, refusals) = run(NESTED, &edited);
+        assert_eq!(
+            (counts.spliced, counts.spliced_members, counts.spliced_deep),
+            (1, 1, 0),
+            "{refusals:?}"
+        );
+    }
+
+    #[test]
+    fn a_nested_def_added_in_a_method_body_is_a_unit_of_the_splice() {
+        let edited = NESTED.replace(
+            "        return 2\n",
+            "        def added():\n            pass\n\n        return added\n",
+        );
+        let (counts, refusals) = run(NESTED, &edited);
+        assert_eq!(counts.spliced_deep, 1, "{refusals:?}");
+    }
+
+    #[test]
+    fn a_method_body_middle_that_dedents_is_spliced_one_level_up() {
+        // The new line starts a method: the middle leaves `f`'s body, so `f` is spliced
+        // as a member of `A`.
+        let edited = NESTED.replace(
+            "        return inner\n",
+            "        return inner\n\n    def between(self):\n        pass\n",
+        );
+        let (counts, refusals) = run(NESTED, &edited);
+        assert!(
+            refused(&refusals, Level::Member, Refusal::Shape),
+            "{refusals:?}"
+        );
+        assert_eq!(
+            (counts.spliced, counts.spliced_members, counts.spliced_deep),
+            (1, 1, 0),
+            "{refusals:?}"
+        );
+    }
+
+    #[test]
+    fn a_middle_ending_every_body_moves_the_end_of_each() {
+        // `h` is the last statement: its body's last line grows, and so must `h`'s unit.
+        let edited = NESTED.replace("    return y\n", "    y += 1\n    return y\n");
+        let (counts, refusals) = run(NESTED, &edited);
+        assert_eq!(counts.spliced_members, 1, "{refusals:?}");
+        // `g` ends `A`, which ends with it, three bodies deep in a file that ends there.
+        let last = "class A:\n    class B:\n        def g(self):\n            return 2\n";
+        let longer = last.replace("return 2\n", "x = 2\n            return x\n");
+        let (counts, refusals) = run(last, &longer);
+        assert_eq!(counts.spliced_deep, 1, "{refusals:?}");
+        let shorter = "class A:\n    class B:\n        def g(self):\n            pass\n";
+        let (counts, refusals) = run(&longer, shorter);
+        assert_eq!(counts.spliced_deep, 1, "{refusals:?}");
+        // A line added after a blank one: every body now ends two rows further down, not
+        // the one row the diff added.
+        let gap = "class A:\n    def f(self):\n        return 2\n\n";
+        let (counts, refusals) = run(gap, &format!("{gap}        x = 3\n"));
+        assert_eq!(counts.spliced_members, 1, "{refusals:?}");
+    }
+
+    #[test]
+    fn changes_in_neighbouring_statements_are_spliced_apart() {
+        let edited = NESTED
+            .replace("        return 2\n", "        return 3\n")
+            .replace("def h():\n", "def h2():\n");
+        let (counts, refusals) = run(NESTED, &edited);
+        assert_eq!(
+            (counts.spliced, counts.spliced_members),
+            (1, 0),
+            "{refusals:?}"
+        );
+        // `g`'s line and `h`'s header: not the whole class with them.
+        let class_a = NESTED.find("def h").unwrap_or_default();
+        assert!(
+            counts.spliced_bytes < u64::try_from(class_a).unwrap_or_default(),
+            "{counts:?}"
+        );
     }
 
     #[test]

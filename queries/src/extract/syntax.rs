@@ -1,16 +1,17 @@
 //! The grammar-independent half of both extractors: the UTF-8 check, running a tree-sitter
-//! grammar (from scratch or over an edited old tree) and locating the first syntax error, node → line arithmetic, and the collector
-//! that merges declarations the language treats as one symbol (overloads, accessors) into
-//! one unit.
+//! grammar (from scratch or over an edited old tree), locating the first syntax error and
+//! the lines that did not parse, tolerant extraction ([`tolerate`]: which units of a tree
+//! with errors still stand), node → line arithmetic, and the collector that merges
+//! declarations the language treats as one symbol (overloads, accessors) into one unit.
 //!
 //! Does not own: which nodes are declarations, how they are named, or which role a
 //! declaration plays in a group — each language's walk decides that.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Parser, Tree};
 
-use super::{ExtractError, Unit, UnitKind};
+use super::{ExtractError, LineRange, Partial, Unit, UnitKind};
 
 /// A parser set to `grammar`; the grammar's failure to load is [`ExtractError::Unavailable`].
 pub(super) fn parser_for(
@@ -27,7 +28,7 @@ pub(super) fn parser_for(
 }
 
 /// Runs `parser` over `content`, reusing `old` (already edited to match `content`) when
-/// given. The tree may hold errors: [`check`] decides.
+/// given. The tree may hold errors: [`check`] and [`tolerate`] decide.
 pub(super) fn run(
     parser: &mut Parser,
     content: &[u8],
@@ -41,25 +42,150 @@ pub(super) fn run(
         })
 }
 
-/// A tree holding an ERROR or MISSING node is unparseable at the first one.
+/// A tree holding an ERROR or MISSING node is unparseable at the first one, with nothing
+/// of it kept: the whole-tree check the splice needs of an isolated parse.
 pub(super) fn check(tree: &Tree) -> Result<(), ExtractError> {
     let root = tree.root_node();
     if root.has_error() {
-        return Err(unparseable_at(first_error(root)));
+        return Err(unparseable_at(first_error(root), Partial::default()));
     }
     Ok(())
 }
 
+/// The units of a tree that still stand: all of `units` (the walk of `tree` over
+/// `source`) when the tree is error-free. Otherwise the file is unparseable at its first
+/// error, and [`Partial`] carries every unit that is not broken and not enclosed by a
+/// broken one — none when no unit stands, so a file that yields nothing is unparseable as
+/// a whole. A unit is broken when its lines meet a line that did not parse, or when an
+/// identifier inside an ERROR node spells its name (the last segment of its qualified
+/// name): a declaration of that name may be hidden there, another member of its group
+/// or a second unit of that name, so neither its range nor its uniqueness can be trusted.
+/// (Both grammars name their identifier tokens `…identifier`.)
+pub(super) fn tolerate(
+    tree: &Tree,
+    source: &str,
+    units: Vec<Unit>,
+) -> Result<Vec<Unit>, ExtractError> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return Ok(units);
+    }
+    let errors = Errors::of(root, source);
+    let broken: Vec<&Unit> = units.iter().filter(|unit| errors.breaks(unit)).collect();
+    let (standing, left): (Vec<&Unit>, Vec<&Unit>) = units.iter().partition(|unit| {
+        !errors.breaks(unit) && !broken.iter().any(|outer| encloses(outer, unit))
+    });
+    let partial = if standing.is_empty() {
+        Partial::default()
+    } else {
+        let mut left_out: Vec<String> = left.iter().map(|unit| unit.name.clone()).collect();
+        left_out.sort();
+        left_out.dedup();
+        Partial {
+            units: standing.into_iter().cloned().collect(),
+            unparsed: errors.lines,
+            left_out,
+        }
+    };
+    Err(unparseable_at(first_error(root), partial))
+}
+
+/// Whether `outer` lexically encloses `inner`: its qualified name is a prefix of
+/// `inner`'s (up to a `.`) and its lines hold `inner`'s.
+fn encloses(outer: &Unit, inner: &Unit) -> bool {
+    inner
+        .name
+        .strip_prefix(outer.name.as_str())
+        .is_some_and(|rest| rest.starts_with('.'))
+        && outer.start_line <= inner.start_line
+        && inner.end_line <= outer.end_line
+}
+
+/// What did not parse in a tree.
+struct Errors<'s> {
+    /// The lines of every ERROR and MISSING node (an ERROR node's whole extent: what it
+    /// holds did not parse as what it seems), sorted, merged where they meet or adjoin.
+    lines: Vec<LineRange>,
+    /// The text of every identifier token inside an ERROR node.
+    names: HashSet<&'s str>,
+}
+
+impl<'s> Errors<'s> {
+    fn of(root: Node<'_>, source: &'s str) -> Self {
+        let mut found = Vec::new();
+        let mut names = HashSet::new();
+        let mut pending = vec![root];
+        while let Some(node) = pending.pop() {
+            if node.is_error() || node.is_missing() {
+                found.push(LineRange {
+                    start: first_line(node),
+                    end: last_line(node),
+                });
+                if node.is_error() {
+                    names.extend(identifiers(node, source));
+                }
+            } else if node.has_error() {
+                let mut cursor = node.walk();
+                pending.extend(node.children(&mut cursor));
+            }
+        }
+        found.sort_by_key(|lines| (lines.start, lines.end));
+        let mut lines: Vec<LineRange> = Vec::with_capacity(found.len());
+        for range in found {
+            match lines.last_mut() {
+                Some(last) if range.start <= last.end.saturating_add(1) => {
+                    last.end = last.end.max(range.end);
+                }
+                _ => lines.push(range),
+            }
+        }
+        Self { lines, names }
+    }
+
+    /// Whether `unit` is broken: its lines meet a line that did not parse, or an
+    /// identifier that did not parse spells its name.
+    fn breaks(&self, unit: &Unit) -> bool {
+        let own = unit.name.rsplit('.').next().unwrap_or(&unit.name);
+        self.names.contains(own)
+            || self
+                .lines
+                .iter()
+                .any(|lines| lines.start <= unit.end_line && unit.start_line <= lines.end)
+    }
+}
+
+/// The identifier tokens of `node`'s subtree.
+fn identifiers<'s>(node: Node<'_>, source: &'s str) -> Vec<&'s str> {
+    let mut found = Vec::new();
+    let mut pending = vec![node];
+    while let Some(node) = pending.pop() {
+        if node.child_count() == 0 {
+            if node.kind().ends_with("identifier")
+                && let Some(name) = text(node, source)
+            {
+                found.push(name);
+            }
+        } else {
+            let mut cursor = node.walk();
+            pending.extend(node.children(&mut cursor));
+        }
+    }
+    found
+}
+
 /// Content that is not UTF-8 is unparseable at the line of its first invalid byte.
 pub(super) fn as_text(content: &[u8]) -> Result<&str, ExtractError> {
-    std::str::from_utf8(content).map_err(|error| {
-        let valid = &content[..error.valid_up_to()];
-        let newlines = valid.iter().filter(|&&byte| byte == b'\n').count();
-        ExtractError::Unparseable {
-            line: to_line(newlines),
-            reason: format!("not UTF-8 (invalid byte at offset {})", error.valid_up_to()),
-        }
+    std::str::from_utf8(content).map_err(|error| ExtractError::Unparseable {
+        line: line_of(content, error.valid_up_to()),
+        reason: format!("not UTF-8 (invalid byte at offset {})", error.valid_up_to()),
+        partial: Partial::default(),
     })
+}
+
+/// The 1-based line holding byte `offset` of `content` (lines end at `\n`).
+pub(super) fn line_of(content: &[u8], offset: usize) -> u32 {
+    let before = content.get(..offset).unwrap_or(content);
+    to_line(before.iter().filter(|&&byte| byte == b'\n').count())
 }
 
 /// The first ERROR or MISSING node in document order, found by descending into the first
@@ -82,7 +208,7 @@ fn first_error(root: Node<'_>) -> Node<'_> {
     }
 }
 
-fn unparseable_at(node: Node<'_>) -> ExtractError {
+fn unparseable_at(node: Node<'_>, partial: Partial) -> ExtractError {
     let column = node.start_position().column + 1;
     let reason = if node.is_missing() {
         format!("missing `{}` at column {column}", node.kind())
@@ -92,6 +218,7 @@ fn unparseable_at(node: Node<'_>) -> ExtractError {
     ExtractError::Unparseable {
         line: first_line(node),
         reason,
+        partial,
     }
 }
 
@@ -159,6 +286,10 @@ pub(super) enum Role {
     /// accessor group of its name and kind while that bit is still free there, else opens
     /// a new group.
     Accessor(u8),
+    /// A declaration that rebinds the last unit of its name, whatever that unit's own
+    /// role (Python `@name.setter`): joins the last unit of its name and kind, or opens a
+    /// unit of its own when there is none. Leaves what that unit still accepts unchanged.
+    Extends,
 }
 
 /// A declaration found by a language walk, in document order.
@@ -185,12 +316,23 @@ pub(super) struct Collector {
     units: Vec<Unit>,
     /// Qualified name → (index into `units`, what that unit still accepts).
     open: HashMap<String, (usize, Open)>,
+    /// Qualified name → index into `units` of the last unit of that name.
+    last: HashMap<String, usize>,
 }
 
 impl Collector {
     pub(super) fn add(&mut self, declaration: Declaration) {
+        let kind = declaration.kind;
+        if declaration.role == Role::Extends {
+            let last = self.last.get(&declaration.name).copied();
+            match last.filter(|&index| self.units[index].kind == kind) {
+                Some(index) => self.extend(index, declaration.lines),
+                None => self.start(declaration, Role::Extends),
+            }
+            return;
+        }
         let open = self.open.get(&declaration.name).copied();
-        let target = open.filter(|&(index, _)| self.units[index].kind == declaration.kind);
+        let target = open.filter(|&(index, _)| self.units[index].kind == kind);
         match (declaration.role, target) {
             (Role::Overload, Some((index, Open::Overload))) => {
                 self.extend(index, declaration.lines);
@@ -242,8 +384,9 @@ impl Collector {
             start_line: declaration.lines.start,
             end_line: declaration.lines.end,
         });
+        self.last.insert(declaration.name.clone(), index);
         match role {
-            Role::Plain => {
+            Role::Plain | Role::Extends => {
                 self.open.remove(&declaration.name);
             }
             Role::Overload => {
@@ -316,6 +459,30 @@ mod tests {
             declaration("x", 5, 6, Role::Accessor(2)),
         ]);
         assert_eq!(got, expected(&[("x", 1, 4), ("x", 5, 6)]));
+    }
+
+    #[test]
+    fn extensions_join_the_last_unit_of_their_name_whatever_its_role() {
+        let got = collect(vec![
+            declaration("a", 1, 2, Role::Extends),
+            declaration("p", 3, 4, Role::Plain),
+            declaration("q", 5, 6, Role::Plain),
+            declaration("p", 7, 8, Role::Extends),
+            declaration("p", 9, 10, Role::Extends),
+            declaration("p", 11, 12, Role::Plain),
+            declaration("p", 13, 14, Role::Extends),
+        ]);
+        assert_eq!(
+            got,
+            expected(&[("a", 1, 2), ("p", 3, 10), ("q", 5, 6), ("p", 11, 14)])
+        );
+        let mut collector = Collector::default();
+        collector.add(Declaration {
+            kind: UnitKind::Class,
+            ..declaration("c", 1, 2, Role::Plain)
+        });
+        collector.add(declaration("c", 3, 4, Role::Extends));
+        assert_eq!(collector.finish().len(), 2, "groups need the same kind");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! to a file (`drift`) or which events are in a window (`window`).
 
 use super::report::{Finding, HitRecord, Severity, Unverified};
-use crate::anchors::{ImageUnits, Selector, Side, Verdict, classify};
+use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};
 use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
 use crate::events::image_at;
 use crate::extract::Language;
@@ -263,8 +263,9 @@ impl<'db> NodeJudge<'_, 'db> {
             ),
         };
         if hits.iter().any(|h| h.conservative) {
-            message
-                .push_str(" (conservative hits: an image that does not parse, or a binary change)");
+            message.push_str(
+                " (conservative hits: a change to lines that do not parse, or a binary change)",
+            );
         }
         let spec = self.node.id.spec_path();
         let node = &self.node.id;
@@ -379,19 +380,51 @@ impl<'db> NodeJudge<'_, 'db> {
                 },
             );
         }
-        if let Some((_, Verdict::Unparseable { line, reason })) = verdicts
+        if let Some((
+            _,
+            Verdict::Unparseable {
+                line,
+                reason,
+                unparsed,
+            },
+        )) = verdicts
             .iter()
             .find(|(_, v)| matches!(v, Verdict::Unparseable { .. }))
         {
+            let selectors = of(|v| matches!(v, Verdict::Unparseable { .. }));
+            let (message, repair) = if unparsed.is_empty() {
+                (
+                    format!(
+                        "{path} does not parse at the tip ({path}:{line}: {reason}); its anchors cannot be resolved"
+                    ),
+                    format!("fix the syntax error at {path}:{line}"),
+                )
+            } else {
+                let names = if selectors.len() == 1 {
+                    "names"
+                } else {
+                    "name"
+                };
+                (
+                    format!(
+                        "{} {names} no unit of {path} that parses at the tip: {} did not parse ({path}:{line}: {reason}); the file's other units resolve",
+                        selectors.join(", "),
+                        line_list(unparsed)
+                    ),
+                    format!(
+                        "fix the syntax at {path}:{line}; if the language accepts those lines, keel's grammar does not yet: anchor a unit outside them"
+                    ),
+                )
+            };
             self.push(
                 entry,
                 Draft {
                     severity,
                     code: "unparseable-anchor",
-                    selectors: of(|v| matches!(v, Verdict::Unparseable { .. })),
+                    selectors,
                     hits: Vec::new(),
-                    message: format!("{path} does not parse at the tip ({path}:{line}: {reason}); its anchors cannot be resolved"),
-                    repair: format!("fix the syntax error at {path}:{line}"),
+                    message,
+                    repair,
                 },
             );
         }
@@ -580,6 +613,25 @@ fn commits(n: usize) -> String {
     } else {
         format!("{n} commits")
     }
+}
+
+/// `line 4`, `lines 4-6, 12`.
+fn line_list(ranges: &[LineRange]) -> String {
+    let listed: Vec<String> = ranges
+        .iter()
+        .map(|r| {
+            if r.start == r.end {
+                r.start.to_string()
+            } else {
+                format!("{}-{}", r.start, r.end)
+            }
+        })
+        .collect();
+    let word = match ranges {
+        [one] if one.start == one.end => "line",
+        _ => "lines",
+    };
+    format!("{word} {}", listed.join(", "))
 }
 
 /// A window commit that changed a file without a selector hit (`path`: the file's path

@@ -299,6 +299,84 @@ fn an_unparseable_historical_image_is_a_conservative_hit() {
 }
 
 #[test]
+fn a_partly_parsing_image_is_conservative_only_where_it_did_not_parse() {
+    // `g`'s header lacks its `)` (line 15): the rest of the file parses.
+    let broken = edit(PY, "def g():", "def g(:");
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            ("a.py", &broken),
+            (".spec/f/spec.md", &spec(&["a.py#f"], &[])),
+            (".spec/g/spec.md", &spec(&["a.py#g"], &[])),
+        ],
+        "v1",
+    );
+    let in_f = edit(&broken, "a = 1", "a = 2");
+    let hit_f = commit(&mut repo, &[("a.py", &in_f)], "change f");
+    let outside = edit(&in_f, "import os", "import sys");
+    let import = commit(&mut repo, &[("a.py", &outside)], "change the import");
+    let body = edit(&outside, "return 2", "return 3");
+    let in_g = commit(&mut repo, &[("a.py", &body)], "change g's body");
+    let header = edit(&body, "def g(:", "def g(x:");
+    let on_error = commit(&mut repo, &[("a.py", &header)], "change the broken line");
+    let report = lint_repo(&repo);
+    assert_eq!(
+        node_findings(&report, "f"),
+        vec![
+            (
+                "anchor-hit".to_owned(),
+                strings(&["f"]),
+                vec![on_error.clone(), hit_f.clone()]
+            ),
+            (
+                "scoped-code-miss".to_owned(),
+                vec![],
+                vec![in_g.clone(), import.clone()]
+            ),
+        ],
+        "f stands in every image: a change inside it hits exactly, a change to the line \
+         that did not parse hits conservatively, any other change misses"
+    );
+    let f_hit = report
+        .findings
+        .iter()
+        .find(|f| f.node == "f" && f.code == "anchor-hit")
+        .expect("f is hit");
+    let conservative: Vec<(&str, bool)> = f_hit
+        .hits
+        .iter()
+        .map(|h| (h.commit.as_str(), h.conservative))
+        .collect();
+    assert_eq!(
+        conservative,
+        vec![(on_error.as_str(), true), (hit_f.as_str(), false)]
+    );
+    assert_eq!(
+        node_findings(&report, "g"),
+        vec![
+            ("unparseable-anchor".to_owned(), strings(&["g"]), vec![]),
+            (
+                "anchor-hit".to_owned(),
+                strings(&["g"]),
+                vec![on_error, in_g, import, hit_f]
+            ),
+        ],
+        "g's unit does not parse: every change to the file is a conservative hit on it"
+    );
+    let unparseable = report
+        .findings
+        .iter()
+        .find(|f| f.node == "g" && f.code == "unparseable-anchor")
+        .expect("g is unparseable");
+    assert!(
+        unparseable.message.contains("line 15 did not parse"),
+        "{}",
+        unparseable.message
+    );
+}
+
+#[test]
 fn dead_ambiguous_and_type_only_verdicts_at_the_tip() {
     let ts = "export interface Shape { area(): number }\n\nexport function area(s: Shape) {\n  return s.area();\n}\n";
     let py_twice = "def h():\n    return 1\n\n\ndef h():\n    return 2\n";

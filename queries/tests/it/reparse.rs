@@ -5,8 +5,9 @@
 //! outline (`splice` holds the splice to adversarial histories). The histories add and delete functions, classes
 //! and methods, change decorators, rename, move declarations, break the syntax and fix it
 //! again, and switch between LF and CRLF line ends and a missing final newline, around
-//! non-ASCII text. A last test checks that `image_units` really reparses incrementally
-//! during a lint, so the optimization cannot silently turn off.
+//! non-ASCII text. A test checks that `image_units` really reparses incrementally
+//! during a lint, so the optimization cannot silently turn off, and one that a version
+//! decoded from a coding cookie's encoding is parsed from scratch and never kept as a hint.
 
 use crate::support::{commit, lint_repo, repo, spec};
 use keel_fixtures::rng::SeededRng as Rng;
@@ -573,5 +574,36 @@ fn a_lint_reparses_historical_images_incrementally() {
     assert!(
         after.spliced >= before.spliced + 6,
         "historical images should be spliced: {before:?} → {after:?}"
+    );
+}
+
+#[test]
+fn a_version_decoded_from_its_coding_cookie_is_parsed_from_scratch_and_never_kept() {
+    let versions: [&[u8]; 3] = [
+        b"# -*- coding: latin-1 -*-\ndef caf\xe9():\n    return 1\n",
+        b"# -*- coding: latin-1 -*-\ndef caf\xe9():\n    return 2\n",
+        // ASCII: its text is its bytes, so it may be parsed with a hint (there is none).
+        b"# -*- coding: latin-1 -*-\ndef cafe():\n    return 2\n",
+    ];
+    let mut cache = ParseCache::default();
+    for version in versions {
+        let content: Arc<[u8]> = Arc::from(version);
+        let units = cache.extract(Language::Python, "m.py", &content);
+        assert_eq!(
+            units,
+            extract_as(Language::Python, &content),
+            "{}",
+            show(version)
+        );
+        assert!(
+            matches!(units, Ok(ref units) if units.len() == 1),
+            "{units:?}"
+        );
+    }
+    let counts = cache.counts();
+    assert_eq!(
+        (counts.full, counts.incremental, counts.spliced),
+        (3, 0, 0),
+        "{counts:?}"
     );
 }

@@ -633,11 +633,12 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         in_process_counts.queries
     );
     println!(
-        "(its images: {} parsed from scratch, {} reparsed incrementally, {} spliced — {} of them inside one class)",
+        "(its images: {} parsed from scratch, {} reparsed incrementally, {} spliced — {} of them inside definition bodies, {} two or more bodies down)",
         parses.full,
         parses.incremental - parses.retried,
         parses.spliced,
-        parses.spliced_members
+        parses.spliced_members,
+        parses.spliced_deep
     );
     let ratio = |a: Duration| ms(a) / ms(git_median);
     println!();
