@@ -294,6 +294,46 @@ mod tests {
     }
 
     #[test]
+    fn typescript_shapes_the_grammar_rejects_cost_only_the_units_that_hold_them() {
+        // (shape, the units it costs) — the grammar rejects each shape (see
+        // `typescript::tests::shapes_the_grammar_still_rejects`); the units around it stand.
+        for (shape, lost) in [
+            (
+                "interface ZodType<out Output = unknown, in Input = Output> {}",
+                &["ZodType"][..],
+            ),
+            (
+                "vi.mock(\"x\", async (importOriginal) => { \
+                 const m = await importOriginal<typeof import(\"x\")>(); return m; });",
+                &[][..],
+            ),
+            ("class A { static accessor x = 1; }", &["A"][..]),
+            ("import defer * as ns from \"x\";", &[][..]),
+            ("const ns = import.defer(\"x\");", &["ns"][..]),
+        ] {
+            let source = format!("function before() {{}}\n{shape}\nfunction after() {{}}\n");
+            let Some(Err(ExtractError::Unparseable { partial, .. })) =
+                extract(source.as_bytes(), "a.ts")
+            else {
+                panic!("{shape}: expected a partial parse");
+            };
+            let standing: Vec<&str> = partial.units.iter().map(|u| u.name.as_str()).collect();
+            assert_eq!(standing, ["before", "after"], "{shape}");
+            for name in lost {
+                assert!(!standing.contains(name), "{shape}: {name} holds the error");
+            }
+            assert!(
+                partial
+                    .unparsed
+                    .iter()
+                    .all(|lines| lines.start == 2 && lines.end == 2),
+                "{shape}: {:?}",
+                partial.unparsed
+            );
+        }
+    }
+
+    #[test]
     fn extraction_is_deterministic() {
         let source = b"class B:\n    def b(self): ...\n    def a(self): ...\ndef a(): ...\n";
         let first = extract(source, "m.py");
