@@ -52,6 +52,8 @@ pub struct KeelDatabase {
     objects: Arc<ObjectStore>,
     log: QueryLog,
     git_dir: Option<PathBuf>,
+    /// The working tree's root (none for a bare repository or a detached database).
+    work_dir: Option<PathBuf>,
     commits: HashMap<Oid, Commit>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
     pub(crate) sessions: crate::sessions::SessionState,
@@ -83,6 +85,7 @@ impl KeelDatabase {
             ObjectStore::new(repo.clone()),
             Some(repo.git_dir().to_owned()),
         );
+        db.work_dir = repo.workdir().map(Path::to_owned);
         db.apply_changes(&[crate::ChangeEvent::Rescan])?;
         Ok(db)
     }
@@ -102,6 +105,7 @@ impl KeelDatabase {
         let db = Self {
             storage,
             git_dir,
+            work_dir: None,
             objects: Arc::new(objects),
             log,
             commits: HashMap::new(),
@@ -109,6 +113,21 @@ impl KeelDatabase {
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
         db
+    }
+
+    /// The working tree's root, if the repository has one.
+    pub fn work_dir(&self) -> Option<&Path> {
+        self.work_dir.as_deref()
+    }
+
+    /// The repository's git folder (empty for a detached database), for messages.
+    pub(crate) fn git_dir_path(&self) -> &Path {
+        self.git_dir.as_deref().unwrap_or(Path::new(""))
+    }
+
+    /// The object store (also reachable through [`Db::objects`]).
+    pub(crate) fn objects_store(&self) -> &ObjectStore {
+        &self.objects
     }
 
     /// The name salsa gives the query behind an executed key (the function's name).
@@ -160,6 +179,18 @@ impl KeelDatabase {
             .peel_to_commit()
             .map_err(|e| refuse(&e))?;
         Ok(Oid(commit.id))
+    }
+
+    /// The root tree of the commit `rev` names (see [`Self::resolve_commit`]).
+    pub fn commit_tree(&self, commit: Oid) -> Result<Oid, EngineError> {
+        let Some(repo) = self.objects.fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
+        let found = repo
+            .find_commit(commit.0)
+            .map_err(|err| self.unreadable(&err))?;
+        let tree = found.tree_id().map_err(|err| self.unreadable(&err))?;
+        Ok(Oid(tree.detach()))
     }
 
     fn read_head(&self) -> Result<Option<Oid>, EngineError> {

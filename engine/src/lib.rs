@@ -20,6 +20,7 @@ pub mod objects;
 pub mod oid;
 pub mod sessions;
 pub mod settings;
+pub mod worktree;
 
 pub use changes::{ChangeEvent, ChangeResult};
 pub use database::{Db, EngineError, KeelDatabase};

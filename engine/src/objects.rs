@@ -1,12 +1,17 @@
 //! [`ObjectStore`]: reads git objects by id through gix.
 //!
-//! Owns: blob bytes, tree entries and tree listings by object id. An object id names
-//! immutable content, so every method here is a pure function of its arguments: queries
-//! may call it and memoize the answer without any input to invalidate it.
+//! Owns: blob bytes, tree entries and tree listings by object id, and the blobs keel
+//! hashes itself (working-tree files, a candidate with a patch applied in memory): they are
+//! kept in memory under their git blob id, exactly as `git hash-object` would name them,
+//! and never written to the repository. An object id names immutable content, so every
+//! method here is a pure function of its arguments: queries may call it and memoize the
+//! answer without any input to invalidate it (a blob added in memory only makes more ids
+//! readable; it changes no answer for an id already read).
 //! Does not own: refs, HEAD or the working tree (they move; the database reads them into
 //! inputs), nor any diff (`keel-queries` pins the diff).
 
 use crate::oid::Oid;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// What a tree entry is.
@@ -47,6 +52,8 @@ pub struct ObjectError {
 /// other's decompression.
 pub struct ObjectStore {
     repo: Option<Pool>,
+    /// Blobs hashed by keel, by their git id (content-addressed, never removed).
+    hashed: Mutex<HashMap<Oid, Arc<[u8]>>>,
 }
 
 /// Thread-local repository handles over one shared object database.
@@ -65,11 +72,37 @@ impl ObjectStore {
                 shared: repo.clone().into_sync(),
                 idle: Mutex::new(vec![cached(repo)]),
             }),
+            hashed: Mutex::default(),
         }
     }
 
     pub(crate) fn empty() -> Self {
-        Self { repo: None }
+        Self {
+            repo: None,
+            hashed: Mutex::default(),
+        }
+    }
+
+    /// Keeps `bytes` in memory as a blob and returns its git blob id (the id `git
+    /// hash-object` gives them). Nothing is written to the repository.
+    pub fn insert_blob(&self, bytes: &[u8]) -> Oid {
+        let oid = blob_id(bytes);
+        // A panic while holding the lock cannot leave the map half-updated: one insert.
+        self.hashed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(oid)
+            .or_insert_with(|| Arc::from(bytes));
+        oid
+    }
+
+    /// A blob keel hashed itself, if `oid` names one.
+    fn hashed_blob(&self, oid: Oid) -> Option<Arc<[u8]>> {
+        self.hashed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&oid)
+            .cloned()
     }
 
     /// A new handle on the repository (refs and the shallow file are read afresh through
@@ -109,6 +142,9 @@ impl ObjectStore {
 
     /// The bytes of a blob.
     pub fn blob(&self, oid: Oid) -> Result<Arc<[u8]>, ObjectError> {
+        if let Some(bytes) = self.hashed_blob(oid) {
+            return Ok(bytes);
+        }
         self.with_repo(oid, |repo| {
             let blob = repo.find_blob(oid.0).map_err(|e| object_error(oid, &e))?;
             Ok(Arc::from(blob.data.as_slice()))
@@ -117,6 +153,9 @@ impl ObjectStore {
 
     /// The size in bytes of a blob, read from its object header (nothing is inflated).
     pub fn blob_size(&self, oid: Oid) -> Result<u64, ObjectError> {
+        if let Some(bytes) = self.hashed_blob(oid) {
+            return Ok(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
+        }
         self.with_repo(oid, |repo| {
             let header = repo.find_header(oid.0).map_err(|e| object_error(oid, &e))?;
             Ok(header.size())
@@ -142,6 +181,19 @@ impl ObjectStore {
     }
 }
 
+/// The git id of a blob with these bytes: SHA-1 over `blob <len>\0` and the bytes.
+fn blob_id(bytes: &[u8]) -> Oid {
+    use gix::hash::hasher;
+    let mut hash = hasher(gix::hash::Kind::Sha1);
+    hash.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hash.update(bytes);
+    // SHA-1 hashing of in-memory bytes cannot fail except on a detected collision attack,
+    // which content keel hashes itself is not: fall back to the null id (never read).
+    Oid(hash
+        .try_finalize()
+        .unwrap_or_else(|_| gix::ObjectId::null(gix::hash::Kind::Sha1)))
+}
+
 fn entry_kind(mode: gix::object::tree::EntryMode) -> EntryKind {
     if mode.is_tree() {
         EntryKind::Tree
@@ -163,4 +215,27 @@ fn object_error(oid: Oid, err: &dyn std::fmt::Display) -> ObjectError {
 fn cached(mut repo: gix::Repository) -> gix::Repository {
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
     repo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hashed_blob_has_the_id_git_gives_it_and_reads_back() {
+        let store = ObjectStore::empty();
+        // `printf 'hello\n' | git hash-object --stdin`, and the empty blob's well-known id.
+        for (bytes, id) in [
+            (&b"hello\n"[..], "ce013625030ba8dba906f756967f9e9ca394464a"),
+            (b"", "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"),
+        ] {
+            let oid = store.insert_blob(bytes);
+            assert_eq!(Some(oid), Oid::from_hex(id));
+            assert_eq!(store.blob(oid).as_deref(), Ok(bytes));
+            assert_eq!(store.blob_size(oid), Ok(bytes.len() as u64));
+        }
+        // Without a repository, an id nobody hashed is still unreadable.
+        let unknown = Oid::from_hex("0123456789012345678901234567890123456789");
+        assert!(unknown.is_some_and(|oid| store.blob(oid).is_err()));
+    }
 }

@@ -27,12 +27,14 @@
 )]
 
 pub mod anchors;
+pub mod callgraph;
 pub mod diff;
 pub mod drift;
 pub mod events;
 pub mod extract;
 pub mod history;
 pub mod images;
+pub mod json;
 pub mod lineage;
 pub mod lint;
 pub mod renames;

@@ -2,6 +2,7 @@
 //!
 //! Owns: the clap definitions and dispatch. Does not own: rendering (`render`).
 
+mod callgraph;
 mod demo;
 mod lint;
 mod sessions;
@@ -28,6 +29,7 @@ enum Command {
     Lint(lint::LintArgs),
     Demo(demo::DemoArgs),
     Sessions(sessions::SessionsArgs),
+    Callgraph(callgraph::CallgraphArgs),
 }
 
 /// Output formats of report commands.
@@ -72,5 +74,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Demo(args) => demo::cmd_demo(&args),
         Command::Sessions(args) => sessions::cmd_sessions(&args),
+        Command::Callgraph(args) => callgraph::cmd_callgraph(&args),
     }
 }

@@ -1,0 +1,70 @@
+//! The working tree as a list of files: what `keel callgraph` and `keel impact` read when
+//! no `--rev` is given.
+//!
+//! Owns: walking the working tree as git would list it (ignore rules, `.git/info/exclude`
+//! and the global excludes honoured; hidden entries and the `.git` folder skipped),
+//! hashing each wanted file into the object store's memory ([`ObjectStore::insert_blob`])
+//! and returning `(path, blob id)` sorted by path.
+//! Does not own: which files are wanted (the caller's filter: `keel-queries` knows the
+//! languages) or anything derived from them.
+//!
+//! [`ObjectStore::insert_blob`]: crate::objects::ObjectStore::insert_blob
+
+use crate::database::{EngineError, KeelDatabase};
+use crate::oid::Oid;
+use std::path::Path;
+
+impl KeelDatabase {
+    /// The wanted files of the working tree (`wanted` sees each `/`-separated path relative
+    /// to its root), hashed into memory, sorted by path. Errors name the file that could
+    /// not be read.
+    pub fn worktree_files(
+        &self,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<(String, Oid)>, EngineError> {
+        let Some(root) = self.work_dir() else {
+            return Err(EngineError::Unreadable {
+                path: self.git_dir_path().to_owned(),
+                reason: "the repository has no working tree".to_owned(),
+            });
+        };
+        let mut files = Vec::new();
+        let walk = ignore::WalkBuilder::new(root)
+            .require_git(false)
+            .sort_by_file_name(std::cmp::Ord::cmp)
+            .build();
+        for entry in walk {
+            let entry = entry.map_err(|err| EngineError::Unreadable {
+                path: root.to_owned(),
+                reason: err.to_string(),
+            })?;
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
+            }
+            let Some(relative) = relative_path(root, entry.path()) else {
+                continue;
+            };
+            if !wanted(&relative) {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).map_err(|err| EngineError::Unreadable {
+                path: entry.path().to_owned(),
+                reason: err.to_string(),
+            })?;
+            files.push((relative, self.objects_store().insert_blob(&bytes)));
+        }
+        files.sort();
+        Ok(files)
+    }
+}
+
+/// `path` under `root` as a `/`-separated relative path; `None` when it is not valid
+/// UTF-8 (git paths keel reads are text).
+fn relative_path(root: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|component| component.as_os_str().to_str())
+        .collect();
+    Some(parts?.join("/"))
+}

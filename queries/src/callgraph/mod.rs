@@ -1,0 +1,394 @@
+//! The repository call graph: callable nodes, resolved call edges and the call sites keel
+//! could not resolve, for Python and TS/JS, over one [`SourceTree`].
+//!
+//! Owns: the graph's vocabulary ([`NodeId`], [`NodeKind`], [`CallNode`], [`Edge`],
+//! [`UnresolvedSite`]), the tree a graph is built from ([`SourceTree`]), the per-file
+//! answer every language gives ([`FileGraph`], one query per file: [`file_graph`]), the
+//! whole graph ([`call_graph`]) and its reverse adjacency ([`callers`]).
+//! Does not own: reading call sites and resolving them — each language does that
+//! (`python`, `typescript`) with its own per-file queries (facts, export tables) — nor the
+//! impact report (`impact`).
+//!
+//! A node is a callable unit of an image (`function`, `method`, `class`) or the module
+//! node `path#<module>` that owns a file's top-level code. Calls from anonymous functions
+//! belong to the nearest named callable. A call resolves to a node of the tree (an
+//! [`Edge`]), to code outside the repository (standard library, packages, builtins: no
+//! edge, not unresolved), or to nothing keel could prove ([`UnresolvedSite`], never
+//! dropped).
+
+pub mod python;
+pub mod typescript;
+
+use crate::extract::Language;
+use crate::images::Image;
+use keel_engine::{Db, Oid};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A callable's id: `path#Qualified.name`, or `path#<module>` for a file's top-level code.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(String);
+
+/// The module node's name after `#`.
+pub const MODULE: &str = "<module>";
+
+impl NodeId {
+    /// The node `qualified` of the file at `path`.
+    pub fn new(path: &str, qualified: &str) -> Self {
+        Self(format!("{path}#{qualified}"))
+    }
+
+    /// The module node of the file at `path`.
+    pub fn module(path: &str) -> Self {
+        Self::new(path, MODULE)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The file part (before the last `#`).
+    pub fn path(&self) -> &str {
+        self.0.rsplit_once('#').map_or(&self.0, |(path, _)| path)
+    }
+
+    /// The qualified name (after the last `#`).
+    pub fn qualified(&self) -> &str {
+        self.0.rsplit_once('#').map_or("", |(_, name)| name)
+    }
+
+    /// The last segment of the qualified name (`m` of `C.m`; the whole name otherwise).
+    pub fn last_name(&self) -> &str {
+        let qualified = self.qualified();
+        qualified
+            .rsplit_once('.')
+            .map_or(qualified, |(_, last)| last)
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKind {
+    Module,
+    Function,
+    /// Constructors, accessors, static and class methods included.
+    Method,
+    Class,
+}
+
+impl NodeKind {
+    /// Its name in reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Module => "module",
+            Self::Function => "function",
+            Self::Method => "method",
+            Self::Class => "class",
+        }
+    }
+}
+
+/// One node of the graph.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CallNode {
+    pub id: NodeId,
+    pub kind: NodeKind,
+    /// First and last line (1-based, inclusive); a module node spans its whole file.
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+/// One resolved call: `caller` calls `callee` at line `line`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Call {
+    pub caller: NodeId,
+    pub callee: NodeId,
+    pub line: u32,
+}
+
+/// The calls from one caller to one callee, with the lines of their sites (ascending).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub caller: NodeId,
+    pub callee: NodeId,
+    pub sites: Vec<u32>,
+}
+
+/// A call keel could not resolve: its caller, line and the callee as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UnresolvedSite {
+    pub caller: NodeId,
+    pub line: u32,
+    pub callee_text: String,
+}
+
+impl UnresolvedSite {
+    /// The last name the callee expression ends with (`m` of `self.obj.m`), the name a
+    /// missed callee would have.
+    pub fn last_name(&self) -> &str {
+        let text = self.callee_text.trim_end_matches("()");
+        text.rsplit(['.', ' ']).next().unwrap_or(text)
+    }
+}
+
+/// What one file contributes: its nodes (the module node first, then in document order),
+/// the calls made from them that resolved inside the tree, and the ones that did not.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct FileGraph {
+    pub nodes: Vec<CallNode>,
+    pub calls: Vec<Call>,
+    pub unresolved: Vec<UnresolvedSite>,
+    /// The file did not parse cleanly: only its well-formed parts count.
+    pub partial: bool,
+}
+
+/// The source files a graph is built from: `(path, blob id)`, sorted by path, each once.
+/// A commit's tree, the working tree, or a candidate with a patch applied in memory.
+#[salsa::interned(debug)]
+pub struct SourceTree<'db> {
+    #[returns(ref)]
+    pub files: Vec<(String, Oid)>,
+}
+
+impl<'db> SourceTree<'db> {
+    /// The blob at `path`, if the tree has that file.
+    pub fn blob(self, db: &'db dyn Db, path: &str) -> Option<Oid> {
+        let files = self.files(db);
+        files
+            .binary_search_by(|(known, _)| known.as_str().cmp(path))
+            .ok()
+            .map(|at| files[at].1)
+    }
+
+    /// The image of the file at `path`, if the tree has it.
+    pub fn image(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>> {
+        self.blob(db, path)
+            .map(|blob| Image::new(db, blob, path.to_owned()))
+    }
+
+    /// The paths of the files a language reads (`.py`, `.ts`, …), in order.
+    pub fn source_paths(self, db: &'db dyn Db) -> impl Iterator<Item = &'db str> {
+        self.files(db)
+            .iter()
+            .map(|(path, _)| path.as_str())
+            .filter(|path| Language::for_path(path).is_some())
+    }
+}
+
+/// The graph of one file of `tree`: dispatched by language. Memoized per (tree, path);
+/// the languages' own per-image queries make a new tree cheap where files did not change.
+#[salsa::tracked(returns(ref))]
+pub fn file_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>, path: String) -> FileGraph {
+    match Language::for_path(&path) {
+        Some(Language::Python) => python::file_graph(db, tree, &path),
+        Some(Language::TypeScript | Language::Tsx) => typescript::file_graph(db, tree, &path),
+        None => FileGraph::default(),
+    }
+}
+
+/// The whole graph of a tree: nodes sorted by id, edges by (caller, callee), unresolved
+/// sites by (caller, line, text), partial files by path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct CallGraph {
+    pub nodes: Vec<CallNode>,
+    pub edges: Vec<Edge>,
+    pub unresolved: Vec<UnresolvedSite>,
+    pub partial: Vec<String>,
+}
+
+impl CallGraph {
+    /// The node with id `id`.
+    pub fn node(&self, id: &NodeId) -> Option<&CallNode> {
+        self.nodes
+            .binary_search_by(|node| node.id.cmp(id))
+            .ok()
+            .map(|at| &self.nodes[at])
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn call_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> CallGraph {
+    let mut graph = CallGraph::default();
+    let mut edges: BTreeMap<(NodeId, NodeId), Vec<u32>> = BTreeMap::new();
+    for path in tree.source_paths(db) {
+        let file = file_graph(db, tree, path.to_owned());
+        graph.nodes.extend(file.nodes.iter().cloned());
+        for call in &file.calls {
+            edges
+                .entry((call.caller.clone(), call.callee.clone()))
+                .or_default()
+                .push(call.line);
+        }
+        graph.unresolved.extend(file.unresolved.iter().cloned());
+        if file.partial {
+            graph.partial.push(path.to_owned());
+        }
+    }
+    graph.nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    graph.nodes.dedup_by(|a, b| a.id == b.id);
+    graph.edges = edges
+        .into_iter()
+        .map(|((caller, callee), mut sites)| {
+            sites.sort_unstable();
+            Edge {
+                caller,
+                callee,
+                sites,
+            }
+        })
+        .collect();
+    graph.unresolved.sort();
+    graph
+}
+
+/// For every callee, its callers (sorted, each once): the reverse adjacency the impact
+/// closure walks.
+#[salsa::tracked(returns(ref))]
+pub fn callers<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> BTreeMap<NodeId, Vec<NodeId>> {
+    let mut reverse: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
+    for edge in &call_graph(db, tree).edges {
+        reverse
+            .entry(edge.callee.clone())
+            .or_default()
+            .push(edge.caller.clone());
+    }
+    for callers in reverse.values_mut() {
+        callers.sort();
+        callers.dedup();
+    }
+    reverse
+}
+
+/// The nodes of one image as both languages derive them from its units: the module node
+/// spanning the file, then every function, method and class unit (variables, enums and
+/// type-only units call nothing and are called by nothing). A file that parsed in part
+/// yields the nodes of its standing units and is `partial`.
+pub fn unit_nodes(db: &dyn Db, image: Image<'_>) -> (Vec<CallNode>, bool) {
+    use crate::anchors::ImageUnits;
+    use crate::extract::{ExtractError, UnitKind};
+    let path = image.path(db);
+    let lines = crate::images::image_bytes(db, image).map_or(1, |bytes| line_count(&bytes));
+    let mut nodes = vec![CallNode {
+        id: NodeId::module(path),
+        kind: NodeKind::Module,
+        start_line: 1,
+        end_line: lines,
+    }];
+    let (units, partial) = match crate::images::image_units(db, image) {
+        ImageUnits::Extracted(Ok(units)) => (units.as_slice(), false),
+        ImageUnits::Extracted(Err(ExtractError::Unparseable { partial, .. })) => {
+            (partial.units.as_slice(), true)
+        }
+        ImageUnits::Extracted(Err(ExtractError::Unavailable { .. })) => (&[][..], true),
+        ImageUnits::Absent | ImageUnits::NoExtractor => (&[][..], false),
+    };
+    nodes.extend(units.iter().filter_map(|unit| {
+        let kind = match unit.kind {
+            UnitKind::Function => NodeKind::Function,
+            UnitKind::Method => NodeKind::Method,
+            UnitKind::Class => NodeKind::Class,
+            UnitKind::Variable | UnitKind::Enum | UnitKind::TypeOnly => return None,
+        };
+        Some(CallNode {
+            id: NodeId::new(path, &unit.name),
+            kind,
+            start_line: unit.start_line,
+            end_line: unit.end_line,
+        })
+    }));
+    (nodes, partial)
+}
+
+/// Lines in a text as the diff counts them (at least 1: an empty file's module node
+/// spans line 1).
+fn line_count(bytes: &[u8]) -> u32 {
+    crate::diff::line_count(bytes).max(1)
+}
+
+/// The innermost node of `nodes` (one file's) whose lines hold `line`: the caller of a
+/// site at that line. The module node when no other holds it.
+pub fn innermost(nodes: &[CallNode], line: u32) -> Option<&CallNode> {
+    nodes
+        .iter()
+        .filter(|node| node.start_line <= line && line <= node.end_line)
+        .min_by_key(|node| {
+            (
+                node.end_line - node.start_line,
+                std::cmp::Reverse(node.start_line),
+            )
+        })
+}
+
+/// Whether a file of a tree is read to build its graph: a source file of a language keel
+/// reads, or a `tsconfig.json` (module paths).
+pub fn is_graph_input(path: &str) -> bool {
+    Language::for_path(path).is_some()
+        || path == "tsconfig.json"
+        || path.ends_with("/tsconfig.json")
+}
+
+/// The graph's source tree from a list of files (any order; other files are left out).
+pub fn source_tree<'db>(db: &'db dyn Db, files: &[(String, Oid)]) -> SourceTree<'db> {
+    let mut files: Vec<(String, Oid)> = files
+        .iter()
+        .filter(|(path, _)| is_graph_input(path))
+        .cloned()
+        .collect();
+    files.sort();
+    files.dedup_by(|a, b| a.0 == b.0);
+    SourceTree::new(db, files)
+}
+
+/// `keel callgraph --format json`: `{"schema", "nodes", "edges", "unresolved",
+/// "partial"}`, compact and canonical (DESIGN "Semantic impact").
+pub fn callgraph_json(graph: &CallGraph) -> crate::json::Json {
+    use crate::json::Json;
+    let node = |node: &CallNode| {
+        Json::Object(vec![
+            ("id", Json::string(node.id.as_str())),
+            ("kind", Json::string(node.kind.label())),
+            ("path", Json::string(node.id.path())),
+            ("start_line", Json::number(node.start_line)),
+            ("end_line", Json::number(node.end_line)),
+        ])
+    };
+    let edge = |edge: &Edge| {
+        Json::Object(vec![
+            ("caller", Json::string(edge.caller.as_str())),
+            ("callee", Json::string(edge.callee.as_str())),
+            (
+                "sites",
+                Json::Array(edge.sites.iter().map(|&line| Json::number(line)).collect()),
+            ),
+        ])
+    };
+    let site = |site: &UnresolvedSite| {
+        Json::Object(vec![
+            ("caller", Json::string(site.caller.as_str())),
+            ("line", Json::number(site.line)),
+            ("callee_text", Json::string(site.callee_text.as_str())),
+        ])
+    };
+    Json::Object(vec![
+        ("schema", Json::string(CALLGRAPH_SCHEMA)),
+        ("nodes", Json::Array(graph.nodes.iter().map(node).collect())),
+        ("edges", Json::Array(graph.edges.iter().map(edge).collect())),
+        (
+            "unresolved",
+            Json::Array(graph.unresolved.iter().map(site).collect()),
+        ),
+        (
+            "partial",
+            Json::Array(graph.partial.iter().map(Json::string).collect()),
+        ),
+    ])
+}
+
+/// The call graph document's schema name.
+pub const CALLGRAPH_SCHEMA: &str = "keel.callgraph.v1";
