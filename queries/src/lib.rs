@@ -34,6 +34,7 @@ pub mod events;
 pub mod extract;
 pub mod history;
 pub mod images;
+pub mod impact;
 pub mod json;
 pub mod lineage;
 pub mod lint;

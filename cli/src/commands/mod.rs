@@ -4,6 +4,7 @@
 
 mod callgraph;
 mod demo;
+mod impact;
 mod lint;
 mod sessions;
 
@@ -30,6 +31,7 @@ enum Command {
     Demo(demo::DemoArgs),
     Sessions(sessions::SessionsArgs),
     Callgraph(callgraph::CallgraphArgs),
+    Impact(impact::ImpactArgs),
 }
 
 /// Output formats of report commands.
@@ -75,5 +77,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
         Command::Demo(args) => demo::cmd_demo(&args),
         Command::Sessions(args) => sessions::cmd_sessions(&args),
         Command::Callgraph(args) => callgraph::cmd_callgraph(&args),
+        Command::Impact(args) => impact::cmd_impact(&args),
     }
 }

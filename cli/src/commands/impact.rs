@@ -1,0 +1,199 @@
+//! `keel impact PATCH`: which callables a patch changes and who calls them, as one
+//! bounded, canonical JSON document.
+//!
+//! Owns: reading argv strictly (KEEL-G109 for any option form outside the contract), the
+//! patch (read once; `-` is stdin), the base (the working tree, or `--rev`), the candidate
+//! (the base with the patch applied in memory, never on disk), and the final re-check of
+//! every working-tree source read (KEEL-I207: no report, exit 1).
+//! Does not own: the graph, closure and report (`keel_queries::impact`).
+
+use super::callgraph::graph_files;
+use super::{CommandError, write_stdout};
+use crate::exit::ExitStatus;
+use keel_engine::{Db, KeelDatabase, Oid};
+use keel_queries::callgraph::{is_graph_input, source_tree};
+use keel_queries::impact::options::Limits;
+use keel_queries::impact::patch::{self, FilePatch};
+use keel_queries::impact::{
+    Facts, closure_over, operations_and_changes, patch_digest, render, tree_digest,
+};
+use std::io::Read as _;
+use std::path::PathBuf;
+
+/// Which callables does a patch change, and who calls them (transitively)?
+///
+/// Usage: keel impact PATCH [--rev REV] [--repo DIR] [--depth N] [--max-bytes N]
+/// [--max-nodes N]. PATCH is a unified diff (`git diff` output), `-` for stdin. Exit 0
+/// with the report; 1: a source changed while keel read it (KEEL-I207); 2: bad options
+/// (KEEL-G109), a patch that does not apply, or unreadable input.
+#[derive(Debug, clap::Args)]
+#[command(disable_help_flag = false)]
+pub(crate) struct ImpactArgs {
+    /// PATCH, then options; read strictly by keel (see the usage line).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..,
+        value_name = "PATCH [OPTIONS]"
+    )]
+    words: Vec<String>,
+}
+
+/// The words of `keel impact` sorted into their places.
+struct Words {
+    patch: String,
+    rev: Option<String>,
+    repo: PathBuf,
+    limits: Limits,
+}
+
+fn read_words(words: &[String]) -> Result<Words, CommandError> {
+    let mut patch = None;
+    let mut rev = None;
+    let mut repo = None;
+    let mut limit_words = Vec::new();
+    let mut rest = words.iter();
+    while let Some(word) = rest.next() {
+        let mut take = |slot: &mut Option<String>, flag: &str| -> Result<(), CommandError> {
+            if slot.is_some() {
+                return Err(CommandError(format!(
+                    "KEEL-G109: {flag} is given twice; repair: give each option once"
+                )));
+            }
+            let value = rest
+                .next()
+                .filter(|v| !v.starts_with("--"))
+                .ok_or_else(|| {
+                    CommandError(format!(
+                        "KEEL-G109: {flag} needs a value; repair: write {flag} VALUE"
+                    ))
+                })?;
+            *slot = Some(value.clone());
+            Ok(())
+        };
+        match word.as_str() {
+            "--rev" => take(&mut rev, "--rev")?,
+            "--repo" => take(&mut repo, "--repo")?,
+            w if w.starts_with("--") => {
+                limit_words.push(word.clone());
+                if !w.contains('=')
+                    && let Some(value) = rest.next()
+                {
+                    limit_words.push(value.clone());
+                }
+            }
+            _ if patch.is_none() => patch = Some(word.clone()),
+            _ => {
+                return Err(CommandError(format!(
+                    "KEEL-G109: unexpected argument {word:?}; repair: give one PATCH"
+                )));
+            }
+        }
+    }
+    let limits = Limits::parse(Limits::default(), &limit_words)?;
+    let patch = patch.ok_or_else(|| {
+        CommandError(
+            "KEEL-G109: no PATCH given; repair: keel impact PATCH (or - for stdin)".to_owned(),
+        )
+    })?;
+    Ok(Words {
+        patch,
+        rev,
+        repo: repo.map_or_else(|| PathBuf::from("."), PathBuf::from),
+        limits,
+    })
+}
+
+pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {
+    let words = read_words(&args.words)?;
+    let (name, bytes) = read_patch(&words.patch)?;
+    let files = patch::parse(&name, &bytes)?;
+    let db = KeelDatabase::open(&words.repo)?;
+    let base_files = graph_files(&db, words.rev.as_deref())?;
+    let candidate_files = candidate(&db, &name, &base_files, &files)?;
+    let base = source_tree(&db, &base_files);
+    let candidate_tree = source_tree(&db, &candidate_files);
+    let (operations, changes) = operations_and_changes(&db, base, candidate_tree, &files);
+    let (closure, unresolved) = closure_over(&db, base, candidate_tree, &changes);
+    let revision = |files: &[(String, Oid)]| {
+        let listed: Vec<(String, String)> = files
+            .iter()
+            .map(|(path, oid)| (path.clone(), oid.to_string()))
+            .collect();
+        format!("worktree:{}", tree_digest(&listed))
+    };
+    let base_revision = match &words.rev {
+        Some(rev) => format!("git:{}", db.resolve_commit(rev)?),
+        None => revision(&base_files),
+    };
+    let facts = Facts {
+        base_revision,
+        candidate_revision: revision(&candidate_files),
+        digest: patch_digest(&bytes),
+        operations,
+        changes,
+        unresolved,
+        closure,
+    };
+    let report = render(&facts, words.limits)?;
+    if words.rev.is_none() && db.worktree_files(is_graph_input)? != base_files {
+        eprintln!(
+            "error: KEEL-I207: a source file changed while keel read it; no report; repair: run keel impact again once the working tree is quiet"
+        );
+        return Ok(ExitStatus::Blocked);
+    }
+    write_stdout(&format!("{report}\n"))?;
+    Ok(ExitStatus::Clean)
+}
+
+/// The patch's bytes, read once, and its name for messages.
+fn read_patch(path: &str) -> Result<(String, Vec<u8>), CommandError> {
+    if path == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes)?;
+        return Ok(("<stdin>".to_owned(), bytes));
+    }
+    let bytes = std::fs::read(path).map_err(|err| {
+        CommandError(format!(
+            "{path}: cannot read the patch: {err}; repair: pass an existing file or - for stdin"
+        ))
+    })?;
+    Ok((path.to_owned(), bytes))
+}
+
+/// The base's graph files with the patch applied in memory (blobs hashed, never written).
+/// Files the graph does not read are not applied.
+fn candidate(
+    db: &KeelDatabase,
+    name: &str,
+    base: &[(String, Oid)],
+    files: &[FilePatch],
+) -> Result<Vec<(String, Oid)>, CommandError> {
+    let mut out: Vec<(String, Oid)> = base.to_vec();
+    for file in files {
+        let touches_graph = [&file.old_path, &file.new_path]
+            .into_iter()
+            .flatten()
+            .any(|path| is_graph_input(path));
+        if !touches_graph {
+            continue;
+        }
+        let old = file
+            .old_path
+            .as_ref()
+            .and_then(|path| base.iter().find(|(known, _)| known == path))
+            .map(|(_, oid)| db.objects().blob(*oid))
+            .transpose()
+            .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?;
+        let new = patch::apply(name, file, old.as_deref())?;
+        if let Some(path) = &file.old_path {
+            out.retain(|(known, _)| known != path);
+        }
+        if let (Some(path), Some(bytes)) = (&file.new_path, new) {
+            out.retain(|(known, _)| known != path);
+            out.push((path.clone(), db.objects().insert_blob(&bytes)));
+        }
+    }
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,757 @@
+//! `keel impact`: which callables a patch changes and who calls them, transitively — a
+//! bounded, canonical, byte-exact JSON report (DESIGN "Semantic impact").
+//!
+//! Owns: the report's parts ([`Operation`], [`Change`], [`Affected`]), the reverse
+//! closure over base and candidate edges together ([`closure`]: breadth first, ordered by
+//! id per depth, each node once at its minimum depth with the union of the provenance
+//! reaching it there), the patch digest, and [`render`]: the complete closure cut to the
+//! literal largest prefix that fits every limit, with frontier and deferred counts and
+//! `used_bytes` equal to the document's length.
+//! Does not own: parsing options (`options`) or the patch (`patch`), building graphs
+//! (`callgraph`), reading sources or re-checking them (the engine; `keel impact`).
+
+pub mod options;
+pub mod patch;
+
+use crate::callgraph::{NodeId, NodeKind};
+use crate::json::Json;
+use options::{Limits, OptionError};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The report's schema name.
+pub const SCHEMA: &str = "keel.semantic-impact.v1";
+
+/// One hunk of the patch, in authored order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operation {
+    pub index: usize,
+    pub kind: patch::FileKind,
+    pub path: String,
+    /// The path before, for a rename only.
+    pub old_path: Option<String>,
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+}
+
+/// Whether a changed callable exists on both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeKind {
+    Modified,
+    Added,
+    Removed,
+}
+
+impl ChangeKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Modified => "modified",
+            Self::Added => "added",
+            Self::Removed => "removed",
+        }
+    }
+}
+
+/// A callable the patch's lines touch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub id: NodeId,
+    pub kind: NodeKind,
+    pub change: ChangeKind,
+    /// Ascending.
+    pub operation_indices: Vec<usize>,
+}
+
+/// A node of the reverse closure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Affected {
+    pub id: NodeId,
+    pub kind: NodeKind,
+    pub depth: u64,
+    /// Ascending: the operations whose changes reach it at its minimum depth.
+    pub operation_indices: Vec<usize>,
+}
+
+/// The complete reverse closure of `changes`: depth 0 holds the changed callables, depth
+/// d+1 every caller of a depth-d node not met before. Breadth first, ordered by id within
+/// a depth; a node appears once, at its minimum depth, with the union of the provenance of
+/// the depth-(d) callers that reach it (longer paths through cycles or diamonds add none).
+pub fn closure(
+    changes: &[Change],
+    callers: impl Fn(&NodeId) -> Vec<NodeId>,
+    kind_of: impl Fn(&NodeId) -> NodeKind,
+) -> Vec<Affected> {
+    let mut seen: BTreeSet<NodeId> = BTreeSet::new();
+    let mut level: BTreeMap<NodeId, (NodeKind, BTreeSet<usize>)> = BTreeMap::new();
+    for change in changes {
+        let entry = level
+            .entry(change.id.clone())
+            .or_insert_with(|| (change.kind, BTreeSet::new()));
+        entry.1.extend(change.operation_indices.iter().copied());
+    }
+    let mut out = Vec::new();
+    let mut depth = 0;
+    while !level.is_empty() {
+        seen.extend(level.keys().cloned());
+        let mut next: BTreeMap<NodeId, (NodeKind, BTreeSet<usize>)> = BTreeMap::new();
+        for (id, (_, provenance)) in &level {
+            for caller in callers(id) {
+                if seen.contains(&caller) {
+                    continue;
+                }
+                let kind = kind_of(&caller);
+                next.entry(caller)
+                    .or_insert_with(|| (kind, BTreeSet::new()))
+                    .1
+                    .extend(provenance.iter().copied());
+            }
+        }
+        out.extend(level.into_iter().map(|(id, (kind, provenance))| Affected {
+            id,
+            kind,
+            depth,
+            operation_indices: provenance.into_iter().collect(),
+        }));
+        level = next;
+        depth += 1;
+    }
+    out
+}
+
+/// `SHA-256("keel.semantic-impact.patch-digest.v1\0" || le_u64(len) || bytes)`, lowercase
+/// hex: the digest that binds the exact patch bytes processed.
+pub fn patch_digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(b"keel.semantic-impact.patch-digest.v1\0");
+    hash.update(u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
+    hash.update(bytes);
+    hex(&hash.finalize())
+}
+
+/// `SHA-256` over the sorted lines `path NUL blob-id LF`: the revision of a tree that no
+/// commit names (`worktree:<hex>`).
+pub fn tree_digest(files: &[(String, String)]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut lines: Vec<&(String, String)> = files.iter().collect();
+    lines.sort();
+    let mut hash = Sha256::new();
+    for (path, blob) in lines {
+        hash.update(path.as_bytes());
+        hash.update([0]);
+        hash.update(blob.as_bytes());
+        hash.update(b"\n");
+    }
+    hex(&hash.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The operations (one per hunk, files in patch order) and the callables their lines
+/// touch: a removed line seeds the innermost node holding it in the base, an added line
+/// the innermost node holding it in the candidate (the module node at top level).
+pub fn operations_and_changes(
+    db: &dyn keel_engine::Db,
+    base: crate::callgraph::SourceTree<'_>,
+    candidate: crate::callgraph::SourceTree<'_>,
+    files: &[patch::FilePatch],
+) -> (Vec<Operation>, Vec<Change>) {
+    use crate::callgraph::{file_graph, innermost, is_graph_input};
+    let mut operations = Vec::new();
+    let mut seeds: BTreeMap<NodeId, (usize, NodeKind, BTreeSet<usize>)> = BTreeMap::new();
+    let nodes_of = |tree, path: Option<&String>| {
+        path.filter(|path| is_graph_input(path))
+            .map(|path| file_graph(db, tree, path.clone()).nodes.clone())
+            .unwrap_or_default()
+    };
+    for file in files {
+        let base_nodes = nodes_of(base, file.old_path.as_ref());
+        let candidate_nodes = nodes_of(candidate, file.new_path.as_ref());
+        for hunk in &file.hunks {
+            let index = operations.len();
+            operations.push(Operation {
+                index,
+                kind: file.kind,
+                path: file
+                    .new_path
+                    .clone()
+                    .or_else(|| file.old_path.clone())
+                    .unwrap_or_default(),
+                old_path: (file.kind == patch::FileKind::Rename)
+                    .then(|| file.old_path.clone())
+                    .flatten(),
+                old_start: hunk.old_start,
+                old_lines: hunk.old_lines,
+                new_start: hunk.new_start,
+                new_lines: hunk.new_lines,
+            });
+            let (removed, added) = hunk.changed_lines();
+            let touched = removed
+                .iter()
+                .filter_map(|&line| innermost(&base_nodes, line))
+                .chain(
+                    added
+                        .iter()
+                        .filter_map(|&line| innermost(&candidate_nodes, line)),
+                );
+            for node in touched {
+                seeds
+                    .entry(node.id.clone())
+                    .or_insert_with(|| (index, node.kind, BTreeSet::new()))
+                    .2
+                    .insert(index);
+            }
+        }
+    }
+    let graph_has = |tree, id: &NodeId| crate::callgraph::call_graph(db, tree).node(id).is_some();
+    let mut changes: Vec<(usize, Change)> = seeds
+        .into_iter()
+        .map(|(id, (first, kind, operations))| {
+            let change = match (graph_has(base, &id), graph_has(candidate, &id)) {
+                (true, false) => ChangeKind::Removed,
+                (false, true) => ChangeKind::Added,
+                _ => ChangeKind::Modified,
+            };
+            (
+                first,
+                Change {
+                    id,
+                    kind,
+                    change,
+                    operation_indices: operations.into_iter().collect(),
+                },
+            )
+        })
+        .collect();
+    changes.sort_by(|(a, x), (b, y)| a.cmp(b).then_with(|| x.id.cmp(&y.id)));
+    (
+        operations,
+        changes.into_iter().map(|(_, change)| change).collect(),
+    )
+}
+
+/// The complete closure of `changes` over the base's and the candidate's edges together,
+/// and the count of unresolved sites (in either) whose callee's last name is that of a
+/// closure node.
+pub fn closure_over(
+    db: &dyn keel_engine::Db,
+    base: crate::callgraph::SourceTree<'_>,
+    candidate: crate::callgraph::SourceTree<'_>,
+    changes: &[Change],
+) -> (Vec<Affected>, u64) {
+    use crate::callgraph::{call_graph, callers};
+    let (base_callers, candidate_callers) = (callers(db, base), callers(db, candidate));
+    let (base_graph, candidate_graph) = (call_graph(db, base), call_graph(db, candidate));
+    let affected = closure(
+        changes,
+        |id| {
+            let mut all: Vec<NodeId> = base_callers
+                .get(id)
+                .into_iter()
+                .chain(candidate_callers.get(id))
+                .flatten()
+                .cloned()
+                .collect();
+            all.sort();
+            all.dedup();
+            all
+        },
+        |id| {
+            candidate_graph
+                .node(id)
+                .or_else(|| base_graph.node(id))
+                .map_or(NodeKind::Function, |node| node.kind)
+        },
+    );
+    let names: BTreeSet<&str> = affected.iter().map(|node| node.id.last_name()).collect();
+    let sites: BTreeSet<&crate::callgraph::UnresolvedSite> = base_graph
+        .unresolved
+        .iter()
+        .chain(&candidate_graph.unresolved)
+        .filter(|site| names.contains(site.last_name()))
+        .collect();
+    (affected, u64::try_from(sites.len()).unwrap_or(u64::MAX))
+}
+
+/// Everything a report states before selection.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    pub base_revision: String,
+    pub candidate_revision: String,
+    pub digest: String,
+    pub operations: Vec<Operation>,
+    pub changes: Vec<Change>,
+    /// Call sites keel could not resolve whose callee's last name is that of a node in
+    /// the complete closure.
+    pub unresolved: u64,
+    /// The complete closure ([`closure`]).
+    pub closure: Vec<Affected>,
+}
+
+/// Why a node was left out, in the closed order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reason {
+    Depth,
+    MaxNodes,
+    MaxBytes,
+}
+
+impl Reason {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Depth => "depth",
+            Self::MaxNodes => "max_nodes",
+            Self::MaxBytes => "max_bytes",
+        }
+    }
+}
+
+/// The report: the largest prefix of the closure that fits every limit (tried from the
+/// top: byte size is not monotone in the prefix length), or KEEL-G109 when even the
+/// mandatory envelope with its first frontier does not fit.
+pub fn render(facts: &Facts, limits: Limits) -> Result<String, OptionError> {
+    let selection = Selection::new(facts, limits);
+    for emitted in (0..=selection.most).rev() {
+        let mut used = 0;
+        // `used_bytes` is part of the document: iterate to the length that states itself.
+        for _ in 0..8 {
+            let length = selection.document(emitted, used).len();
+            if length == usize::try_from(used).unwrap_or(usize::MAX) {
+                break;
+            }
+            used = u64::try_from(length).unwrap_or(u64::MAX);
+        }
+        if used <= limits.max_bytes {
+            let text = selection.document(emitted, used).to_text();
+            debug_assert_eq!(text.len() as u64, used);
+            return Ok(text);
+        }
+    }
+    Err(OptionError::Envelope(format!(
+        "the report's mandatory part (operations, changes, the first frontier) does not fit --max-bytes {}; repair: raise --max-bytes",
+        limits.max_bytes
+    )))
+}
+
+/// The closure with each node's reasons for being left out, and the limits.
+struct Selection<'f> {
+    facts: &'f Facts,
+    limits: Limits,
+    /// The most nodes depth and max-nodes allow.
+    most: usize,
+    /// Per closure node, the reasons it would be omitted at all (depth, max_nodes) — and
+    /// max_bytes when it is within `most`.
+    reasons: Vec<Vec<Reason>>,
+}
+
+impl<'f> Selection<'f> {
+    fn new(facts: &'f Facts, limits: Limits) -> Self {
+        let within_depth = facts
+            .closure
+            .iter()
+            .take_while(|node| node.depth <= limits.depth)
+            .count();
+        let max_nodes = usize::try_from(limits.max_nodes).unwrap_or(usize::MAX);
+        let most = within_depth.min(max_nodes);
+        let reasons = facts
+            .closure
+            .iter()
+            .enumerate()
+            .map(|(index, node)| {
+                let mut reasons = Vec::new();
+                if node.depth > limits.depth {
+                    reasons.push(Reason::Depth);
+                }
+                if index >= max_nodes {
+                    reasons.push(Reason::MaxNodes);
+                }
+                if index < most {
+                    reasons.push(Reason::MaxBytes);
+                }
+                reasons
+            })
+            .collect();
+        Self {
+            facts,
+            limits,
+            most,
+            reasons,
+        }
+    }
+
+    /// The document emitting the first `emitted` closure nodes, stating `used` bytes.
+    fn document(&self, emitted: usize, used: u64) -> Json {
+        let facts = self.facts;
+        let closure = &facts.closure;
+        let omitted = &closure[emitted..];
+        let frontier_depth = omitted.first().map(|node| node.depth);
+        let frontier: Vec<usize> = (emitted..closure.len())
+            .take_while(|&i| Some(closure[i].depth) == frontier_depth)
+            .collect();
+        let mut reasons: BTreeSet<Reason> = BTreeSet::new();
+        for index in emitted..closure.len() {
+            reasons.extend(self.reasons[index].iter().copied());
+        }
+        let count = |n: usize| Json::number(u64::try_from(n).unwrap_or(u64::MAX));
+        let indices = |list: &[usize]| Json::Array(list.iter().map(|&i| count(i)).collect());
+        let labels = |list: &mut dyn Iterator<Item = Reason>| {
+            Json::Array(list.map(|r| Json::string(r.label())).collect())
+        };
+        Json::Object(vec![
+            ("schema", Json::string(SCHEMA)),
+            (
+                "source_graph_schema",
+                Json::string(crate::callgraph::CALLGRAPH_SCHEMA),
+            ),
+            ("base_revision", Json::string(facts.base_revision.as_str())),
+            (
+                "candidate_revision",
+                Json::string(facts.candidate_revision.as_str()),
+            ),
+            (
+                "patch",
+                Json::Object(vec![
+                    ("schema", Json::string("unified-diff")),
+                    ("digest", Json::string(facts.digest.as_str())),
+                ]),
+            ),
+            (
+                "operations",
+                Json::Array(facts.operations.iter().map(operation_json).collect()),
+            ),
+            (
+                "changes",
+                Json::Array(
+                    facts
+                        .changes
+                        .iter()
+                        .map(|change| {
+                            Json::Object(vec![
+                                ("id", Json::string(change.id.as_str())),
+                                ("kind", Json::string(change.kind.label())),
+                                ("change", Json::string(change.change.label())),
+                                ("operation_indices", indices(&change.operation_indices)),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "unresolved",
+                Json::Object(vec![("count", Json::Number(facts.unresolved))]),
+            ),
+            (
+                "query",
+                Json::Object(vec![
+                    ("direction", Json::string("reverse")),
+                    ("depth", Json::Number(self.limits.depth)),
+                    ("max_bytes", Json::Number(self.limits.max_bytes)),
+                    ("max_nodes", Json::Number(self.limits.max_nodes)),
+                ]),
+            ),
+            (
+                "budget",
+                Json::Object(vec![
+                    ("used_bytes", Json::Number(used)),
+                    ("used_nodes", count(emitted)),
+                    (
+                        "max_depth_used",
+                        Json::Number(emitted.checked_sub(1).map_or(0, |last| closure[last].depth)),
+                    ),
+                ]),
+            ),
+            (
+                "truncation",
+                Json::Object(vec![
+                    ("truncated", Json::Bool(emitted < closure.len())),
+                    ("reasons", labels(&mut reasons.into_iter())),
+                    ("omitted_known_nodes", count(closure.len() - emitted)),
+                    (
+                        "deferred_known_nodes",
+                        count(closure.len() - emitted - frontier.len()),
+                    ),
+                ]),
+            ),
+            (
+                "frontier",
+                Json::Array(
+                    frontier
+                        .iter()
+                        .map(|&i| {
+                            let node = &closure[i];
+                            Json::Object(vec![
+                                ("id", Json::string(node.id.as_str())),
+                                ("kind", Json::string(node.kind.label())),
+                                ("depth", Json::Number(node.depth)),
+                                ("reasons", labels(&mut self.reasons[i].iter().copied())),
+                                ("operation_indices", indices(&node.operation_indices)),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "affected_functions",
+                Json::Array(closure[..emitted].iter().map(affected_json).collect()),
+            ),
+        ])
+    }
+}
+
+fn operation_json(operation: &Operation) -> Json {
+    Json::Object(vec![
+        (
+            "index",
+            Json::number(u64::try_from(operation.index).unwrap_or(u64::MAX)),
+        ),
+        ("kind", Json::string(operation.kind.label())),
+        ("path", Json::string(operation.path.as_str())),
+        (
+            "old_path",
+            operation
+                .old_path
+                .as_deref()
+                .map_or(Json::Null, Json::string),
+        ),
+        ("old_start", Json::number(operation.old_start)),
+        ("old_lines", Json::number(operation.old_lines)),
+        ("new_start", Json::number(operation.new_start)),
+        ("new_lines", Json::number(operation.new_lines)),
+    ])
+}
+
+fn affected_json(node: &Affected) -> Json {
+    Json::Object(vec![
+        ("id", Json::string(node.id.as_str())),
+        ("kind", Json::string(node.kind.label())),
+        ("depth", Json::Number(node.depth)),
+        (
+            "operation_indices",
+            Json::Array(
+                node.operation_indices
+                    .iter()
+                    .map(|&i| Json::number(u64::try_from(i).unwrap_or(u64::MAX)))
+                    .collect(),
+            ),
+        ),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(name: &str) -> NodeId {
+        NodeId::new("m.py", name)
+    }
+
+    /// `a ← b ← d`, `a ← c ← d` (a diamond), `d ← e ← d` (a cycle), `c ← f`: callers of
+    /// each callee.
+    fn callers(node: &NodeId) -> Vec<NodeId> {
+        let names: &[&str] = match node.qualified() {
+            "a" => &["b", "c"],
+            "b" | "c" => &["d"],
+            "d" => &["e"],
+            "e" => &["d", "f"],
+            _ => &[],
+        };
+        let mut out: Vec<NodeId> = names.iter().map(|n| id(n)).collect();
+        if node.qualified() == "c" {
+            out.push(id("f"));
+        }
+        out
+    }
+
+    fn seeds() -> Vec<Change> {
+        vec![
+            Change {
+                id: id("a"),
+                kind: NodeKind::Function,
+                change: ChangeKind::Modified,
+                operation_indices: vec![0],
+            },
+            Change {
+                id: id("c"),
+                kind: NodeKind::Function,
+                change: ChangeKind::Modified,
+                operation_indices: vec![1],
+            },
+        ]
+    }
+
+    fn complete() -> Vec<Affected> {
+        closure(&seeds(), callers, |_| NodeKind::Function)
+    }
+
+    #[test]
+    fn cycles_and_diamonds_are_walked_once_with_minimum_depth_provenance() {
+        let got: Vec<(String, u64, Vec<usize>)> = complete()
+            .into_iter()
+            .map(|n| (n.id.qualified().to_owned(), n.depth, n.operation_indices))
+            .collect();
+        let expected = [
+            ("a", 0, vec![0]),
+            ("c", 0, vec![1]),
+            // b is reached from a only; d from c (depth 1) — and from b, but at depth 2.
+            ("b", 1, vec![0]),
+            ("d", 1, vec![1]),
+            ("f", 1, vec![1]),
+            ("e", 2, vec![1]),
+        ];
+        let expected: Vec<(String, u64, Vec<usize>)> = expected
+            .into_iter()
+            .map(|(n, d, p)| (n.to_owned(), d, p))
+            .collect();
+        assert_eq!(got, expected);
+    }
+
+    fn facts() -> Facts {
+        Facts {
+            base_revision: "git:0000".to_owned(),
+            candidate_revision: "worktree:ffff".to_owned(),
+            digest: patch_digest(b""),
+            operations: Vec::new(),
+            changes: seeds(),
+            unresolved: 0,
+            closure: complete(),
+        }
+    }
+
+    fn report(limits: Limits) -> serde_json::Value {
+        let text = render(&facts(), limits).unwrap_or_default();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        assert_eq!(value["budget"]["used_bytes"], text.len(), "{text}");
+        value
+    }
+
+    fn ids(value: &serde_json::Value, key: &str) -> Vec<String> {
+        value[key]
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|item| item["id"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn depth_and_node_limits_cut_with_a_frontier_and_deferred_counts() {
+        let limits = |depth, max_nodes| Limits {
+            depth,
+            max_bytes: 16 * 1024 * 1024,
+            max_nodes,
+        };
+        let all = report(limits(1024, 65_536));
+        assert_eq!(ids(&all, "affected_functions").len(), 6);
+        assert_eq!(all["truncation"]["truncated"], false);
+        let depth0 = report(limits(0, 65_536));
+        assert_eq!(ids(&depth0, "affected_functions"), ["m.py#a", "m.py#c"]);
+        assert_eq!(ids(&depth0, "frontier"), ["m.py#b", "m.py#d", "m.py#f"]);
+        assert_eq!(
+            depth0["truncation"]["reasons"],
+            serde_json::json!(["depth"])
+        );
+        assert_eq!(depth0["truncation"]["omitted_known_nodes"], 4);
+        assert_eq!(depth0["truncation"]["deferred_known_nodes"], 1);
+        assert_eq!(depth0["budget"]["max_depth_used"], 0);
+        let three = report(limits(1, 3));
+        assert_eq!(
+            ids(&three, "affected_functions"),
+            ["m.py#a", "m.py#c", "m.py#b"]
+        );
+        assert_eq!(ids(&three, "frontier"), ["m.py#d", "m.py#f"]);
+        assert_eq!(
+            three["truncation"]["reasons"],
+            serde_json::json!(["depth", "max_nodes"])
+        );
+        assert_eq!(three["budget"]["used_nodes"], 3);
+        assert_eq!(three["budget"]["max_depth_used"], 1);
+    }
+
+    #[test]
+    fn max_bytes_of_exactly_the_full_report_fits_and_one_byte_less_cuts() {
+        let open = Limits {
+            depth: 1024,
+            max_bytes: 16 * 1024 * 1024,
+            max_nodes: 65_536,
+        };
+        let full = render(&facts(), open).unwrap_or_default();
+        let exact = Limits {
+            max_bytes: full.len() as u64,
+            ..open
+        };
+        // The stated limit is part of the document: with a limit of the same width the
+        // report is the same length.
+        let fitted = render(&facts(), exact).unwrap_or_default();
+        let value: serde_json::Value = serde_json::from_str(&fitted).unwrap_or_default();
+        assert!(fitted.len() as u64 <= exact.max_bytes);
+        assert_eq!(value["truncation"]["truncated"], false, "{fitted}");
+        let less = Limits {
+            max_bytes: fitted.len() as u64 - 1,
+            ..open
+        };
+        let cut = render(&facts(), less).unwrap_or_default();
+        let value: serde_json::Value = serde_json::from_str(&cut).unwrap_or_default();
+        assert!(cut.len() as u64 <= less.max_bytes);
+        assert_eq!(value["truncation"]["truncated"], true, "{cut}");
+        assert_eq!(
+            value["truncation"]["reasons"],
+            serde_json::json!(["max_bytes"])
+        );
+        assert_eq!(value["budget"]["used_bytes"], cut.len());
+    }
+
+    #[test]
+    fn an_envelope_that_cannot_fit_is_g109_and_no_report() {
+        let mut facts = facts();
+        facts.operations = (0..200)
+            .map(|index| Operation {
+                index,
+                kind: patch::FileKind::Modify,
+                path: "m.py".to_owned(),
+                old_path: None,
+                old_start: 1,
+                old_lines: 1,
+                new_start: 1,
+                new_lines: 1,
+            })
+            .collect();
+        let tight = Limits {
+            max_bytes: 1024,
+            ..Limits::default()
+        };
+        let refused = render(&facts, tight).map_err(|e| e.to_string());
+        assert!(
+            refused
+                .as_ref()
+                .is_err_and(|m| m.starts_with("KEEL-G109: ")),
+            "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn digests_are_known_answers() {
+        // Computed independently with Python's hashlib over the same framing.
+        assert_eq!(
+            patch_digest(b""),
+            "b4c2e177b0062c96490c31390fc73aa359c38e9c8a776077f31e34bb26f155b3"
+        );
+        assert_eq!(
+            patch_digest(b"--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-a\n+b\n"),
+            "7650a6cb78af50e22c7f13146a8f2a499f2eb0eb2b8eed54f4c5dce5e78e2550"
+        );
+        let files = [
+            ("b.py".to_owned(), "2".repeat(40)),
+            ("a.py".to_owned(), "1".repeat(40)),
+        ];
+        assert_eq!(
+            tree_digest(&files),
+            "625d0e27173d548810e9f4f445d301174f60bbeed90453ce0e4e51a8ce5db673"
+        );
+    }
+}

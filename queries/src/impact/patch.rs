@@ -1,0 +1,552 @@
+//! The patch `keel impact` previews: a unified diff as `git diff` writes it, parsed once
+//! from its bytes and applied to the base in memory.
+//!
+//! Owns: parsing (`diff --git` headers with `new file`/`deleted file`/`rename from`/
+//! `rename to`, or plain `---`/`+++` pairs; `a/` and `b/` prefixes; `@@ -l,s +l,s @@`
+//! hunks; `\ No newline at end of file`), checking each hunk's context and removed lines
+//! against the base, and producing each file's candidate bytes.
+//! Does not own: which files exist (the caller passes base contents) or what the changed
+//! lines mean (`impact`).
+
+/// One file's part of the patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePatch {
+    pub kind: FileKind,
+    /// The path before (absent for an added file).
+    pub old_path: Option<String>,
+    /// The path after (absent for a deleted file).
+    pub new_path: Option<String>,
+    pub hunks: Vec<PatchHunk>,
+}
+
+/// What a file patch does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Modify,
+    Add,
+    Delete,
+    Rename,
+}
+
+impl FileKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Modify => "modify",
+            Self::Add => "add",
+            Self::Delete => "delete",
+            Self::Rename => "rename",
+        }
+    }
+}
+
+/// One hunk: its header numbers and lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchHunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub lines: Vec<HunkLine>,
+    /// The patch line of its `@@` header (1-based), for messages.
+    pub header_line: usize,
+}
+
+/// One line of a hunk, with its line ending (none when `\ No newline` follows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HunkLine {
+    Context(Vec<u8>),
+    Removed(Vec<u8>),
+    Added(Vec<u8>),
+}
+
+impl PatchHunk {
+    /// The old line numbers it removes and the new line numbers it adds (1-based).
+    pub fn changed_lines(&self) -> (Vec<u32>, Vec<u32>) {
+        let (mut old, mut new) = (self.old_start.max(1), self.new_start.max(1));
+        let (mut removed, mut added) = (Vec::new(), Vec::new());
+        for line in &self.lines {
+            match line {
+                HunkLine::Context(_) => {
+                    old += 1;
+                    new += 1;
+                }
+                HunkLine::Removed(_) => {
+                    removed.push(old);
+                    old += 1;
+                }
+                HunkLine::Added(_) => {
+                    added.push(new);
+                    new += 1;
+                }
+            }
+        }
+        (removed, added)
+    }
+}
+
+/// A patch that cannot be read or applied: where, what, and the repair.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatchError {
+    #[error("{source_name}:{line}: {reason}; repair: pass a unified diff as `git diff` writes it")]
+    Malformed {
+        source_name: String,
+        line: usize,
+        reason: String,
+    },
+    #[error(
+        "{source_name}:{line}: hunk {hunk} of {path} does not apply to the base at line {at} ({reason}); repair: regenerate the patch against the tree you preview it on (or pass --rev)"
+    )]
+    Mismatch {
+        source_name: String,
+        line: usize,
+        hunk: usize,
+        path: String,
+        at: u32,
+        reason: String,
+    },
+    #[error("{source_name}: the patch changes no file; repair: pass the output of `git diff`")]
+    Empty { source_name: String },
+}
+
+/// Parses `bytes` (named `source_name` in messages) into its file patches, in order.
+pub fn parse(source_name: &str, bytes: &[u8]) -> Result<Vec<FilePatch>, PatchError> {
+    let mut parser = Parser {
+        source_name,
+        lines: split_lines(bytes),
+        at: 0,
+    };
+    let mut files = Vec::new();
+    while parser.at < parser.lines.len() {
+        match parser.file()? {
+            Some(file) => files.push(file),
+            None => parser.at += 1,
+        }
+    }
+    if files.is_empty() {
+        return Err(PatchError::Empty {
+            source_name: source_name.to_owned(),
+        });
+    }
+    Ok(files)
+}
+
+/// The lines of `bytes`, each with its `\n`.
+fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes.split_inclusive(|&b| b == b'\n').collect()
+}
+
+struct Parser<'a> {
+    source_name: &'a str,
+    lines: Vec<&'a [u8]>,
+    at: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn malformed(&self, line: usize, reason: impl Into<String>) -> PatchError {
+        PatchError::Malformed {
+            source_name: self.source_name.to_owned(),
+            line,
+            reason: reason.into(),
+        }
+    }
+
+    fn line(&self, at: usize) -> Option<&'a [u8]> {
+        self.lines.get(at).copied()
+    }
+
+    /// A file patch starting at the current line, `None` when the line starts none
+    /// (text before the first header is skipped, as `git apply` does).
+    fn file(&mut self) -> Result<Option<FilePatch>, PatchError> {
+        let Some(first) = self.line(self.at) else {
+            return Ok(None);
+        };
+        let git = first.starts_with(b"diff --git ");
+        if !git && !first.starts_with(b"--- ") {
+            return Ok(None);
+        }
+        let mut kind = FileKind::Modify;
+        let (mut old_path, mut new_path) = (None, None);
+        if git {
+            self.at += 1;
+            while let Some(line) = self.line(self.at) {
+                let text = trim_end(line);
+                if let Some(path) = text.strip_prefix(b"rename from ") {
+                    kind = FileKind::Rename;
+                    old_path = Some(self.path_text(path)?);
+                } else if let Some(path) = text.strip_prefix(b"rename to ") {
+                    kind = FileKind::Rename;
+                    new_path = Some(self.path_text(path)?);
+                } else if text.starts_with(b"new file mode") {
+                    kind = FileKind::Add;
+                } else if text.starts_with(b"deleted file mode") {
+                    kind = FileKind::Delete;
+                } else if text.starts_with(b"Binary files") || text.starts_with(b"GIT binary patch")
+                {
+                    return Err(self.malformed(self.at + 1, "a binary patch"));
+                } else if text.starts_with(b"--- ") || text.starts_with(b"diff --git ") {
+                    break;
+                } else if text.starts_with(b"@@") {
+                    return Err(self.malformed(self.at + 1, "a hunk before the ---/+++ lines"));
+                }
+                self.at += 1;
+            }
+        }
+        if self.line(self.at).is_some_and(|l| l.starts_with(b"--- ")) {
+            let old = self.header_path(b"--- ", b"a/")?;
+            let new = self.header_path(b"+++ ", b"b/")?;
+            match (&old, &new) {
+                (None, Some(_)) => kind = FileKind::Add,
+                (Some(_), None) => kind = FileKind::Delete,
+                (None, None) => return Err(self.malformed(self.at, "both sides are /dev/null")),
+                (Some(_), Some(_)) => {}
+            }
+            if kind != FileKind::Rename || old_path.is_none() {
+                old_path = old.or(old_path);
+            }
+            if kind != FileKind::Rename || new_path.is_none() {
+                new_path = new.or(new_path);
+            }
+        }
+        if kind == FileKind::Modify && old_path.is_some() && old_path != new_path {
+            kind = FileKind::Rename;
+        }
+        let mut hunks = Vec::new();
+        while self.line(self.at).is_some_and(|l| l.starts_with(b"@@")) {
+            hunks.push(self.hunk()?);
+        }
+        if old_path.is_none() && new_path.is_none() {
+            return Err(self.malformed(self.at, "a file header without paths"));
+        }
+        Ok(Some(FilePatch {
+            kind,
+            old_path: if kind == FileKind::Add {
+                None
+            } else {
+                old_path
+            },
+            new_path: if kind == FileKind::Delete {
+                None
+            } else {
+                new_path
+            },
+            hunks,
+        }))
+    }
+
+    /// The path of a `--- ` or `+++ ` line (`None` for `/dev/null`), without `prefix`.
+    fn header_path(&mut self, marker: &[u8], prefix: &[u8]) -> Result<Option<String>, PatchError> {
+        let line_number = self.at + 1;
+        let line = self
+            .line(self.at)
+            .filter(|l| l.starts_with(marker))
+            .ok_or_else(|| {
+                self.malformed(
+                    line_number,
+                    format!(
+                        "expected a line starting {:?}",
+                        String::from_utf8_lossy(marker)
+                    ),
+                )
+            })?;
+        self.at += 1;
+        let mut path = trim_end(&line[marker.len()..]);
+        // `diff -u` appends a tab and a timestamp.
+        if let Some(tab) = path.iter().position(|&b| b == b'\t') {
+            path = &path[..tab];
+        }
+        if path == b"/dev/null" {
+            return Ok(None);
+        }
+        let path = path.strip_prefix(prefix).unwrap_or(path);
+        self.path_text(path).map(Some)
+    }
+
+    fn path_text(&self, path: &[u8]) -> Result<String, PatchError> {
+        let path = trim_end(path);
+        if path.first() == Some(&b'"') {
+            return Err(self.malformed(
+                self.at + 1,
+                "a quoted path (set `core.quotePath=false` or rename the file)",
+            ));
+        }
+        String::from_utf8(path.to_vec())
+            .map_err(|_| self.malformed(self.at + 1, "a path that is not UTF-8"))
+    }
+
+    /// One hunk from its `@@` line to the line counts its header gives.
+    fn hunk(&mut self) -> Result<PatchHunk, PatchError> {
+        let header_line = self.at + 1;
+        let header = self.line(self.at).unwrap_or_default();
+        let (old_start, old_lines, new_start, new_lines) =
+            hunk_header(header).ok_or_else(|| {
+                self.malformed(header_line, "a hunk header that is not `@@ -l,s +l,s @@`")
+            })?;
+        self.at += 1;
+        let (mut old_left, mut new_left) = (old_lines, new_lines);
+        let mut lines: Vec<HunkLine> = Vec::new();
+        while old_left > 0 || new_left > 0 {
+            let number = self.at + 1;
+            let line = self
+                .line(self.at)
+                .ok_or_else(|| self.malformed(number, "the patch ends inside a hunk"))?;
+            let (marker, body) = match line.split_first() {
+                Some((&marker, body)) => (marker, body.to_vec()),
+                None => (b' ', Vec::new()),
+            };
+            // A blank line inside a hunk is an empty context line (some tools strip the space).
+            let (marker, body) = if line == b"\n" {
+                (b' ', b"\n".to_vec())
+            } else {
+                (marker, body)
+            };
+            match marker {
+                b' ' if old_left > 0 && new_left > 0 => {
+                    old_left -= 1;
+                    new_left -= 1;
+                    lines.push(HunkLine::Context(body));
+                }
+                b'-' if old_left > 0 => {
+                    old_left -= 1;
+                    lines.push(HunkLine::Removed(body));
+                }
+                b'+' if new_left > 0 => {
+                    new_left -= 1;
+                    lines.push(HunkLine::Added(body));
+                }
+                b'\\' => {}
+                _ => {
+                    return Err(self.malformed(
+                        number,
+                        format!(
+                            "a hunk line that does not fit the header's counts (-{old_lines} +{new_lines})"
+                        ),
+                    ));
+                }
+            }
+            self.at += 1;
+            self.no_newline(&mut lines);
+        }
+        self.no_newline(&mut lines);
+        Ok(PatchHunk {
+            old_start,
+            old_lines,
+            new_start,
+            new_lines,
+            lines,
+            header_line,
+        })
+    }
+
+    /// `\ No newline at end of file` after a line: that line has no `\n`.
+    fn no_newline(&mut self, lines: &mut [HunkLine]) {
+        if self.line(self.at).is_some_and(|l| l.starts_with(b"\\")) {
+            if let Some(HunkLine::Context(body) | HunkLine::Removed(body) | HunkLine::Added(body)) =
+                lines.last_mut()
+                && body.last() == Some(&b'\n')
+            {
+                body.pop();
+            }
+            self.at += 1;
+        }
+    }
+}
+
+fn trim_end(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// `@@ -l[,s] +l[,s] @@…` as (old start, old count, new start, new count).
+fn hunk_header(line: &[u8]) -> Option<(u32, u32, u32, u32)> {
+    let text = std::str::from_utf8(trim_end(line)).ok()?;
+    let rest = text.strip_prefix("@@ -")?;
+    let (ranges, _) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let range = |text: &str| -> Option<(u32, u32)> {
+        match text.split_once(',') {
+            Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
+            None => Some((text.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_lines) = range(old)?;
+    let (new_start, new_lines) = range(new)?;
+    Some((old_start, old_lines, new_start, new_lines))
+}
+
+/// The candidate bytes of `file` applied to `base` (`None` for an added file), or `None`
+/// for a deleted file. `source_name` and the file's index name the patch in messages.
+pub fn apply(
+    source_name: &str,
+    file: &FilePatch,
+    base: Option<&[u8]>,
+) -> Result<Option<Vec<u8>>, PatchError> {
+    let path = file
+        .new_path
+        .as_deref()
+        .or(file.old_path.as_deref())
+        .unwrap_or_default();
+    let mismatch = |hunk: usize, at: u32, reason: &str| PatchError::Mismatch {
+        source_name: source_name.to_owned(),
+        line: file.hunks.get(hunk).map_or(0, |h| h.header_line),
+        hunk: hunk + 1,
+        path: path.to_owned(),
+        at,
+        reason: reason.to_owned(),
+    };
+    let base_lines: Vec<&[u8]> = match (file.kind, base) {
+        (FileKind::Add, Some(_)) => return Err(mismatch(0, 1, "the file already exists")),
+        (FileKind::Add, None) => Vec::new(),
+        (_, None) => return Err(mismatch(0, 1, "the file does not exist in the base")),
+        (_, Some(bytes)) => split_lines(bytes),
+    };
+    let mut out: Vec<u8> = Vec::new();
+    let mut next = 0usize;
+    for (index, hunk) in file.hunks.iter().enumerate() {
+        // A hunk that only adds starts after line `old_start`; others at it.
+        let first_old = if hunk.old_lines == 0 {
+            hunk.old_start as usize
+        } else {
+            (hunk.old_start as usize).saturating_sub(1)
+        };
+        if first_old < next || first_old > base_lines.len() {
+            return Err(mismatch(
+                index,
+                hunk.old_start,
+                "hunks overlap or run past the file",
+            ));
+        }
+        for line in &base_lines[next..first_old] {
+            out.extend_from_slice(line);
+        }
+        let mut at = first_old;
+        for line in &hunk.lines {
+            match line {
+                HunkLine::Context(body) | HunkLine::Removed(body) => {
+                    let number = u32::try_from(at + 1).unwrap_or(u32::MAX);
+                    let Some(&real) = base_lines.get(at) else {
+                        return Err(mismatch(index, number, "the base ends before the hunk"));
+                    };
+                    if real != body.as_slice() {
+                        return Err(mismatch(index, number, "a context or removed line differs"));
+                    }
+                    if matches!(line, HunkLine::Context(_)) {
+                        out.extend_from_slice(body);
+                    }
+                    at += 1;
+                }
+                HunkLine::Added(body) => out.extend_from_slice(body),
+            }
+        }
+        next = at;
+    }
+    for line in base_lines.get(next..).unwrap_or_default() {
+        out.extend_from_slice(line);
+    }
+    Ok(match file.kind {
+        FileKind::Delete => None,
+        _ => Some(out),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATCH: &str = "\
+diff --git a/m.py b/m.py
+index 1111111..2222222 100644
+--- a/m.py
++++ b/m.py
+@@ -1,3 +1,3 @@
+ def f():
+-    return 1
++    return 2
+ x = f()
+@@ -5 +5,2 @@ def g():
+ y = 1
++z = 2
+diff --git a/new.py b/new.py
+new file mode 100644
+--- /dev/null
++++ b/new.py
+@@ -0,0 +1 @@
++print(1)
+\\ No newline at end of file
+diff --git a/old.py b/renamed.py
+similarity index 90%
+rename from old.py
+rename to renamed.py
+--- a/old.py
++++ b/renamed.py
+@@ -1 +1 @@
+-a = 1
++a = 2
+";
+
+    #[test]
+    fn parses_and_applies_git_patches() {
+        let files = parse("p.diff", PATCH.as_bytes()).unwrap_or_default();
+        let kinds: Vec<_> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.kind,
+                    f.old_path.as_deref(),
+                    f.new_path.as_deref(),
+                    f.hunks.len(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (FileKind::Modify, Some("m.py"), Some("m.py"), 2),
+                (FileKind::Add, None, Some("new.py"), 1),
+                (FileKind::Rename, Some("old.py"), Some("renamed.py"), 1),
+            ]
+        );
+        let base = b"def f():\n    return 1\nx = f()\ndef g():\ny = 1\n";
+        assert_eq!(
+            apply("p.diff", &files[0], Some(base)),
+            Ok(Some(
+                b"def f():\n    return 2\nx = f()\ndef g():\ny = 1\nz = 2\n".to_vec()
+            ))
+        );
+        assert_eq!(
+            apply("p.diff", &files[1], None),
+            Ok(Some(b"print(1)".to_vec()))
+        );
+        assert_eq!(files[0].hunks[0].changed_lines(), (vec![2], vec![2]));
+        assert_eq!(files[0].hunks[1].changed_lines(), (vec![], vec![6]));
+    }
+
+    #[test]
+    fn a_patch_that_does_not_match_the_base_is_refused_naming_file_and_hunk() {
+        let files = parse("p.diff", PATCH.as_bytes()).unwrap_or_default();
+        let stale = b"def f():\n    return 7\nx = f()\ndef g():\ny = 1\n";
+        let message = apply("p.diff", &files[0], Some(stale)).map_err(|e| e.to_string());
+        assert_eq!(
+            message,
+            Err("p.diff:5: hunk 1 of m.py does not apply to the base at line 2 (a context or removed line differs); repair: regenerate the patch against the tree you preview it on (or pass --rev)".to_owned())
+        );
+        assert!(apply("p.diff", &files[1], Some(b"x")).is_err());
+    }
+
+    #[test]
+    fn malformed_patches_name_their_line() {
+        for (text, line) in [
+            ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n", 6),
+            ("--- a/x\n+++ b/x\n@@ nonsense @@\n", 3),
+            ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", 2),
+        ] {
+            match parse("p.diff", text.as_bytes()) {
+                Err(PatchError::Malformed { line: at, .. }) => assert_eq!(at, line, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            parse("p.diff", b"hello\n"),
+            Err(PatchError::Empty { .. })
+        ));
+    }
+}
