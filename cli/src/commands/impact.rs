@@ -27,7 +27,6 @@ use std::path::PathBuf;
 /// with the report; 1: a source changed while keel read it (KEEL-I207); 2: bad options
 /// (KEEL-G109), a patch that does not apply, or unreadable input.
 #[derive(Debug, clap::Args)]
-#[command(disable_help_flag = false)]
 pub(crate) struct ImpactArgs {
     /// PATCH, then options; read strictly by keel (see the usage line).
     #[arg(

@@ -12,6 +12,7 @@
 mod bad_input;
 mod colour;
 mod exit_codes;
+mod impact;
 mod pending;
 mod reports;
 mod sessions;

@@ -1,0 +1,135 @@
+//! `keel impact` and `keel callgraph` end to end: the refusal contract for options and
+//! patches (KEEL-G109 / a hunk that does not apply: exit 2, nothing on stdout, nothing
+//! written), and a report whose `used_bytes` is its own length.
+
+use crate::support::{APP_PY, listing, repo_with, run};
+
+/// `f` of `APP_PY` returns something else: one hunk inside `f` (lines 1-3).
+const PATCH_F: &str = "\
+diff --git a/app.py b/app.py
+--- a/app.py
++++ b/app.py
+@@ -2,2 +2,2 @@ def f(x):
+     y = x + 1
+-    return y
++    return y * 2
+";
+
+#[test]
+fn a_report_names_the_changed_callable_and_states_its_own_length() {
+    let repo = repo_with(&[("change.diff", PATCH_F.as_bytes())]);
+    let run = run(repo.path(), &["impact", "change.diff"]);
+    run.assert_no_panic();
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    let report = run.json();
+    assert_eq!(report["schema"], "keel.semantic-impact.v1");
+    assert_eq!(report["changes"][0]["id"], "app.py#f");
+    assert_eq!(report["changes"][0]["change"], "modified");
+    assert_eq!(report["affected_functions"][0]["id"], "app.py#f");
+    let document = run.stdout.strip_suffix('\n').unwrap_or(&run.stdout);
+    assert_eq!(report["budget"]["used_bytes"], document.len());
+    assert!(
+        report["base_revision"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("worktree:"))
+    );
+    // The same tree and patch give the same bytes.
+    let again = crate::support::run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(again.stdout, run.stdout);
+    // `--rev HEAD` names the commit.
+    let at_head = crate::support::run(repo.path(), &["impact", "change.diff", "--rev", "HEAD"]);
+    assert!(
+        at_head.json()["base_revision"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("git:"))
+    );
+}
+
+#[test]
+fn every_invalid_option_form_is_g109_with_nothing_on_stdout() {
+    let repo = repo_with(&[("change.diff", PATCH_F.as_bytes())]);
+    let before = listing(repo.path());
+    for args in [
+        &["impact", "change.diff", "--depth"][..],
+        &["impact", "change.diff", "--depth", "01"],
+        &["impact", "change.diff", "--depth", "-1"],
+        &["impact", "change.diff", "--depth", "+1"],
+        &["impact", "change.diff", "--depth", "1025"],
+        &["impact", "change.diff", "--max-bytes", "1023"],
+        &["impact", "change.diff", "--max-nodes", "0"],
+        &["impact", "change.diff", "--depth", "1", "--depth", "2"],
+        &["impact", "change.diff", "--rev", "HEAD", "--rev", "HEAD"],
+        &["impact", "change.diff", "--colour", "1"],
+        &["impact", "change.diff", "other.diff"],
+        &["impact"],
+    ] {
+        let run = run(repo.path(), args);
+        run.assert_no_panic();
+        assert_eq!(run.code, 2, "{args:?}\n{}", run.render(None));
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        assert!(
+            run.stderr.starts_with("error: KEEL-G109: "),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(listing(repo.path()), before, "a refused run wrote nothing");
+}
+
+#[test]
+fn a_patch_that_does_not_apply_is_refused_naming_file_and_hunk() {
+    let stale = PATCH_F.replace("     y = x + 1", "     y = x + 5");
+    let repo = repo_with(&[("change.diff", stale.as_bytes())]);
+    let run = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(run.code, 2, "{}", run.render(None));
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr
+            .contains("change.diff:4: hunk 1 of app.py does not apply"),
+        "{}",
+        run.stderr
+    );
+    assert!(APP_PY.contains("y = x + 1"));
+}
+
+#[test]
+fn a_report_that_cannot_fit_is_g109_and_no_report() {
+    // Twenty functions, each changed: twenty operations and changes are mandatory.
+    let mut module = String::new();
+    let mut patch = String::from("--- a/many.py\n+++ b/many.py\n");
+    for i in 0..20 {
+        module.push_str(&format!("def f{i}():\n    return {i}\n"));
+        let line = 2 * i + 2;
+        patch.push_str(&format!(
+            "@@ -{line} +{line} @@\n-    return {i}\n+    return {i} + 1\n"
+        ));
+    }
+    let repo = repo_with(&[
+        ("many.py", module.as_bytes()),
+        ("change.diff", patch.as_bytes()),
+    ]);
+    let fits = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(fits.code, 0, "{}", fits.render(None));
+    assert_eq!(fits.json()["changes"].as_array().map(Vec::len), Some(20));
+    let run = run(
+        repo.path(),
+        &["impact", "change.diff", "--max-bytes", "1024"],
+    );
+    assert_eq!(run.code, 2, "{}", run.render(None));
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.contains("KEEL-G109"), "{}", run.stderr);
+}
+
+#[test]
+fn callgraph_lists_the_nodes_of_the_tree() {
+    let repo = repo_with(&[]);
+    let run = run(repo.path(), &["callgraph", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    let graph = run.json();
+    assert_eq!(graph["schema"], "keel.callgraph.v1");
+    let ids: Vec<&str> = graph["nodes"]
+        .as_array()
+        .map(|nodes| nodes.iter().filter_map(|n| n["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, ["app.py#<module>", "app.py#f", "app.py#g"]);
+}
