@@ -10,6 +10,7 @@
 use super::callgraph::graph_files;
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
+use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::{is_graph_input, source_tree};
 use keel_queries::impact::options::Limits;
@@ -38,15 +39,15 @@ pub(crate) struct ImpactArgs {
     words: Vec<String>,
 }
 
-/// The words of `keel impact` sorted into their places.
-struct Words {
+/// The words of `keel impact`; the limits still to be read over the `[impact]` defaults.
+struct Pending {
     patch: String,
     rev: Option<String>,
     repo: PathBuf,
-    limits: Limits,
+    limit_words: Vec<String>,
 }
 
-fn read_words(words: &[String]) -> Result<Words, CommandError> {
+fn read_words(words: &[String]) -> Result<Pending, CommandError> {
     let mut patch = None;
     let mut rev = None;
     let mut repo = None;
@@ -89,25 +90,66 @@ fn read_words(words: &[String]) -> Result<Words, CommandError> {
             }
         }
     }
-    let limits = Limits::parse(Limits::default(), &limit_words)?;
+    // Refuse bad option forms before anything is read, whatever the defaults.
+    Limits::parse(Limits::default(), &limit_words)?;
     let patch = patch.ok_or_else(|| {
         CommandError(
             "KEEL-G109: no PATCH given; repair: keel impact PATCH (or - for stdin)".to_owned(),
         )
     })?;
-    Ok(Words {
+    Ok(Pending {
         patch,
         rev,
         repo: repo.map_or_else(|| PathBuf::from("."), PathBuf::from),
-        limits,
+        limit_words,
     })
+}
+
+/// The `[impact]` defaults of `keel.toml` in the tree the base comes from (the working
+/// tree, or the commit `--rev` names), each checked against its option's domain.
+fn impact_defaults(db: &KeelDatabase, rev: Option<&str>) -> Result<Limits, CommandError> {
+    let bytes = match rev {
+        None => db
+            .work_dir()
+            .map(|root| root.join(SETTINGS_FILE))
+            .filter(|path| path.is_file())
+            .map(std::fs::read)
+            .transpose()?,
+        Some(rev) => {
+            let tree = db.commit_tree(db.resolve_commit(rev)?)?;
+            keel_queries::tree::lookup(db, tree, SETTINGS_FILE)
+                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?
+                .map(|entry| db.objects().blob(entry.oid))
+                .transpose()
+                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?
+                .map(|bytes| bytes.to_vec())
+        }
+    };
+    let Some(bytes) = bytes else {
+        return Ok(Limits::default());
+    };
+    let settings = Settings::from_bytes(&bytes)?.impact;
+    let words: Vec<String> = [
+        ("--depth", u64::from(settings.depth)),
+        ("--max-bytes", settings.max_bytes),
+        ("--max-nodes", u64::from(settings.max_nodes)),
+    ]
+    .iter()
+    .map(|(flag, value)| format!("{flag}={value}"))
+    .collect();
+    Limits::parse(Limits::default(), &words)
+        .map_err(|err| CommandError(format!("{SETTINGS_FILE} [impact]: {err}")))
 }
 
 pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {
     let words = read_words(&args.words)?;
+    let db = KeelDatabase::open(&words.repo)?;
+    let limits = Limits::parse(
+        impact_defaults(&db, words.rev.as_deref())?,
+        &words.limit_words,
+    )?;
     let (name, bytes) = read_patch(&words.patch)?;
     let files = patch::parse(&name, &bytes)?;
-    let db = KeelDatabase::open(&words.repo)?;
     let base_files = graph_files(&db, words.rev.as_deref())?;
     let candidate_files = candidate(&db, &name, &base_files, &files)?;
     let base = source_tree(&db, &base_files);
@@ -134,7 +176,7 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         unresolved,
         closure,
     };
-    let report = render(&facts, words.limits)?;
+    let report = render(&facts, limits)?;
     if words.rev.is_none() && db.worktree_files(is_graph_input)? != base_files {
         eprintln!(
             "error: KEEL-I207: a source file changed while keel read it; no report; repair: run keel impact again once the working tree is quiet"

@@ -133,3 +133,27 @@ fn callgraph_lists_the_nodes_of_the_tree() {
         .unwrap_or_default();
     assert_eq!(ids, ["app.py#<module>", "app.py#f", "app.py#g"]);
 }
+
+#[test]
+fn impact_defaults_come_from_keel_toml_and_flags_override_them() {
+    let repo = repo_with(&[
+        ("change.diff", PATCH_F.as_bytes()),
+        ("keel.toml", b"[impact]\ndepth = 0\nmax_nodes = 7\n"),
+    ]);
+    let from_file = run(repo.path(), &["impact", "change.diff"]).json();
+    assert_eq!(from_file["query"]["depth"], 0);
+    assert_eq!(from_file["query"]["max_nodes"], 7);
+    let flagged = run(repo.path(), &["impact", "change.diff", "--depth", "3"]).json();
+    assert_eq!(flagged["query"]["depth"], 3);
+    assert_eq!(flagged["query"]["max_nodes"], 7);
+    repo.write("keel.toml", "[impact]\ndepth = 5000\n")
+        .expect("write keel.toml");
+    let refused = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(refused.code, 2, "{}", refused.render(None));
+    assert!(refused.stdout.is_empty());
+    assert!(
+        refused.stderr.contains("keel.toml [impact]: KEEL-G109"),
+        "{}",
+        refused.stderr
+    );
+}
