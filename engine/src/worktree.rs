@@ -14,6 +14,16 @@ use crate::database::{EngineError, KeelDatabase};
 use crate::oid::Oid;
 use std::path::Path;
 
+/// One file read from the working tree: its path, blob id and file identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeFile {
+    pub path: String,
+    pub blob: Oid,
+    /// Device and inode on Unix (`None` elsewhere): a file replaced by another with the
+    /// same bytes is a different file.
+    pub identity: Option<(u64, u64)>,
+}
+
 impl KeelDatabase {
     /// The wanted files of the working tree (`wanted` sees each `/`-separated path relative
     /// to its root), hashed into memory, sorted by path. Errors name the file that could
@@ -22,6 +32,19 @@ impl KeelDatabase {
         &self,
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<(String, Oid)>, EngineError> {
+        Ok(self
+            .worktree_snapshot(wanted)?
+            .into_iter()
+            .map(|file| (file.path, file.blob))
+            .collect())
+    }
+
+    /// [`Self::worktree_files`] with each file's identity: read twice, equal snapshots
+    /// mean no source changed in between (content or identity).
+    pub fn worktree_snapshot(
+        &self,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<Vec<WorktreeFile>, EngineError> {
         let Some(root) = self.work_dir() else {
             return Err(EngineError::Unreadable {
                 path: self.git_dir_path().to_owned(),
@@ -47,13 +70,19 @@ impl KeelDatabase {
             if !wanted(&relative) {
                 continue;
             }
-            let bytes = std::fs::read(entry.path()).map_err(|err| EngineError::Unreadable {
+            let unreadable = |err: std::io::Error| EngineError::Unreadable {
                 path: entry.path().to_owned(),
                 reason: err.to_string(),
-            })?;
-            files.push((relative, self.objects_store().insert_blob(&bytes)));
+            };
+            let bytes = std::fs::read(entry.path()).map_err(unreadable)?;
+            let metadata = std::fs::metadata(entry.path()).map_err(unreadable)?;
+            files.push(WorktreeFile {
+                path: relative,
+                blob: self.objects_store().insert_blob(&bytes),
+                identity: identity(&metadata),
+            });
         }
-        files.sort();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(files)
     }
 }
@@ -67,4 +96,15 @@ fn relative_path(root: &Path, path: &Path) -> Option<String> {
         .map(|component| component.as_os_str().to_str())
         .collect();
     Some(parts?.join("/"))
+}
+
+#[cfg(unix)]
+fn identity(metadata: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_metadata: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }

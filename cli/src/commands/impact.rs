@@ -150,7 +150,14 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     )?;
     let (name, bytes) = read_patch(&words.patch)?;
     let files = patch::parse(&name, &bytes)?;
-    let base_files = graph_files(&db, words.rev.as_deref())?;
+    let snapshot = match words.rev {
+        Some(_) => None,
+        None => Some(db.worktree_snapshot(is_graph_input)?),
+    };
+    let base_files = match &snapshot {
+        Some(files) => files.iter().map(|f| (f.path.clone(), f.blob)).collect(),
+        None => graph_files(&db, words.rev.as_deref())?,
+    };
     let candidate_files = candidate(&db, &name, &base_files, &files)?;
     let base = source_tree(&db, &base_files);
     let candidate_tree = source_tree(&db, &candidate_files);
@@ -177,7 +184,10 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         closure,
     };
     let report = render(&facts, limits)?;
-    if words.rev.is_none() && db.worktree_files(is_graph_input)? != base_files {
+    failpoint_before_recheck();
+    if let Some(before) = &snapshot
+        && db.worktree_snapshot(is_graph_input)? != *before
+    {
         eprintln!(
             "error: KEEL-I207: a source file changed while keel read it; no report; repair: run keel impact again once the working tree is quiet"
         );
@@ -185,6 +195,20 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     }
     write_stdout(&format!("{report}\n"))?;
     Ok(ExitStatus::Clean)
+}
+
+/// Tests only (debug builds): `KEEL_TEST_TOUCH_BEFORE_RECHECK=FILE` appends a line to
+/// FILE between building the report and the re-check, the one moment a concurrent edit
+/// must be caught.
+fn failpoint_before_recheck() {
+    #[cfg(debug_assertions)]
+    if let Some(path) = std::env::var_os("KEEL_TEST_TOUCH_BEFORE_RECHECK") {
+        use std::io::Write as _;
+        let _ = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .and_then(|mut file| file.write_all(b"# touched\n"));
+    }
 }
 
 /// The patch's bytes, read once, and its name for messages.

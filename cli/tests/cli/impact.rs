@@ -157,3 +157,21 @@ fn impact_defaults_come_from_keel_toml_and_flags_override_them() {
         refused.stderr
     );
 }
+
+#[test]
+fn a_source_changed_between_read_and_recheck_is_i207_and_no_report() {
+    let repo = repo_with(&[("change.diff", PATCH_F.as_bytes())]);
+    let touched = repo.path().join("app.py");
+    let output = crate::support::keel(repo.path())
+        .args(["impact", "change.diff"])
+        .env("KEEL_TEST_TOUCH_BEFORE_RECHECK", &touched)
+        .output()
+        .expect("the keel binary runs");
+    let run = crate::support::Run::from(output);
+    assert_eq!(run.code, 1, "{}", run.render(None));
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(run.stderr.contains("KEEL-I207"), "{}", run.stderr);
+    // The control: without an edit in between, the same run (on the edited tree) reports.
+    let quiet = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(quiet.code, 0, "{}", quiet.render(None));
+}
