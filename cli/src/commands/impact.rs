@@ -14,9 +14,9 @@ use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::{is_graph_input, source_tree};
 use keel_queries::impact::options::Limits;
-use keel_queries::impact::patch::{self, FilePatch};
+use keel_queries::impact::patch;
 use keel_queries::impact::{
-    Facts, closure_over, operations_and_changes, patch_digest, render, tree_digest,
+    Facts, candidate_files, closure_over, operations_and_changes, patch_digest, render, tree_digest,
 };
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -158,7 +158,7 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         Some(files) => files.iter().map(|f| (f.path.clone(), f.blob)).collect(),
         None => graph_files(&db, words.rev.as_deref())?,
     };
-    let candidate_files = candidate(&db, &name, &base_files, &files)?;
+    let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
     let base = source_tree(&db, &base_files);
     let candidate_tree = source_tree(&db, &candidate_files);
     let (operations, changes) = operations_and_changes(&db, base, candidate_tree, &files);
@@ -224,41 +224,4 @@ fn read_patch(path: &str) -> Result<(String, Vec<u8>), CommandError> {
         ))
     })?;
     Ok((path.to_owned(), bytes))
-}
-
-/// The base's graph files with the patch applied in memory (blobs hashed, never written).
-/// Files the graph does not read are not applied.
-fn candidate(
-    db: &KeelDatabase,
-    name: &str,
-    base: &[(String, Oid)],
-    files: &[FilePatch],
-) -> Result<Vec<(String, Oid)>, CommandError> {
-    let mut out: Vec<(String, Oid)> = base.to_vec();
-    for file in files {
-        let touches_graph = [&file.old_path, &file.new_path]
-            .into_iter()
-            .flatten()
-            .any(|path| is_graph_input(path));
-        if !touches_graph {
-            continue;
-        }
-        let old = file
-            .old_path
-            .as_ref()
-            .and_then(|path| base.iter().find(|(known, _)| known == path))
-            .map(|(_, oid)| db.objects().blob(*oid))
-            .transpose()
-            .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?;
-        let new = patch::apply(name, file, old.as_deref())?;
-        if let Some(path) = &file.old_path {
-            out.retain(|(known, _)| known != path);
-        }
-        if let (Some(path), Some(bytes)) = (&file.new_path, new) {
-            out.retain(|(known, _)| known != path);
-            out.push((path.clone(), db.objects().insert_blob(&bytes)));
-        }
-    }
-    out.sort();
-    Ok(out)
 }

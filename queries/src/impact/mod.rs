@@ -276,6 +276,48 @@ pub fn closure_over(
     (affected, u64::try_from(sites.len()).unwrap_or(u64::MAX))
 }
 
+/// The base's graph files with the patch applied in memory: each patched file's bytes
+/// hashed into the object store's memory (never written), deleted and renamed-away paths
+/// removed. Files the graph does not read are not applied.
+pub fn candidate_files(
+    db: &dyn keel_engine::Db,
+    source_name: &str,
+    base: &[(String, keel_engine::Oid)],
+    files: &[patch::FilePatch],
+) -> Result<Vec<(String, keel_engine::Oid)>, patch::PatchError> {
+    use crate::callgraph::is_graph_input;
+    let mut out: Vec<(String, keel_engine::Oid)> = base.to_vec();
+    for file in files {
+        let touches_graph = [&file.old_path, &file.new_path]
+            .into_iter()
+            .flatten()
+            .any(|path| is_graph_input(path));
+        if !touches_graph {
+            continue;
+        }
+        let old = file
+            .old_path
+            .as_ref()
+            .and_then(|path| base.iter().find(|(known, _)| known == path))
+            .map(|(_, oid)| db.objects().blob(*oid))
+            .transpose()
+            .map_err(|err| patch::PatchError::Unreadable {
+                source_name: source_name.to_owned(),
+                reason: err.to_string(),
+            })?;
+        let new = patch::apply(source_name, file, old.as_deref())?;
+        if let Some(path) = &file.old_path {
+            out.retain(|(known, _)| known != path);
+        }
+        if let (Some(path), Some(bytes)) = (&file.new_path, new) {
+            out.retain(|(known, _)| known != path);
+            out.push((path.clone(), db.objects().insert_blob(&bytes)));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Everything a report states before selection.
 #[derive(Debug, Clone)]
 pub struct Facts {

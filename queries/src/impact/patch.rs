@@ -106,6 +106,8 @@ pub enum PatchError {
     },
     #[error("{source_name}: the patch changes no file; repair: pass the output of `git diff`")]
     Empty { source_name: String },
+    #[error("{source_name}: a base file cannot be read ({reason}); repair: run `git fsck`")]
+    Unreadable { source_name: String, reason: String },
 }
 
 /// Parses `bytes` (named `source_name` in messages) into its file patches, in order.
