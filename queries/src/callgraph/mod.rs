@@ -150,30 +150,45 @@ pub struct FileGraph {
 
 /// The source files a graph is built from: `(path, blob id)`, sorted by path, each once.
 /// A commit's tree, the working tree, or a candidate with a patch applied in memory.
-#[salsa::interned(debug)]
-pub struct SourceTree<'db> {
+///
+/// An input, so that one tree can be SET to new files (the next patch's candidate, the
+/// working tree after an edit) and every per-file answer that did not change is
+/// re-validated instead of recomputed: readers go through [`file_blob`], one small query
+/// per path, which backdates when its file's blob stayed the same.
+#[salsa::input(debug)]
+pub struct Sources {
     #[returns(ref)]
     pub files: Vec<(String, Oid)>,
 }
 
-impl<'db> SourceTree<'db> {
-    /// The blob at `path`, if the tree has that file.
-    pub fn blob(self, db: &'db dyn Db, path: &str) -> Option<Oid> {
-        let files = self.files(db);
-        files
-            .binary_search_by(|(known, _)| known.as_str().cmp(path))
-            .ok()
-            .map(|at| files[at].1)
+/// The name the graph's queries use for a [`Sources`] input.
+pub type SourceTree<'db> = Sources;
+
+/// The blob at `path` in `tree`: the one read of a tree's file list a per-file answer
+/// makes, so an edit elsewhere in the tree re-runs only this lookup.
+#[salsa::tracked(returns(copy))]
+pub fn file_blob(db: &dyn Db, tree: Sources, path: String) -> Option<Oid> {
+    let files = tree.files(db);
+    files
+        .binary_search_by(|(known, _)| known.as_str().cmp(&path))
+        .ok()
+        .map(|at| files[at].1)
+}
+
+impl Sources {
+    /// The blob at `path`, if the tree has that file (through [`file_blob`]).
+    pub fn blob(self, db: &dyn Db, path: &str) -> Option<Oid> {
+        file_blob(db, self, path.to_owned())
     }
 
     /// The image of the file at `path`, if the tree has it.
-    pub fn image(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>> {
+    pub fn image<'db>(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>> {
         self.blob(db, path)
             .map(|blob| Image::new(db, blob, path.to_owned()))
     }
 
     /// The paths of the files a language reads (`.py`, `.ts`, …), in order.
-    pub fn source_paths(self, db: &'db dyn Db) -> impl Iterator<Item = &'db str> {
+    pub fn source_paths<'db>(self, db: &'db dyn Db) -> impl Iterator<Item = &'db str> {
         self.files(db)
             .iter()
             .map(|(path, _)| path.as_str())

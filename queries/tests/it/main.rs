@@ -16,6 +16,7 @@ mod agreement_history;
 mod candidate;
 mod drift;
 mod history;
+mod impact_incremental;
 mod incremental;
 mod no_silent_pass;
 mod positive_control;
