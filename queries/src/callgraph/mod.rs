@@ -188,7 +188,7 @@ impl Sources {
     }
 
     /// The paths of the files a language reads (`.py`, `.ts`, …), in order.
-    pub fn source_paths<'db>(self, db: &'db dyn Db) -> impl Iterator<Item = &'db str> {
+    pub fn source_paths(self, db: &dyn Db) -> impl Iterator<Item = &str> {
         self.files(db)
             .iter()
             .map(|(path, _)| path.as_str())
