@@ -1,11 +1,80 @@
 //! The Python call graph of one file: its nodes and the calls it makes, resolved
 //! across the tree.
 //!
-//! Owns: reading Python call sites and resolving them.
+//! Owns: reading Python call sites and resolving them, in four memoized steps:
+//! - `python_facts` (per image): one parse, the file's scopes, bindings, call sites and
+//!   stores (`facts`);
+//! - `python_interface` (per image): what other files may read of it — its export
+//!   table (module-level names, `__all__`, star imports), classes (bases, members,
+//!   instance attributes) and functions (parameters, returns) — with no line or call site
+//!   in it (`interface`);
+//! - `python_program` (per tree): every Python file's interface, interned, so that two
+//!   trees whose interfaces are equal are one key;
+//! - `python_resolve` (per image and program): the file's sites resolved (`resolve`).
+//!
+//! Editing a function body makes a new image of that file only: its facts, interface and
+//! resolution run again; when its interface is unchanged the program is the same
+//! interned value, and no other file's resolution runs (`tests/it/callgraph_python.rs`
+//! proves it from salsa's events).
+//!
+//! Module roots: a file's absolute imports are looked for under its script root (the
+//! nearest folder holding it that is not a package: `sys.path[0]` for a script, pytest's
+//! rootdir insertion for a test), the repository root, then `src/`; in each, as Python's
+//! path finder does (`a/__init__.py`, then `a.py`, then the namespace folder `a/`).
+//! Relative imports are resolved by path from the importing file.
+//!
+//! What resolves (`resolve`): `import a.b` / `import a.b as c` / `from x import y as z`,
+//! relative imports, packages and `__init__.py` re-exports, `from x import *` (its
+//! `__all__` when spelled with literals, the public names otherwise), module attribute
+//! calls and submodules; a class call to `__init__` through the C3 MRO (no edge when the
+//! MRO has none), an instance call to `__call__`; `self.m()` / `cls.m()` through the
+//! MRO, `super().m()` and `super(C, self).m()`, `Base.m(self)`, static and class methods
+//! through the class or an instance, properties; decorators (each is a call from the
+//! enclosing scope; a decorator from the tree is followed to what it returns, one from
+//! outside leaves the function as it is); nested functions and LEGB scoping (class
+//! bodies invisible to their methods; defaults, decorators and bases evaluated in the
+//! enclosing scope); local flow (assignments in order within a block, tuple unpacking,
+//! returns, the arguments a file passes to its own functions, `self.x = …` instance
+//! attributes, list/tuple/dict items with constant keys, iteration, `with … as`,
+//! `except … as`); annotations (`x: Foo`, `-> Foo`, `Optional`, `X | None`, string
+//! forward references, `type[X]`, `Self`, class-level field declarations); and the
+//! builtins values flow through (`map`/`filter`/`sorted(key=)` call their function
+//! argument, `getattr(obj, "name")`, `type(obj)`, `list(xs)`, `next(it)`). Implicit
+//! calls give edges when they resolve and are never unresolved: `raise C`, `for x in
+//! obj` (`__iter__`, `__next__`), `with obj` (`__enter__`, `__exit__`).
+//!
+//! What is external (no edge, not unresolved): an absolute import found under no root
+//! (the standard library or a package) and every value read through it; a name no scope
+//! binds that Python's `builtins` defines; the methods of builtin values (literals,
+//! displays, numbers, strings); members inherited from a base class outside the tree,
+//! `object`'s own attributes; a parameter or field annotated with a class imported from
+//! outside the tree.
+//!
+//! Everything else that does not resolve is an unresolved site: calls on values keel
+//! cannot follow (a parameter no call in its file passes anything to, an attribute no
+//! code of the tree assigns), a relative import that finds nothing, a name nothing
+//! binds, a call to a unit a partial parse left out. A file that parses in part keeps
+//! the calls of its standing units; the calls inside left-out units are placed on no
+//! caller. Not followed on purpose: arguments passed to another file's functions
+//! (their calls on those parameters stay unresolved: following them would make every
+//! file's resolution depend on every caller's body), overriding methods of subclasses
+//! for `self.m()` (the MRO's method only), `eval`/`exec` and dynamic attributes.
+//!
 //! Does not own: the graph's vocabulary and assembly (`callgraph`).
 
+mod builtins;
+mod facts;
+mod interface;
+mod resolve;
+
 use super::{FileGraph, SourceTree, unit_nodes};
+use crate::anchors::ImageUnits;
+use crate::extract::{ExtractError, Language};
+use crate::images::{Image, image_bytes, image_units};
+use facts::Facts;
+use interface::Interface;
 use keel_engine::Db;
+use resolve::Resolved;
 
 /// The graph of the Python file at `path` in `tree`.
 pub(super) fn file_graph(db: &dyn Db, tree: SourceTree<'_>, path: &str) -> FileGraph {
@@ -13,10 +82,82 @@ pub(super) fn file_graph(db: &dyn Db, tree: SourceTree<'_>, path: &str) -> FileG
         return FileGraph::default();
     };
     let (nodes, partial) = unit_nodes(db, image);
+    let program = python_program(db, tree);
+    let resolved = python_resolve(db, image, *program);
     FileGraph {
         nodes,
-        calls: Vec::new(),
-        unresolved: Vec::new(),
+        calls: resolved.calls.clone(),
+        unresolved: resolved.unresolved.clone(),
         partial,
     }
+}
+
+/// The facts of one Python image, read once per image. Its standing units
+/// (`image_units`) decide which scopes are nodes; the calls inside the units a partial
+/// parse left out do not count.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
+    let (units, left_out) = match image_units(db, image) {
+        ImageUnits::Extracted(Ok(units)) => (units.as_slice(), &[][..]),
+        ImageUnits::Extracted(Err(ExtractError::Unparseable { partial, .. })) => {
+            (partial.units.as_slice(), partial.left_out.as_slice())
+        }
+        _ => (&[][..], &[][..]),
+    };
+    let standing = facts::Standing {
+        units: units.iter().map(|unit| unit.name.as_str()).collect(),
+        left_out: left_out.iter().map(String::as_str).collect(),
+    };
+    match image_bytes(db, image) {
+        Ok(bytes) => facts::read(&bytes, &standing),
+        Err(_) => Facts {
+            partial: true,
+            ..Facts::default()
+        },
+    }
+}
+
+/// What other files may read of one Python image. An image whose facts change only
+/// where no other file looks (a call added in a body, lines moved) has an equal
+/// interface, so the program of its tree is the same interned value.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Interface {
+    Interface::new(interface::build(python_facts(db, image)))
+}
+
+/// Every Python file of a tree with its interface, sorted by path: what resolving any
+/// one file may read of the others.
+#[salsa::interned(debug)]
+pub(crate) struct PythonProgram<'db> {
+    #[returns(ref)]
+    pub(crate) files: Vec<(String, Interface)>,
+}
+
+/// The program of a tree. Cheap for a tree that differs from a known one in a few
+/// files: their interfaces are computed, the others are memoized per image.
+#[salsa::tracked]
+pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> PythonProgram<'db> {
+    let files: Vec<(String, Interface)> = tree
+        .files(db)
+        .iter()
+        .filter(|(path, _)| Language::for_path(path) == Some(Language::Python))
+        .map(|(path, blob)| {
+            let image = Image::new(db, *blob, path.clone());
+            (path.clone(), python_interface(db, image).clone())
+        })
+        .collect();
+    PythonProgram::new(db, files)
+}
+
+/// The sites of one image resolved against a program. Keyed by the image and the
+/// program, not the tree: a new tree whose program is unchanged re-resolves only its new
+/// images.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn python_resolve<'db>(
+    db: &'db dyn Db,
+    image: Image<'db>,
+    program: PythonProgram<'db>,
+) -> Resolved {
+    let facts = python_facts(db, image);
+    resolve::resolve(image.path(db), facts, program.files(db))
 }

@@ -79,7 +79,7 @@ impl Language {
     /// The text of `content`: UTF-8, or for Python the encoding its PEP 263 coding cookie
     /// declares (borrowed when that text is `content` itself, as it is for any ASCII
     /// content).
-    fn text(self, content: &[u8]) -> Result<Cow<'_, str>, ExtractError> {
+    pub(crate) fn text(self, content: &[u8]) -> Result<Cow<'_, str>, ExtractError> {
         match self {
             Self::Python => coding::python_text(content),
             Self::TypeScript | Self::Tsx => syntax::as_text(content).map(Cow::Borrowed),

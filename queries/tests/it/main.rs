@@ -13,6 +13,7 @@
 
 mod agreement;
 mod agreement_history;
+mod callgraph_python;
 mod candidate;
 mod drift;
 mod history;

@@ -1,0 +1,219 @@
+//! `callgraph-bench REPO [--under DIR] [--runs N] [--pycg]`: keel's call graph of a real
+//! repository's sources, cold and after a one-file edit, in milliseconds per 1,000 lines —
+//! beside PyCG's time on the same Python files when `--pycg` is given (PyCG is installed
+//! by the caller with `pip install pycg`; it is never a dependency of keel).
+//!
+//! Cold: a fresh database builds the whole graph of the working tree's sources under DIR.
+//! Edit: in the same database, one function body of the largest source file gains a
+//! statement (hashed in memory, the tree input set to it) and the graph is asked again; the
+//! warm answer is checked against a fresh database's. Both sides answer the same question,
+//! and both answers are checked (node and edge counts printed side by side).
+//! Owns: the command line, the timing and the table. The numbers belong in a closing
+//! note, never in a test.
+
+use keel_engine::{Db as _, KeelDatabase};
+use keel_queries::callgraph::{CallGraph, call_graph, is_graph_input, source_tree};
+use salsa::Setter as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+struct Options {
+    repo: PathBuf,
+    under: String,
+    runs: usize,
+    pycg: bool,
+}
+
+fn main() -> ExitCode {
+    match options().and_then(|options| run(&options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("callgraph-bench: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn options() -> Result<Options, String> {
+    let usage = "usage: callgraph-bench REPO [--under DIR] [--runs N] [--pycg]";
+    let mut args = std::env::args().skip(1);
+    let mut options = Options {
+        repo: PathBuf::new(),
+        under: String::new(),
+        runs: 5,
+        pycg: false,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--under" => options.under = args.next().ok_or(usage)?,
+            "--runs" => {
+                options.runs = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or(usage)?;
+            }
+            "--pycg" => options.pycg = true,
+            _ if options.repo.as_os_str().is_empty() => options.repo = PathBuf::from(arg),
+            _ => return Err(usage.to_owned()),
+        }
+    }
+    if options.repo.as_os_str().is_empty() {
+        return Err(usage.to_owned());
+    }
+    Ok(options)
+}
+
+/// The graph's size, to compare two answers.
+fn shape(graph: &CallGraph) -> (usize, usize, usize) {
+    (graph.nodes.len(), graph.edges.len(), graph.unresolved.len())
+}
+
+fn run(options: &Options) -> Result<(), String> {
+    let wanted = |path: &str| is_graph_input(path) && path.starts_with(&options.under);
+    let probe = KeelDatabase::open(&options.repo).map_err(|e| e.to_string())?;
+    let files = probe.worktree_files(wanted).map_err(|e| e.to_string())?;
+    let mut lines = 0usize;
+    let mut largest: Option<(String, Vec<u8>)> = None;
+    for (path, oid) in &files {
+        let bytes = probe.objects().blob(*oid).map_err(|e| e.to_string())?;
+        lines += bytes.iter().filter(|&&b| b == b'\n').count();
+        if largest.as_ref().is_none_or(|(_, b)| b.len() < bytes.len()) {
+            largest = Some((path.clone(), bytes.to_vec()));
+        }
+    }
+    let (edited_path, edited) = largest.ok_or("no source files under that folder")?;
+    let edited = with_statement(&edited_path, &edited).ok_or("no function body to edit")?;
+    let kloc = lines as f64 / 1000.0;
+    println!(
+        "repository  {} ({} files, {lines} lines under {:?})",
+        options.repo.display(),
+        files.len(),
+        options.under
+    );
+    let mut cold = Vec::new();
+    let mut warm = Vec::new();
+    let mut answer = (0, 0, 0);
+    for _ in 0..options.runs {
+        let mut db = KeelDatabase::open(&options.repo).map_err(|e| e.to_string())?;
+        let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
+        let started = Instant::now();
+        let tree = source_tree(&db, &files);
+        answer = shape(call_graph(&db, tree));
+        cold.push(started.elapsed());
+        let mut next = files.clone();
+        let blob = db.objects().insert_blob(&edited);
+        for (path, oid) in &mut next {
+            if *path == edited_path {
+                *oid = blob;
+            }
+        }
+        let started = Instant::now();
+        tree.set_files(&mut db).to(next.clone());
+        let edited_answer = shape(call_graph(&db, tree));
+        warm.push(started.elapsed());
+        let fresh = KeelDatabase::open(&options.repo).map_err(|e| e.to_string())?;
+        fresh.objects().insert_blob(&edited);
+        let fresh_answer = shape(call_graph(&fresh, source_tree(&fresh, &next)));
+        if fresh_answer != edited_answer {
+            return Err(format!(
+                "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"
+            ));
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let median = |samples: &mut Vec<Duration>| {
+        samples.sort();
+        samples[samples.len() / 2]
+    };
+    let (cold, warm) = (median(&mut cold), median(&mut warm));
+    println!(
+        "keel cold        {:>9.1} ms   {:>6.2} ms/kLoC   nodes {}, edges {}, unresolved {}",
+        ms(cold),
+        ms(cold) / kloc,
+        answer.0,
+        answer.1,
+        answer.2
+    );
+    println!(
+        "keel one edit    {:>9.1} ms   {:>6.1} % of cold   ({edited_path}; answer equals a fresh database's)",
+        ms(warm),
+        100.0 * ms(warm) / ms(cold)
+    );
+    if options.pycg {
+        pycg(options, &files)?;
+    }
+    Ok(())
+}
+
+/// The bytes of `path` with a statement added to the first function body: after the first
+/// line ending with `:` that starts with `def`/`function`, at the next line's indentation.
+fn with_statement(path: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let python = path.ends_with(".py");
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut lines = text.split_inclusive('\n').peekable();
+    let mut done = false;
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        let trimmed = line.trim();
+        let opens = if python {
+            trimmed.starts_with("def ") && trimmed.ends_with(':')
+        } else {
+            trimmed.starts_with("function ") && trimmed.ends_with('{')
+        };
+        if !done && opens {
+            let next = lines.peek()?;
+            let indent: String = next.chars().take_while(|c| c.is_whitespace()).collect();
+            let indent = indent.trim_end_matches(['\n', '\r']);
+            out.push_str(indent);
+            out.push_str(if python {
+                "_keel_bench = 1\n"
+            } else {
+                "const keelBench = 1;\n"
+            });
+            done = true;
+        }
+    }
+    done.then(|| out.into_bytes())
+}
+
+/// PyCG on the same Python files, timed once (it takes the entry files and a package root).
+fn pycg(options: &Options, files: &[(String, keel_engine::Oid)]) -> Result<(), String> {
+    let python: Vec<String> = files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".py"))
+        .map(|(path, _)| path.clone())
+        .collect();
+    let root = options.repo.join(&options.under);
+    let started = Instant::now();
+    let output = std::process::Command::new("pycg")
+        .current_dir(&options.repo)
+        .arg("--package")
+        .arg(&root)
+        .args(&python)
+        .output()
+        .map_err(|e| format!("cannot run pycg (pip install pycg): {e}"))?;
+    let elapsed = started.elapsed();
+    if !output.status.success() {
+        return Err(format!(
+            "pycg failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let graph: std::collections::BTreeMap<String, Vec<String>> =
+        serde_json_lite(&output.stdout).unwrap_or_default();
+    let edges: usize = graph.values().map(Vec::len).sum();
+    println!(
+        "pycg (once)      {:>9.1} ms   ({} callers, {edges} edges)",
+        elapsed.as_secs_f64() * 1e3,
+        graph.len()
+    );
+    Ok(())
+}
+
+/// PyCG's `{caller: [callee, …]}` output.
+fn serde_json_lite(bytes: &[u8]) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
+    serde_json::from_slice(bytes).ok()
+}

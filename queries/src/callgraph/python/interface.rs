@@ -1,0 +1,306 @@
+//! A module's interface: the part of its facts other files' resolution may read, with
+//! no line, position or call site in it, so that an edit which leaves it equal (a new
+//! call in a body, a changed literal, moved lines, a comment) changes no other file's
+//! resolution.
+//!
+//! Owns: what the interface holds — the export table (every module-level name with the
+//! bindings that reach the end of the module, `__all__`, star imports), each class's
+//! bases, members (class-level bindings reaching the end of the class body) and instance
+//! attributes (`self.x = …`), each function's parameters, returns and yields, and the
+//! local bindings and nested scopes those read, renumbered in a canonical order.
+//! Does not own: reading the facts (`facts`) or evaluating them (`resolve`).
+
+use super::facts::{
+    Binding, Block, Expr, ExprId, Facts, MODULE_SCOPE, Model, Scope, ScopeId, ScopeKind,
+};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// A module's interface, shared, with a digest so that interning a program of many
+/// interfaces hashes each once.
+#[derive(Clone)]
+pub(crate) struct Interface {
+    digest: u64,
+    model: Arc<Model>,
+}
+
+impl Interface {
+    pub(crate) fn new(model: Model) -> Self {
+        let mut hasher = rustc_hash::FxHasher::default();
+        model.hash(&mut hasher);
+        Self {
+            digest: hasher.finish(),
+            model: Arc::new(model),
+        }
+    }
+
+    pub(crate) fn model(&self) -> &Model {
+        &self.model
+    }
+}
+
+impl PartialEq for Interface {
+    fn eq(&self, other: &Self) -> bool {
+        self.digest == other.digest
+            && (Arc::ptr_eq(&self.model, &other.model) || self.model == other.model)
+    }
+}
+
+impl Eq for Interface {}
+
+impl Hash for Interface {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.digest.hash(state);
+    }
+}
+
+impl std::fmt::Debug for Interface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Interface({:016x}: {} scopes, {} exprs)",
+            self.digest,
+            self.model.scopes.len(),
+            self.model.exprs.len()
+        )
+    }
+}
+
+/// The interface of a module whose facts are `facts`.
+pub(crate) fn build(facts: &Facts) -> Model {
+    let model = &facts.model;
+    let mut builder = Builder {
+        old: model,
+        new: Model {
+            all: model.all.clone(),
+            stars: model.stars.clone(),
+            blocks: vec![Block {
+                parent: None,
+                looped: false,
+            }],
+            ..Model::default()
+        },
+        scopes: HashMap::new(),
+        exprs: HashMap::new(),
+        pending: VecDeque::new(),
+        requested: HashSet::new(),
+    };
+    // Module, classes and functions not nested in a function: always there, in document
+    // order. Nested functions, lambdas and comprehensions: only when something reads them.
+    for (index, scope) in model.scopes.iter().enumerate() {
+        let id = index as ScopeId;
+        if id == MODULE_SCOPE || builder.always(id) {
+            builder.ensure(id);
+        }
+        let _ = scope;
+    }
+    while let Some(work) = builder.pending.pop_front() {
+        match work {
+            Work::Scope(old) => builder.fill(old),
+            Work::Bindings(old, name) => builder.bindings(old, &name, false),
+        }
+    }
+    for scope in &mut builder.new.scopes {
+        scope.bindings.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    builder.new
+}
+
+enum Work {
+    Scope(ScopeId),
+    Bindings(ScopeId, Box<str>),
+}
+
+struct Builder<'m> {
+    old: &'m Model,
+    new: Model,
+    scopes: HashMap<ScopeId, ScopeId>,
+    exprs: HashMap<ExprId, ExprId>,
+    pending: VecDeque<Work>,
+    requested: HashSet<(ScopeId, Box<str>)>,
+}
+
+impl Builder<'_> {
+    /// A class or function whose enclosing scopes are all the module or classes.
+    fn always(&self, id: ScopeId) -> bool {
+        let mut scope = self.old.scope(id);
+        if !matches!(scope.kind, ScopeKind::Class | ScopeKind::Function) {
+            return false;
+        }
+        while let Some(parent) = scope.parent {
+            scope = self.old.scope(parent);
+            if !matches!(scope.kind, ScopeKind::Class | ScopeKind::Module) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The new id of old scope `old`, including it (and its parents) on first use.
+    fn ensure(&mut self, old: ScopeId) -> ScopeId {
+        if let Some(&new) = self.scopes.get(&old) {
+            return new;
+        }
+        let source = self.old.scope(old);
+        let parent = source.parent.map(|parent| self.ensure(parent));
+        let new = self.new.scopes.len() as ScopeId;
+        self.scopes.insert(old, new);
+        self.new.scopes.push(Scope {
+            kind: source.kind,
+            name: source.name.clone(),
+            parent,
+            node: source.node,
+            flavor: source.flavor,
+            params: source.params.clone(),
+            bindings: Vec::new(),
+            returns: Vec::new(),
+            yields: Vec::new(),
+            bases: Vec::new(),
+            self_stores: Vec::new(),
+            top: 0,
+        });
+        self.pending.push_back(Work::Scope(old));
+        new
+    }
+
+    fn fill(&mut self, old: ScopeId) {
+        let source = self.old.scope(old);
+        let new = self.scopes[&old] as usize;
+        if matches!(source.kind, ScopeKind::Module | ScopeKind::Class) {
+            let mut names: Vec<&str> = source.bindings.iter().map(|b| &*b.name).collect();
+            names.dedup();
+            for name in names {
+                self.bindings(old, name, true);
+            }
+        }
+        let returns: Vec<ExprId> = source.returns.iter().map(|&e| self.copy(e)).collect();
+        let yields: Vec<ExprId> = source.yields.iter().map(|&e| self.copy(e)).collect();
+        let bases: Vec<ExprId> = source.bases.iter().map(|&e| self.copy(e)).collect();
+        let self_stores: Vec<(Box<str>, ExprId)> = source
+            .self_stores
+            .iter()
+            .map(|(name, e)| (name.clone(), self.copy(*e)))
+            .collect();
+        let scope = &mut self.new.scopes[new];
+        scope.returns = returns;
+        scope.yields = yields;
+        scope.bases = bases;
+        scope.self_stores = self_stores;
+        // Parameters are read by callers matching arguments: their bindings come along.
+        let params: Vec<Box<str>> = source.params.iter().map(|p| p.name.clone()).collect();
+        for name in params {
+            self.request(old, name);
+        }
+    }
+
+    fn request(&mut self, old: ScopeId, name: Box<str>) {
+        if self.requested.insert((old, name.clone())) {
+            self.pending.push_back(Work::Bindings(old, name));
+        }
+    }
+
+    /// Copies the bindings of `name` in old scope `old`: those reaching the end of a
+    /// module or class scope, all of them in a function scope.
+    fn bindings(&mut self, old: ScopeId, name: &str, at_end: bool) {
+        let new = self.ensure(old) as usize;
+        let values: Vec<ExprId> = if at_end {
+            self.old.reaching(old, name, None)
+        } else {
+            self.old
+                .scope(old)
+                .bindings_of(name)
+                .iter()
+                .map(|b| b.value)
+                .collect()
+        };
+        for value in values {
+            let value = self.copy(value);
+            self.new.scopes[new].bindings.push(Binding {
+                name: name.into(),
+                value,
+                pos: 0,
+                block: 0,
+                floating: true,
+            });
+        }
+    }
+
+    /// The new id of old expression `old` (copied with everything it reads).
+    fn copy(&mut self, old: ExprId) -> ExprId {
+        if let Some(&new) = self.exprs.get(&old) {
+            return new;
+        }
+        let expr = match self.old.expr(old).clone() {
+            Expr::Name { scope, name, .. } => {
+                let kind = self.old.scope(scope).kind;
+                if !matches!(kind, ScopeKind::Module | ScopeKind::Class) {
+                    self.request(scope, name.clone());
+                }
+                Expr::Name {
+                    scope: self.ensure(scope),
+                    name,
+                    at: None,
+                }
+            }
+            Expr::Param { scope, index } => Expr::Param {
+                scope: self.ensure(scope),
+                index,
+            },
+            Expr::Attr { object, name } => Expr::Attr {
+                object: self.copy(object),
+                name,
+            },
+            Expr::Call { func, args } => {
+                let func = self.copy(func);
+                let args = args
+                    .iter()
+                    .map(|arg| {
+                        let mut arg = arg.clone();
+                        arg.value = self.copy(arg.value);
+                        arg
+                    })
+                    .collect();
+                Expr::Call { func, args }
+            }
+            Expr::Subscript { object, index, .. } => Expr::Subscript {
+                object: self.copy(object),
+                index: index.map(|index| self.copy(index)),
+                read: None,
+            },
+            Expr::Seq(items) => Expr::Seq(items.iter().map(|&item| self.copy(item)).collect()),
+            Expr::Starred(inner) => Expr::Starred(self.copy(inner)),
+            Expr::Dict(entries) => Expr::Dict(
+                entries
+                    .iter()
+                    .map(|&(key, value)| (key.map(|key| self.copy(key)), self.copy(value)))
+                    .collect(),
+            ),
+            Expr::Comprehension { element } => Expr::Comprehension {
+                element: self.copy(element),
+            },
+            Expr::Def(scope) => Expr::Def(self.ensure(scope)),
+            Expr::Decorate { decorator, inner } => Expr::Decorate {
+                decorator: self.copy(decorator),
+                inner: self.copy(inner),
+            },
+            Expr::Iter(inner) => Expr::Iter(self.copy(inner)),
+            Expr::SuperOf(class) => Expr::SuperOf(self.copy(class)),
+            Expr::Typed(class) => Expr::Typed(self.copy(class)),
+            Expr::Enter(inner) => Expr::Enter(self.copy(inner)),
+            Expr::Super { function } => Expr::Super {
+                function: self.ensure(function),
+            },
+            Expr::Union(items) => Expr::Union(items.iter().map(|&item| self.copy(item)).collect()),
+            other @ (Expr::Module { .. }
+            | Expr::ImportFrom { .. }
+            | Expr::Const(_)
+            | Expr::Builtin
+            | Expr::Unknown) => other,
+        };
+        let new = self.new.exprs.len() as ExprId;
+        self.new.exprs.push(expr);
+        self.exprs.insert(old, new);
+        new
+    }
+}

@@ -1,0 +1,2051 @@
+//! Resolving one file's call sites against the tree: a demand-driven evaluation of the
+//! file's value graph (its facts) and of the other files' interfaces, to the callables
+//! each site may call.
+//!
+//! Owns: module resolution (relative imports by path; absolute imports under the roots
+//! [`Eval::roots`] names; a module not in the tree is external), attribute lookup on
+//! modules, classes (C3 MRO, `super()`), instances (instance attributes, methods bound to
+//! `self`, static and class methods, properties), call results (returns, with the call's
+//! own arguments for the callee's parameters; generators; a class call makes an
+//! instance), containers (tuple/list/dict displays, indexes and stores), iteration
+//! (`__iter__`/`__next__`, generators), decorators (a decorator from the tree is called;
+//! an external one leaves the function as it is), and parameter flow inside the file (the
+//! arguments of every call the file makes to its own functions, to a fixpoint).
+//! Does not own: reading facts (`facts`), what other files expose (`interface`).
+//!
+//! What a site gives: an edge to every callable of the tree it may call (a class to its
+//! `__init__`, found through the MRO; an instance to its `__call__`). No edge and not
+//! unresolved when everything it may call is external (a builtin, an import from outside
+//! the tree, an attribute of either, a method of a builtin value, a base class from
+//! outside the tree) or has no node (a lambda, a class without `__init__`). Unresolved
+//! otherwise: keel found nothing it could prove.
+
+use super::builtins::is_builtin;
+use super::facts::{
+    Arg, At, Expr, ExprId, Facts, Flavor, Key, MODULE_SCOPE, Model, ParamKind, ScopeId, ScopeKind,
+    Site, SiteKind, StoreTarget,
+};
+use super::interface::Interface;
+use crate::callgraph::{Call, NodeId, UnresolvedSite};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// What one file's sites resolved to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Resolved {
+    pub(crate) calls: Vec<Call>,
+    pub(crate) unresolved: Vec<UnresolvedSite>,
+}
+
+/// Resolves the sites of `facts` (the file at `path`) against `files`: every Python file
+/// of the tree with its interface, sorted by path.
+pub(crate) fn resolve(path: &str, facts: &Facts, files: &[(String, Interface)]) -> Resolved {
+    let mut eval = Eval::new(path, facts, files);
+    eval.run()
+}
+
+type Mod = u32;
+/// The file being resolved is module 0.
+const CURRENT: Mod = 0;
+/// Value sets are cut at this size.
+const MAX_VALUES: usize = 48;
+/// Evaluation steps per site before the rest of its evaluation yields nothing.
+const BUDGET: u32 = 20_000;
+/// Nested evaluations (a value read through a value read through ...) beyond this depth
+/// yield nothing: a bound on the stack, never reached by ordinary code.
+const MAX_DEPTH: u32 = 160;
+/// Rounds of parameter and store flow.
+const MAX_ROUNDS: usize = 8;
+/// Calls whose arguments stand for the callee's parameters, nested.
+const MAX_CONTEXTS: u32 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Value {
+    /// A function, method or lambda.
+    Func(Mod, ScopeId),
+    /// A method bound to an instance (or a class method to its class): the first
+    /// parameter is taken.
+    Bound(Mod, ScopeId),
+    Class(Mod, ScopeId),
+    Instance(Mod, ScopeId),
+    Module(Mod),
+    /// A tuple/list display or a comprehension, from its `skip`th element.
+    Seq(Mod, ExprId, u32),
+    Dict(Mod, ExprId),
+    /// What calling a generator function returns.
+    Gen(Mod, ScopeId),
+    /// `super()` in a method of this class.
+    Super(Mod, ScopeId),
+    Const(Mod, ExprId),
+    /// A builtin keel follows values through.
+    Builtin(Builtin),
+    /// What call `ExprId` of module `Mod` to a builtin returned (a lazy iterable).
+    Result(Mod, ExprId, Builtin),
+    External,
+}
+
+/// The builtins whose results or callbacks keel follows; every other builtin is
+/// external.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Builtin {
+    /// `map(f, xs)`: calls `f`; yields what `f` returns.
+    Map,
+    /// `filter(f, xs)`: calls `f`; yields the elements of `xs`.
+    Filter,
+    /// `sorted(xs, key=f)`, `min`, `max`: calls `key`; yields the elements of `xs`.
+    Sorted,
+    /// `list(xs)`, `tuple`, `set`, `frozenset`, `reversed`, `iter`: the elements of `xs`.
+    Elements,
+    /// `next(it)`: an element of `it`.
+    Next,
+    /// `getattr(obj, "name"[, default])`.
+    Getattr,
+    /// `type(obj)`: the class of an instance.
+    Type,
+    /// `staticmethod(f)`, `classmethod(f)`: `f`.
+    Same,
+}
+
+impl Builtin {
+    fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "map" => Self::Map,
+            "filter" => Self::Filter,
+            "sorted" | "min" | "max" => Self::Sorted,
+            "list" | "tuple" | "set" | "frozenset" | "reversed" | "iter" => Self::Elements,
+            "next" => Self::Next,
+            "getattr" => Self::Getattr,
+            "type" => Self::Type,
+            "staticmethod" | "classmethod" => Self::Same,
+            _ => return None,
+        })
+    }
+}
+
+/// A value from outside the tree.
+fn external(value: Value) -> bool {
+    matches!(value, Value::External | Value::Builtin(_))
+}
+
+type Values = Rc<[Value]>;
+
+fn none() -> Values {
+    Rc::from([])
+}
+
+fn one(value: Value) -> Values {
+    Rc::from([value])
+}
+
+/// A set of values under construction.
+#[derive(Default)]
+struct Set(Vec<Value>);
+
+impl Set {
+    fn add(&mut self, values: &[Value]) {
+        for value in values {
+            if self.0.len() >= MAX_VALUES {
+                return;
+            }
+            if !self.0.contains(value) {
+                self.0.push(*value);
+            }
+        }
+    }
+
+    fn done(mut self) -> Values {
+        self.0.sort_unstable();
+        Rc::from(self.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Entry {
+    Class(Mod, ScopeId),
+    External,
+}
+
+/// A call whose arguments stand for the callee's parameters while its returns are
+/// evaluated.
+struct Context {
+    id: u32,
+    callee: (Mod, ScopeId),
+    caller: Mod,
+    args: Rc<[Arg]>,
+    shift: u32,
+    parent: Option<Rc<Context>>,
+    depth: u32,
+}
+
+type Ctx = Option<Rc<Context>>;
+
+/// Where an import leads.
+enum Target {
+    Module(Mod),
+    External,
+    Missing,
+}
+
+struct Module<'a> {
+    /// A file path, or a directory ending in `/` for a namespace package.
+    key: String,
+    model: Option<&'a Model>,
+    /// Where its submodules live (`a/b/` for `a/b/__init__.py` and namespace `a/b/`).
+    package: Option<String>,
+}
+
+/// `obj.name = value` in this file: (name, value).
+type AttrStore = (Box<str>, ExprId);
+
+/// `container[key] = value` (or `append`, ...) in this file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ItemStore {
+    key: Option<ExprId>,
+    value: ExprId,
+    scope: ScopeId,
+    at: At,
+    /// The stored-into object is this one container only: a later read of the same key
+    /// that the store dominates sees this value, not the ones before it.
+    strong: bool,
+}
+
+/// What a member lookup found.
+enum Member {
+    Found(Mod, ScopeId),
+    External,
+    Missing,
+}
+
+struct Eval<'a> {
+    facts: &'a Facts,
+    files: &'a [(String, Interface)],
+    modules: Vec<Module<'a>>,
+    by_key: HashMap<String, Mod>,
+    roots: HashMap<String, Rc<[String]>>,
+    memo: HashMap<(Mod, ExprId), Values>,
+    active: HashSet<(Mod, ExprId, u32)>,
+    mros: HashMap<(Mod, ScopeId), Rc<[Entry]>>,
+    mro_active: HashSet<(Mod, ScopeId)>,
+    star_active: HashSet<(Mod, Box<str>)>,
+    /// Arguments the file passes to its own functions' parameters.
+    params: HashMap<(ScopeId, u32), Vec<ExprId>>,
+    /// `obj.name = value` in this file, on the classes `obj` may be (or be an instance
+    /// of): (name, value in this file).
+    attr_stores: HashMap<(Mod, ScopeId), Vec<AttrStore>>,
+    /// `obj[key] = value` (and `append`, ...) in this file, on the containers `obj` may
+    /// be: (key, value), both in this file.
+    item_stores: HashMap<Value, Vec<ItemStore>>,
+    /// Containers being read.
+    reading: HashSet<Value>,
+    budget: u32,
+    depth: u32,
+    next_context: u32,
+}
+
+impl<'a> Eval<'a> {
+    fn new(path: &str, facts: &'a Facts, files: &'a [(String, Interface)]) -> Self {
+        let mut eval = Self {
+            facts,
+            files,
+            modules: Vec::new(),
+            by_key: HashMap::new(),
+            roots: HashMap::new(),
+            memo: HashMap::new(),
+            active: HashSet::new(),
+            mros: HashMap::new(),
+            mro_active: HashSet::new(),
+            star_active: HashSet::new(),
+            params: HashMap::new(),
+            attr_stores: HashMap::new(),
+            item_stores: HashMap::new(),
+            reading: HashSet::new(),
+            budget: BUDGET,
+            depth: 0,
+            next_context: 1,
+        };
+        eval.modules.push(Module {
+            key: path.to_owned(),
+            model: Some(&facts.model),
+            package: package_dir(path),
+        });
+        eval.by_key.insert(path.to_owned(), CURRENT);
+        eval
+    }
+
+    fn model(&self, m: Mod) -> Option<&'a Model> {
+        self.modules[m as usize].model
+    }
+
+    fn run(&mut self) -> Resolved {
+        let facts = self.facts;
+        let mut callees: Vec<Values> = Vec::new();
+        for _round in 0..MAX_ROUNDS {
+            self.memo.clear();
+            self.mros.clear();
+            callees.clear();
+            let mut changed = false;
+            for site in &facts.sites {
+                self.budget = BUDGET;
+                let values = self.site_values(site.kind, site.expr);
+                changed |= self.record_arguments(site.kind, site.expr, &values);
+                callees.push(values);
+            }
+            for store in &facts.stores {
+                self.budget = BUDGET;
+                changed |= self.record_store(store);
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut resolved = Resolved::default();
+        let current = self.modules[CURRENT as usize].key.clone();
+        for (site, values) in facts.sites.iter().zip(&callees) {
+            self.budget = BUDGET;
+            let caller = node_id(&current, facts.model.scope(site.owner));
+            let (targets, settled) = self.targets(site, values);
+            for target in &targets {
+                resolved.calls.push(Call {
+                    caller: caller.clone(),
+                    callee: target.clone(),
+                    line: site.line,
+                });
+            }
+            if targets.is_empty() && !settled && !site.kind.implicit() {
+                resolved.unresolved.push(UnresolvedSite {
+                    caller,
+                    line: site.line,
+                    callee_text: site.text.to_string(),
+                });
+            }
+        }
+        resolved.calls.sort();
+        resolved.calls.dedup();
+        resolved.unresolved.sort();
+        resolved.unresolved.dedup();
+        resolved
+    }
+
+    /// The values a site calls (for implicit sites: the object involved).
+    fn site_values(&mut self, kind: SiteKind, expr: ExprId) -> Values {
+        let model = &self.facts.model;
+        match (kind, model.expr(expr)) {
+            (SiteKind::Call, Expr::Call { func, .. }) => self.eval(CURRENT, *func, &None),
+            (SiteKind::Decorator, Expr::Decorate { decorator, .. }) => {
+                self.eval(CURRENT, *decorator, &None)
+            }
+            (SiteKind::Raise | SiteKind::Iterate | SiteKind::Enter, _) => {
+                self.eval(CURRENT, expr, &None)
+            }
+            _ => none(),
+        }
+    }
+
+    /// The arguments of a site, as the file wrote them.
+    fn site_args(&self, kind: SiteKind, expr: ExprId) -> Rc<[Arg]> {
+        match (kind, self.facts.model.expr(expr)) {
+            (SiteKind::Call, Expr::Call { args, .. }) => Rc::from(&args[..]),
+            (SiteKind::Decorator, Expr::Decorate { inner, .. }) => Rc::from([Arg {
+                keyword: None,
+                value: *inner,
+                splat: false,
+            }]),
+            _ => Rc::from([]),
+        }
+    }
+
+    /// Adds the site's arguments to the parameters of this file's functions it calls.
+    fn record_arguments(&mut self, kind: SiteKind, expr: ExprId, values: &[Value]) -> bool {
+        if !matches!(kind, SiteKind::Call | SiteKind::Decorator) {
+            return false;
+        }
+        let args = self.site_args(kind, expr);
+        if args.is_empty() {
+            return false;
+        }
+        let mut changed = false;
+        for &value in values {
+            for (m, function, shift) in self.callables(value) {
+                if m != CURRENT {
+                    continue;
+                }
+                let params = &self.facts.model.scope(function).params;
+                for (index, arg) in match_args(params, &args, shift) {
+                    let slot = self.params.entry((function, index)).or_default();
+                    if !slot.contains(&arg) {
+                        slot.push(arg);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// The functions calling `value` runs, with how many parameters are taken before
+    /// the arguments (1 for a bound method or a constructor).
+    fn callables(&mut self, value: Value) -> Vec<(Mod, ScopeId, u32)> {
+        match value {
+            Value::Func(m, s) => vec![(m, s, 0)],
+            Value::Bound(m, s) => vec![(m, s, 1)],
+            Value::Class(m, c) => self.method_functions(m, c, "__init__"),
+            Value::Instance(m, c) => self.method_functions(m, c, "__call__"),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The functions a class's MRO gives for method `name`, bound.
+    fn method_functions(&mut self, m: Mod, class: ScopeId, name: &str) -> Vec<(Mod, ScopeId, u32)> {
+        let Member::Found(fm, fs) = self.member(m, class, name) else {
+            return Vec::new();
+        };
+        self.member_values(fm, fs, name)
+            .iter()
+            .filter_map(|value| match *value {
+                Value::Func(m, s) | Value::Bound(m, s) => {
+                    let shift = u32::from(self.flavor(m, s) != Flavor::Static);
+                    Some((m, s, shift))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn flavor(&self, m: Mod, s: ScopeId) -> Flavor {
+        self.model(m)
+            .map_or(Flavor::Plain, |model| model.scope(s).flavor)
+    }
+
+    fn record_store(&mut self, store: &super::facts::Store) -> bool {
+        let (object, target, value) = (store.object, &store.target, store.value);
+        let objects = self.eval(CURRENT, object, &None);
+        let containers = objects
+            .iter()
+            .filter(|v| matches!(v, Value::Seq(..) | Value::Dict(..)))
+            .count();
+        let strong = containers == 1 && objects.len() == 1;
+        let mut changed = false;
+        for &object in objects.iter() {
+            match (target, object) {
+                (StoreTarget::Attr(name), Value::Instance(m, c) | Value::Class(m, c)) => {
+                    let slot = self.attr_stores.entry((m, c)).or_default();
+                    if !slot.iter().any(|(n, v)| n == name && *v == value) {
+                        slot.push((name.clone(), value));
+                        changed = true;
+                    }
+                }
+                (StoreTarget::Item(key), Value::Seq(m, e, _) | Value::Dict(m, e)) => {
+                    let container = match object {
+                        Value::Seq(..) => Value::Seq(m, e, 0),
+                        _ => object,
+                    };
+                    let slot = self.item_stores.entry(container).or_default();
+                    let new = ItemStore {
+                        key: *key,
+                        value,
+                        scope: store.scope,
+                        at: store.at,
+                        strong,
+                    };
+                    match slot.iter_mut().find(|known| {
+                        known.key == new.key && known.value == new.value && known.at == new.at
+                    }) {
+                        Some(known) => {
+                            if known.strong && !strong {
+                                known.strong = false;
+                                changed = true;
+                            }
+                        }
+                        None => {
+                            slot.push(new);
+                            changed = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        changed
+    }
+
+    /// The nodes a site calls, and whether it is settled without them (external, or
+    /// resolved to something with no node).
+    fn targets(&mut self, site: &Site, values: &[Value]) -> (Vec<NodeId>, bool) {
+        let kind = site.kind;
+        let mut targets = Vec::new();
+        let mut settled = false;
+        for &value in values {
+            if let (SiteKind::Call, Value::Builtin(builtin)) = (kind, value) {
+                self.callback_targets(site.expr, builtin, &mut targets);
+            }
+            match (kind, value) {
+                (SiteKind::Call | SiteKind::Decorator, Value::Func(m, s) | Value::Bound(m, s)) => {
+                    match self.node(m, s) {
+                        Some(id) => targets.push(id),
+                        // A lambda has no node; a function a partial parse left out has
+                        // none either, and the call stays unresolved.
+                        None => settled |= self.is_lambda(m, s),
+                    }
+                }
+                (SiteKind::Call | SiteKind::Decorator | SiteKind::Raise, Value::Class(m, c)) => {
+                    settled |= self.method_targets(m, c, "__init__", &mut targets);
+                }
+                (SiteKind::Call | SiteKind::Decorator, Value::Instance(m, c)) => {
+                    settled |= self.method_targets(m, c, "__call__", &mut targets);
+                }
+                (SiteKind::Iterate, Value::Instance(m, c)) => {
+                    settled |= self.method_targets(m, c, "__iter__", &mut targets);
+                    let iterators = self.invoke_method(m, c, "__iter__");
+                    for iterator in iterators.iter() {
+                        if let Value::Instance(im, ic) = *iterator {
+                            settled |= self.method_targets(im, ic, "__next__", &mut targets);
+                        }
+                    }
+                }
+                (SiteKind::Enter, Value::Instance(m, c)) => {
+                    settled |= self.method_targets(m, c, "__enter__", &mut targets);
+                    settled |= self.method_targets(m, c, "__exit__", &mut targets);
+                }
+                (_, value) if external(value) => settled = true,
+                _ => {}
+            }
+        }
+        targets.sort();
+        targets.dedup();
+        (targets, settled)
+    }
+
+    /// The callbacks a builtin call makes (`map(f, xs)`, `sorted(xs, key=f)`): edges from
+    /// the caller, which passes them.
+    fn callback_targets(&mut self, call: ExprId, builtin: Builtin, out: &mut Vec<NodeId>) {
+        let Expr::Call { args, .. } = self.facts.model.expr(call) else {
+            return;
+        };
+        // `map` and `filter` take the function first; keel reads every positional
+        // argument, and only callables give edges.
+        let callbacks: Vec<ExprId> = match builtin {
+            Builtin::Map | Builtin::Filter => args
+                .iter()
+                .filter(|a| a.keyword.is_none() && !a.splat)
+                .map(|a| a.value)
+                .collect(),
+            Builtin::Sorted => args
+                .iter()
+                .filter(|a| a.keyword.as_deref() == Some("key"))
+                .map(|a| a.value)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut values = Set::default();
+        for callback in callbacks {
+            let found = self.eval(CURRENT, callback, &None);
+            values.add(&found);
+        }
+        for &value in values.done().iter() {
+            match value {
+                Value::Func(m, s) | Value::Bound(m, s) => out.extend(self.node(m, s)),
+                Value::Class(m, c) => {
+                    self.method_targets(m, c, "__init__", out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Pushes the nodes of method `name` of a class; returns whether the lookup settled
+    /// without a node (external, or no such method: a class without `__init__`).
+    fn method_targets(
+        &mut self,
+        m: Mod,
+        class: ScopeId,
+        name: &str,
+        out: &mut Vec<NodeId>,
+    ) -> bool {
+        match self.member(m, class, name) {
+            Member::Found(..) => {
+                let before = out.len();
+                for (fm, fs, _) in self.method_functions(m, class, name) {
+                    if let Some(id) = self.node(fm, fs) {
+                        out.push(id);
+                    }
+                }
+                out.len() == before
+            }
+            Member::External | Member::Missing => true,
+        }
+    }
+
+    /// Calls method `name` on an instance of the class, without arguments.
+    fn invoke_method(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        let mut out = Set::default();
+        for (fm, fs, shift) in self.method_functions(m, class, name) {
+            let result = self.invoke(fm, fs, shift, CURRENT, Rc::from([]), &None);
+            out.add(&result);
+        }
+        out.done()
+    }
+
+    fn is_lambda(&self, m: Mod, s: ScopeId) -> bool {
+        self.model(m)
+            .is_some_and(|model| model.scope(s).kind == ScopeKind::Lambda)
+    }
+
+    /// The node of a function scope, if it is one.
+    fn node(&self, m: Mod, s: ScopeId) -> Option<NodeId> {
+        let scope = self.model(m)?.scope(s);
+        (scope.node && scope.kind == ScopeKind::Function)
+            .then(|| NodeId::new(&self.modules[m as usize].key, &scope.name))
+    }
+
+    // --- evaluation ---
+
+    fn eval(&mut self, m: Mod, e: ExprId, ctx: &Ctx) -> Values {
+        if let Some(values) = self.memo.get(&(m, e)).filter(|_| ctx.is_none()) {
+            return values.clone();
+        }
+        if self.budget == 0 || self.depth >= MAX_DEPTH {
+            return none();
+        }
+        self.budget -= 1;
+        let key = (m, e, ctx.as_ref().map_or(0, |c| c.id));
+        if !self.active.insert(key) {
+            return none();
+        }
+        self.depth += 1;
+        let values = self.eval_inner(m, e, ctx);
+        self.depth -= 1;
+        self.active.remove(&key);
+        if ctx.is_none() {
+            self.memo.insert((m, e), values.clone());
+        }
+        values
+    }
+
+    fn eval_inner(&mut self, m: Mod, e: ExprId, ctx: &Ctx) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        match model.expr(e) {
+            Expr::Name { scope, name, at } => self.name(m, *scope, name, *at, ctx),
+            Expr::Param { scope, index } => self.param(m, *scope, *index, ctx),
+            Expr::Attr { object, name } => {
+                let objects = self.eval(m, *object, ctx);
+                let mut out = Set::default();
+                for &object in objects.iter() {
+                    let values = self.attribute(object, name);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Expr::Call { func, args } => {
+                let funcs = self.eval(m, *func, ctx);
+                let args: Rc<[Arg]> = Rc::from(&args[..]);
+                let mut out = Set::default();
+                for &func in funcs.iter() {
+                    let values = match func {
+                        Value::Builtin(builtin) => self.builtin_result(builtin, m, e, ctx),
+                        _ => self.call_result(func, m, args.clone(), ctx),
+                    };
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Expr::Subscript {
+                object,
+                index,
+                read,
+            } => {
+                let objects = self.eval(m, *object, ctx);
+                let keys = index.map(|index| self.keys(m, index, ctx));
+                let read = read.filter(|_| m == CURRENT);
+                let mut out = Set::default();
+                for &object in objects.iter() {
+                    let values = self.item(object, keys.as_deref(), read);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Expr::Seq(_) | Expr::Comprehension { .. } => one(Value::Seq(m, e, 0)),
+            Expr::Dict(_) => one(Value::Dict(m, e)),
+            Expr::Starred(inner) => self.eval(m, *inner, ctx),
+            Expr::Def(s) => match model.scope(*s).kind {
+                ScopeKind::Class => one(Value::Class(m, *s)),
+                _ => one(Value::Func(m, *s)),
+            },
+            Expr::Decorate { decorator, inner } => self.decorate(m, *decorator, *inner, ctx),
+            Expr::Module { level, dotted } => match self.import(m, *level, dotted) {
+                Target::Module(k) => one(Value::Module(k)),
+                Target::External => one(Value::External),
+                Target::Missing => none(),
+            },
+            Expr::ImportFrom {
+                level,
+                module,
+                name,
+            } => match self.import(m, *level, module) {
+                Target::Module(k) => self.module_attr(k, name),
+                Target::External => one(Value::External),
+                Target::Missing => none(),
+            },
+            Expr::Iter(inner) => {
+                let iterables = self.eval(m, *inner, ctx);
+                let mut out = Set::default();
+                for &iterable in iterables.iter() {
+                    let values = self.iterate(iterable);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Expr::Enter(inner) => {
+                let managers = self.eval(m, *inner, ctx);
+                let mut out = Set::default();
+                for &manager in managers.iter() {
+                    match manager {
+                        Value::Instance(im, ic) => {
+                            let values = self.invoke_method(im, ic, "__enter__");
+                            out.add(&values);
+                        }
+                        Value::External => out.add(&[Value::External]),
+                        _ => {}
+                    }
+                }
+                out.done()
+            }
+            Expr::Super { function } => match model.scope(*function).parent {
+                Some(class) if model.scope(class).kind == ScopeKind::Class => {
+                    one(Value::Super(m, class))
+                }
+                _ => none(),
+            },
+            Expr::SuperOf(class) => {
+                let classes = self.eval(m, *class, ctx);
+                let supers: Vec<Value> = classes
+                    .iter()
+                    .filter_map(|value| match *value {
+                        Value::Class(cm, cs) => Some(Value::Super(cm, cs)),
+                        _ => None,
+                    })
+                    .collect();
+                Rc::from(supers)
+            }
+            Expr::Typed(class) => {
+                if type_variable(model, *class) {
+                    // `x: T`: any class; what is passed decides.
+                    return none();
+                }
+                let classes = self.eval(m, *class, ctx);
+                let imported = imported_name(model, *class);
+                let mut out = Set::default();
+                for &class in classes.iter() {
+                    match class {
+                        Value::Class(cm, cs) => out.add(&[Value::Instance(cm, cs)]),
+                        // A class from outside the tree; not an alias the tree spells
+                        // (`Handler = Callable[...]`), which says nothing of a class.
+                        value if external(value) && imported => out.add(&[Value::External]),
+                        _ => {}
+                    }
+                }
+                out.done()
+            }
+            Expr::Union(items) => {
+                let mut out = Set::default();
+                for &item in items.iter() {
+                    let values = self.eval(m, item, ctx);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Expr::Const(_) => one(Value::Const(m, e)),
+            Expr::Builtin => one(Value::External),
+            Expr::Unknown => none(),
+        }
+    }
+
+    /// The context to keep for reading a name of `scope`: only while it is the
+    /// context's callee or inside it.
+    fn context_for(&self, m: Mod, scope: ScopeId, ctx: &Ctx) -> Ctx {
+        let context = ctx.as_ref()?;
+        if context.callee.0 != m {
+            return None;
+        }
+        let model = self.model(m)?;
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            if id == context.callee.1 {
+                return ctx.clone();
+            }
+            s = model.scope(id).parent;
+        }
+        None
+    }
+
+    fn name(
+        &mut self,
+        m: Mod,
+        scope: ScopeId,
+        name: &str,
+        at: Option<super::facts::At>,
+        ctx: &Ctx,
+    ) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        if model.scope(scope).bindings_of(name).is_empty() {
+            return if scope == MODULE_SCOPE {
+                self.unbound_global(m, name)
+            } else {
+                none()
+            };
+        }
+        let ctx = self.context_for(m, scope, ctx);
+        let mut out = Set::default();
+        for value in model.reaching(scope, name, at) {
+            let values = self.eval(m, value, &ctx);
+            out.add(&values);
+        }
+        out.done()
+    }
+
+    /// A module-level name the module does not bind: a star import's, a builtin, or
+    /// external when a star import from outside the tree may bind it.
+    fn unbound_global(&mut self, m: Mod, name: &str) -> Values {
+        let found = self.star_lookup(m, name);
+        if !found.is_empty() {
+            return found;
+        }
+        if is_builtin(name) {
+            return one(Builtin::of(name).map_or(Value::External, Value::Builtin));
+        }
+        none()
+    }
+
+    /// A name through the star imports of module `m`.
+    fn star_lookup(&mut self, m: Mod, name: &str) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        if model.stars.is_empty() || !self.star_active.insert((m, name.into())) {
+            return none();
+        }
+        let mut external = false;
+        let mut result = none();
+        for (level, module) in &model.stars {
+            match self.import(m, *level, module) {
+                Target::Module(k) => {
+                    if !self.exports(k, name) {
+                        continue;
+                    }
+                    let values = self.module_attr(k, name);
+                    if !values.is_empty() {
+                        result = values;
+                        break;
+                    }
+                }
+                Target::External => external = true,
+                Target::Missing => {}
+            }
+        }
+        self.star_active.remove(&(m, name.into()));
+        if result.is_empty() && external {
+            return one(Value::External);
+        }
+        result
+    }
+
+    /// Whether `from k import *` brings `name`: `__all__` when spelled, otherwise every
+    /// name not starting with `_`.
+    fn exports(&self, k: Mod, name: &str) -> bool {
+        match self.model(k).and_then(|model| model.all.as_ref()) {
+            Some(all) => all.iter().any(|n| &**n == name),
+            None => !name.starts_with('_'),
+        }
+    }
+
+    fn param(&mut self, m: Mod, s: ScopeId, index: u32, ctx: &Ctx) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        let scope = model.scope(s);
+        // A method's first parameter: the instance, or the class of a class method.
+        let class = scope
+            .parent
+            .filter(|_| index == 0 && scope.kind == ScopeKind::Function)
+            .filter(|&p| model.scope(p).kind == ScopeKind::Class);
+        if let Some(class) = class {
+            match scope.flavor {
+                Flavor::Plain | Flavor::Property => return one(Value::Instance(m, class)),
+                Flavor::ClassMethod => return one(Value::Class(m, class)),
+                Flavor::Static => {}
+            }
+        }
+        if let Some(context) = ctx.as_ref().filter(|c| c.callee == (m, s)) {
+            let args = context.args.clone();
+            let caller = context.caller;
+            let parent = context.parent.clone();
+            let mut out = Set::default();
+            for (i, arg) in match_args(&scope.params, &args, context.shift) {
+                if i == index {
+                    let values = self.eval(caller, arg, &parent);
+                    out.add(&values);
+                }
+            }
+            return out.done();
+        }
+        if m != CURRENT {
+            return none();
+        }
+        let args = self.params.get(&(s, index)).cloned().unwrap_or_default();
+        let mut out = Set::default();
+        for arg in args {
+            let values = self.eval(CURRENT, arg, &None);
+            out.add(&values);
+        }
+        out.done()
+    }
+
+    fn attribute(&mut self, object: Value, name: &str) -> Values {
+        match object {
+            Value::Module(k) => self.module_attr(k, name),
+            Value::Class(m, c) => self.class_attr(m, c, name),
+            Value::Instance(m, c) => self.instance_attr(m, c, name),
+            Value::Super(m, c) => self.super_attr(m, c, name),
+            Value::External
+            | Value::Builtin(_)
+            | Value::Result(..)
+            | Value::Func(..)
+            | Value::Bound(..)
+            | Value::Seq(..)
+            | Value::Dict(..)
+            | Value::Const(..)
+            | Value::Gen(..) => one(Value::External),
+        }
+    }
+
+    /// `module.name`: its binding at the end of the module, else its submodule, else a
+    /// star import's.
+    fn module_attr(&mut self, k: Mod, name: &str) -> Values {
+        let binds = self
+            .model(k)
+            .is_some_and(|model| !model.scope(MODULE_SCOPE).bindings_of(name).is_empty());
+        if binds {
+            let values = self.name(k, MODULE_SCOPE, name, None, &None);
+            if !values.is_empty() {
+                return values;
+            }
+        }
+        if let Some(sub) = self.submodule(k, name) {
+            return one(Value::Module(sub));
+        }
+        let starred = self.star_lookup(k, name);
+        if !starred.is_empty() {
+            return starred;
+        }
+        if matches!(
+            name,
+            "__name__"
+                | "__file__"
+                | "__doc__"
+                | "__dict__"
+                | "__path__"
+                | "__spec__"
+                | "__loader__"
+                | "__package__"
+                | "__all__"
+                | "__builtins__"
+        ) {
+            return one(Value::External);
+        }
+        none()
+    }
+
+    fn submodule(&mut self, k: Mod, name: &str) -> Option<Mod> {
+        let package = self.modules[k as usize].package.clone()?;
+        match self.find_path(&package, name) {
+            Target::Module(sub) => Some(sub),
+            Target::External | Target::Missing => None,
+        }
+    }
+
+    /// The C3 linearization of a class (left-to-right depth-first when C3 fails), with
+    /// external bases as one `External` entry.
+    fn mro(&mut self, m: Mod, class: ScopeId) -> Rc<[Entry]> {
+        if let Some(mro) = self.mros.get(&(m, class)) {
+            return mro.clone();
+        }
+        if !self.mro_active.insert((m, class)) {
+            return Rc::from([Entry::Class(m, class)]);
+        }
+        let Some(model) = self.model(m) else {
+            return Rc::from([]);
+        };
+        let mut bases: Vec<Entry> = Vec::new();
+        for &base in &model.scope(class).bases {
+            let values = self.eval(m, base, &None);
+            if values.iter().all(|&v| external(v)) && provides_nothing(model, base) {
+                continue;
+            }
+            for value in values.iter() {
+                let entry = match *value {
+                    Value::Class(bm, bc) => Entry::Class(bm, bc),
+                    Value::External => Entry::External,
+                    _ => continue,
+                };
+                if !bases.contains(&entry) {
+                    bases.push(entry);
+                }
+            }
+        }
+        let mut sequences: Vec<Vec<Entry>> = Vec::new();
+        for base in &bases {
+            match *base {
+                Entry::Class(bm, bc) => sequences.push(self.mro(bm, bc).to_vec()),
+                Entry::External => sequences.push(vec![Entry::External]),
+            }
+        }
+        sequences.push(bases.clone());
+        let mut mro = vec![Entry::Class(m, class)];
+        match c3(sequences.clone()) {
+            Some(merged) => mro.extend(merged),
+            None => {
+                for entry in sequences.into_iter().flatten() {
+                    if !mro.contains(&entry) {
+                        mro.push(entry);
+                    }
+                }
+            }
+        }
+        self.mro_active.remove(&(m, class));
+        let mro: Rc<[Entry]> = Rc::from(mro);
+        self.mros.insert((m, class), mro.clone());
+        mro
+    }
+
+    /// The first class of the MRO that defines `name` in its body.
+    fn member(&mut self, m: Mod, class: ScopeId, name: &str) -> Member {
+        self.member_after(m, class, name, None)
+    }
+
+    fn member_after(
+        &mut self,
+        m: Mod,
+        class: ScopeId,
+        name: &str,
+        after: Option<(Mod, ScopeId)>,
+    ) -> Member {
+        let mro = self.mro(m, class);
+        let mut skipping = after.is_some();
+        for entry in mro.iter() {
+            match *entry {
+                Entry::Class(cm, cs) => {
+                    if skipping {
+                        skipping = after != Some((cm, cs));
+                        continue;
+                    }
+                    let defines = self
+                        .model(cm)
+                        .is_some_and(|model| !model.scope(cs).bindings_of(name).is_empty());
+                    if defines {
+                        return Member::Found(cm, cs);
+                    }
+                }
+                Entry::External => {
+                    if !skipping {
+                        return Member::External;
+                    }
+                }
+            }
+        }
+        if is_object_attribute(name) {
+            return Member::External;
+        }
+        Member::Missing
+    }
+
+    /// The values of member `name` of class `cs` (its bindings at the end of the body).
+    fn member_values(&mut self, cm: Mod, cs: ScopeId, name: &str) -> Values {
+        self.name(cm, cs, name, None, &None)
+    }
+
+    /// `Class.name`: functions stay unbound, class methods bind to the class.
+    fn class_attr(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        let mut out = Set::default();
+        match self.member(m, class, name) {
+            Member::Found(cm, cs) => {
+                let values = self.member_values(cm, cs, name);
+                for &value in values.iter() {
+                    match value {
+                        Value::Func(fm, fs) if self.flavor(fm, fs) == Flavor::ClassMethod => {
+                            out.add(&[Value::Bound(fm, fs)]);
+                        }
+                        other => out.add(&[other]),
+                    }
+                }
+            }
+            Member::External => out.add(&[Value::External]),
+            Member::Missing => {
+                let stored = self.stored_attrs(m, class, name);
+                out.add(&stored);
+            }
+        }
+        out.done()
+    }
+
+    /// `instance.name`: instance attributes (`self.name = …` in any class of the MRO, and
+    /// stores on instances in this file), then the class's member bound to the instance.
+    /// When neither has it, a subclass in this file that does (a base calling what its
+    /// subclasses provide).
+    fn instance_attr(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        let mut out = Set::default();
+        let stored = self.stored_attrs(m, class, name);
+        out.add(&stored);
+        match self.member(m, class, name) {
+            Member::Found(cm, cs) => {
+                let values = self.member_values(cm, cs, name);
+                let bound = self.bind_values(&values);
+                out.add(&bound);
+            }
+            Member::External => out.add(&[Value::External]),
+            Member::Missing => {
+                if out.0.is_empty() {
+                    let values = self.subclass_attr(m, class, name);
+                    out.add(&values);
+                }
+            }
+        }
+        out.done()
+    }
+
+    /// Member values as an instance sees them: methods bound, properties read.
+    fn bind_values(&mut self, values: &[Value]) -> Values {
+        let mut out = Set::default();
+        for &value in values {
+            match value {
+                Value::Func(fm, fs) => match self.flavor(fm, fs) {
+                    Flavor::Static => out.add(&[value]),
+                    Flavor::Property => {
+                        let result = self.invoke(fm, fs, 1, CURRENT, Rc::from([]), &None);
+                        out.add(&result);
+                    }
+                    Flavor::Plain | Flavor::ClassMethod => out.add(&[Value::Bound(fm, fs)]),
+                },
+                other => out.add(&[other]),
+            }
+        }
+        out.done()
+    }
+
+    /// Instance attributes of the classes of the MRO.
+    fn stored_attrs(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        let mro = self.mro(m, class);
+        let mut out = Set::default();
+        for entry in mro.iter() {
+            let Entry::Class(cm, cs) = *entry else {
+                continue;
+            };
+            if let Some(model) = self.model(cm) {
+                let stores: Vec<ExprId> = model
+                    .scope(cs)
+                    .self_stores
+                    .iter()
+                    .filter(|(n, _)| &**n == name)
+                    .map(|(_, e)| *e)
+                    .collect();
+                for e in stores {
+                    let values = self.eval(cm, e, &None);
+                    out.add(&values);
+                }
+            }
+            let stores: Vec<ExprId> = self
+                .attr_stores
+                .get(&(cm, cs))
+                .map(|stores| {
+                    stores
+                        .iter()
+                        .filter(|(n, _)| &**n == name)
+                        .map(|(_, e)| *e)
+                        .collect()
+                })
+                .unwrap_or_default();
+            for e in stores {
+                let values = self.eval(CURRENT, e, &None);
+                out.add(&values);
+            }
+        }
+        out.done()
+    }
+
+    /// Member or instance attribute `name` of the classes of this file that derive from
+    /// the class.
+    fn subclass_attr(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        let mut out = Set::default();
+        let count = self.facts.model.scopes.len();
+        for index in 0..count {
+            let s = index as ScopeId;
+            if self.facts.model.scope(s).kind != ScopeKind::Class || (m, class) == (CURRENT, s) {
+                continue;
+            }
+            let mro = self.mro(CURRENT, s);
+            if !mro.contains(&Entry::Class(m, class)) {
+                continue;
+            }
+            let stored = self.stored_attrs(CURRENT, s, name);
+            out.add(&stored);
+            if let Member::Found(cm, cs) = self.member(CURRENT, s, name) {
+                let values = self.member_values(cm, cs, name);
+                let bound = self.bind_values(&values);
+                out.add(&bound);
+            }
+        }
+        out.done()
+    }
+
+    /// `super().name` in a method of `class`: the MRO after it, bound.
+    fn super_attr(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        match self.member_after(m, class, name, Some((m, class))) {
+            Member::Found(cm, cs) => {
+                let values = self.member_values(cm, cs, name);
+                self.bind_values(&values)
+            }
+            Member::External => one(Value::External),
+            Member::Missing => none(),
+        }
+    }
+
+    /// What calling `func` with `args` (written in module `caller`) returns.
+    fn call_result(&mut self, func: Value, caller: Mod, args: Rc<[Arg]>, ctx: &Ctx) -> Values {
+        match func {
+            Value::Func(m, s) => self.invoke(m, s, 0, caller, args, ctx),
+            Value::Bound(m, s) => self.invoke(m, s, 1, caller, args, ctx),
+            Value::Class(m, c) => one(Value::Instance(m, c)),
+            Value::Instance(m, c) => {
+                let mut out = Set::default();
+                for (fm, fs, shift) in self.method_functions(m, c, "__call__") {
+                    let values = self.invoke(fm, fs, shift, caller, args.clone(), ctx);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Value::External | Value::Builtin(_) => one(Value::External),
+            _ => none(),
+        }
+    }
+
+    /// What call `call` (an `Expr::Call` of module `m`) to a builtin keel follows gives.
+    fn builtin_result(&mut self, builtin: Builtin, m: Mod, call: ExprId, ctx: &Ctx) -> Values {
+        let Some(Expr::Call { args, .. }) = self.model(m).map(|model| model.expr(call)) else {
+            return one(Value::External);
+        };
+        let positional: Vec<ExprId> = args
+            .iter()
+            .filter(|a| a.keyword.is_none() && !a.splat)
+            .map(|a| a.value)
+            .collect();
+        match builtin {
+            Builtin::Map | Builtin::Filter | Builtin::Sorted | Builtin::Elements => {
+                one(Value::Result(m, call, builtin))
+            }
+            Builtin::Next => {
+                let Some(&iterable) = positional.first() else {
+                    return one(Value::External);
+                };
+                let iterables = self.eval(m, iterable, ctx);
+                let mut out = Set::default();
+                for &iterable in iterables.iter() {
+                    let values = self.iterate(iterable);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Builtin::Getattr => {
+                let [object, name, rest @ ..] = positional.as_slice() else {
+                    return one(Value::External);
+                };
+                let names = self.keys(m, *name, ctx);
+                let objects = self.eval(m, *object, ctx);
+                let mut out = Set::default();
+                for key in &names {
+                    let Some(Key::Str(name)) = key else {
+                        return one(Value::External);
+                    };
+                    for &object in objects.iter() {
+                        let values = self.attribute(object, name);
+                        out.add(&values);
+                    }
+                }
+                if let Some(&default) = rest.first() {
+                    let values = self.eval(m, default, ctx);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Builtin::Type => {
+                let Some(&object) = positional.first().filter(|_| positional.len() == 1) else {
+                    return one(Value::External);
+                };
+                let objects = self.eval(m, object, ctx);
+                let mut out = Set::default();
+                for &object in objects.iter() {
+                    match object {
+                        Value::Instance(im, ic) => out.add(&[Value::Class(im, ic)]),
+                        _ => out.add(&[Value::External]),
+                    }
+                }
+                out.done()
+            }
+            Builtin::Same => match positional.first() {
+                Some(&inner) => self.eval(m, inner, ctx),
+                None => one(Value::External),
+            },
+        }
+    }
+
+    /// The elements a builtin's lazy result yields.
+    fn builtin_elements(&mut self, m: Mod, call: ExprId, builtin: Builtin) -> Values {
+        let Some(Expr::Call { args, .. }) = self.model(m).map(|model| model.expr(call)) else {
+            return none();
+        };
+        let positional: Vec<ExprId> = args
+            .iter()
+            .filter(|a| a.keyword.is_none() && !a.splat)
+            .map(|a| a.value)
+            .collect();
+        let mut out = Set::default();
+        match builtin {
+            Builtin::Map => {
+                for &callback in &positional {
+                    let callbacks = self.eval(m, callback, &None);
+                    for &callback in callbacks.iter() {
+                        if matches!(
+                            callback,
+                            Value::Func(..) | Value::Bound(..) | Value::Class(..)
+                        ) {
+                            let values = self.call_result(callback, m, Rc::from([]), &None);
+                            out.add(&values);
+                        }
+                    }
+                }
+            }
+            Builtin::Filter | Builtin::Sorted | Builtin::Elements => {
+                let index = usize::from(builtin == Builtin::Filter);
+                let Some(&iterable) = positional.get(index) else {
+                    return none();
+                };
+                let iterables = self.eval(m, iterable, &None);
+                for &iterable in iterables.iter() {
+                    let values = self.iterate(iterable);
+                    out.add(&values);
+                }
+            }
+            _ => {}
+        }
+        out.done()
+    }
+
+    /// The returns of function `s` of module `m` for one call.
+    fn invoke(
+        &mut self,
+        m: Mod,
+        s: ScopeId,
+        shift: u32,
+        caller: Mod,
+        args: Rc<[Arg]>,
+        ctx: &Ctx,
+    ) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        let scope = model.scope(s);
+        if !scope.is_callable() {
+            return none();
+        }
+        if !scope.yields.is_empty() {
+            return one(Value::Gen(m, s));
+        }
+        let depth = ctx.as_ref().map_or(0, |c| c.depth + 1);
+        let context: Ctx = (depth < MAX_CONTEXTS).then(|| {
+            self.next_context += 1;
+            Rc::new(Context {
+                id: self.next_context,
+                callee: (m, s),
+                caller,
+                args,
+                shift,
+                parent: ctx.clone(),
+                depth,
+            })
+        });
+        let mut out = Set::default();
+        for &ret in &scope.returns {
+            let values = self.eval(m, ret, &context);
+            out.add(&values);
+        }
+        out.done()
+    }
+
+    fn decorate(&mut self, m: Mod, decorator: ExprId, inner: ExprId, ctx: &Ctx) -> Values {
+        let decorators = self.eval(m, decorator, ctx);
+        let undecorated = self.eval(m, inner, ctx);
+        let args: Rc<[Arg]> = Rc::from([Arg {
+            keyword: None,
+            value: inner,
+            splat: false,
+        }]);
+        let mut out = Set::default();
+        for &decorator in decorators.iter() {
+            let result = match decorator {
+                Value::Func(..) | Value::Bound(..) | Value::Class(..) | Value::Instance(..) => {
+                    self.call_result(decorator, m, args.clone(), ctx)
+                }
+                _ => none(),
+            };
+            let callable: Vec<Value> = result
+                .iter()
+                .copied()
+                .filter(|v| {
+                    matches!(
+                        v,
+                        Value::Func(..) | Value::Bound(..) | Value::Class(..) | Value::Instance(..)
+                    )
+                })
+                .collect();
+            if callable.is_empty() {
+                // An external decorator (or one keel cannot follow) leaves the function.
+                out.add(&undecorated);
+            } else {
+                out.add(&callable);
+            }
+        }
+        if decorators.is_empty() {
+            out.add(&undecorated);
+        }
+        out.done()
+    }
+
+    fn keys(&mut self, m: Mod, index: ExprId, ctx: &Ctx) -> Vec<Option<Key>> {
+        let values = self.eval(m, index, ctx);
+        values
+            .iter()
+            .map(|value| match *value {
+                Value::Const(km, ke) => match self.model(km).map(|model| model.expr(ke)) {
+                    Some(Expr::Const(key)) => Some(key.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `object[key]` for the given keys (`None`: an index keel does not read; an empty
+    /// list: one whose value is unknown, which reads every element). `read`: where the
+    /// subscript is, in this file, for stores that replace an item before it.
+    fn item(
+        &mut self,
+        object: Value,
+        keys: Option<&[Option<Key>]>,
+        read: Option<(ScopeId, At)>,
+    ) -> Values {
+        // A container read while it is being read (`xs = [*xs, x]`) adds nothing.
+        if self.depth >= MAX_DEPTH || !self.reading.insert(object) {
+            return none();
+        }
+        self.depth += 1;
+        let values = self.item_inner(object, keys, read);
+        self.depth -= 1;
+        self.reading.remove(&object);
+        values
+    }
+
+    fn item_inner(
+        &mut self,
+        object: Value,
+        keys: Option<&[Option<Key>]>,
+        read: Option<(ScopeId, At)>,
+    ) -> Values {
+        let Some(keys) = keys else {
+            return match object {
+                Value::Class(..) => one(object),
+                value if external(value) || matches!(value, Value::Const(..)) => {
+                    one(Value::External)
+                }
+                _ => none(),
+            };
+        };
+        // Known keys only; an unknown one reads every element.
+        let wanted: Option<Vec<Key>> = if keys.is_empty() || keys.iter().any(Option::is_none) {
+            None
+        } else {
+            Some(keys.iter().flatten().cloned().collect())
+        };
+        match object {
+            Value::Seq(m, e, skip) => self.seq_item(m, e, skip, wanted.as_deref(), read),
+            Value::Dict(m, e) => self.dict_item(m, e, keys, wanted.as_deref(), read),
+            Value::Result(m, call, builtin) => self.builtin_elements(m, call, builtin),
+            // `Base[T]`: a generic class is the class.
+            Value::Class(..) => one(object),
+            Value::Instance(m, c) => self.invoke_method(m, c, "__getitem__"),
+            value if external(value) || matches!(value, Value::Const(..)) => one(Value::External),
+            _ => none(),
+        }
+    }
+
+    fn seq_item(
+        &mut self,
+        m: Mod,
+        e: ExprId,
+        skip: u32,
+        wanted: Option<&[Key]>,
+        read: Option<(ScopeId, At)>,
+    ) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        let container = Value::Seq(m, e, 0);
+        let mut out = Set::default();
+        match model.expr(e) {
+            Expr::Seq(items) => {
+                let starred = items
+                    .iter()
+                    .any(|&item| matches!(model.expr(item), Expr::Starred(_)));
+                let items: Vec<ExprId> = items.iter().skip(skip as usize).copied().collect();
+                match wanted {
+                    Some(wanted) if !starred => {
+                        for key in wanted {
+                            match key {
+                                Key::Int(i) => {
+                                    if self.replaced(container, key, read).is_some() {
+                                        continue;
+                                    }
+                                    let index = if *i < 0 {
+                                        i64::try_from(items.len()).unwrap_or(0) + i
+                                    } else {
+                                        *i
+                                    };
+                                    if let Some(&item) =
+                                        usize::try_from(index).ok().and_then(|i| items.get(i))
+                                    {
+                                        let values = self.eval(m, item, &None);
+                                        out.add(&values);
+                                    }
+                                }
+                                Key::Slice(start) => {
+                                    let start = u32::try_from(*start).unwrap_or(u32::MAX);
+                                    out.add(&[Value::Seq(m, e, skip.saturating_add(start))]);
+                                }
+                                Key::Str(_) => {}
+                            }
+                        }
+                    }
+                    _ => {
+                        for item in items {
+                            let values = self.eval(m, item, &None);
+                            let values = match model.expr(item) {
+                                Expr::Starred(_) => {
+                                    let mut inner = Set::default();
+                                    for &v in values.iter() {
+                                        let it = self.iterate(v);
+                                        inner.add(&it);
+                                    }
+                                    inner.done()
+                                }
+                                _ => values,
+                            };
+                            out.add(&values);
+                        }
+                    }
+                }
+            }
+            Expr::Comprehension { element } => {
+                let values = self.eval(m, *element, &None);
+                out.add(&values);
+            }
+            _ => {}
+        }
+        let stored = self.stored_items(container, wanted, read);
+        out.add(&stored);
+        out.done()
+    }
+
+    fn dict_item(
+        &mut self,
+        m: Mod,
+        e: ExprId,
+        keys: &[Option<Key>],
+        wanted: Option<&[Key]>,
+        read: Option<(ScopeId, At)>,
+    ) -> Values {
+        let Some(model) = self.model(m) else {
+            return none();
+        };
+        let Expr::Dict(entries) = model.expr(e) else {
+            return none();
+        };
+        let container = Value::Dict(m, e);
+        let live: Option<Vec<Key>> = wanted.map(|wanted| {
+            wanted
+                .iter()
+                .filter(|key| self.replaced(container, key, read).is_none())
+                .cloned()
+                .collect()
+        });
+        let mut out = Set::default();
+        for &(key, value) in entries.iter() {
+            match key {
+                Some(key) => {
+                    let matches = match &live {
+                        None => true,
+                        Some(live) => {
+                            let keys = self.keys(m, key, &None);
+                            keys.iter()
+                                .any(|k| k.as_ref().is_none_or(|k| live.contains(k)))
+                        }
+                    };
+                    if matches {
+                        let values = self.eval(m, value, &None);
+                        out.add(&values);
+                    }
+                }
+                None => {
+                    let spread = self.eval(m, value, &None);
+                    for &inner in spread.iter() {
+                        let values = self.item(inner, Some(keys), None);
+                        out.add(&values);
+                    }
+                }
+            }
+        }
+        let stored = self.stored_items(container, wanted, read);
+        out.add(&stored);
+        out.done()
+    }
+
+    /// The constant key a store writes, when it writes exactly one.
+    fn store_key(&mut self, store: &ItemStore) -> Option<Key> {
+        let keys = self.keys(CURRENT, store.key?, &None);
+        match keys.as_slice() {
+            [Some(key)] => Some(key.clone()),
+            _ => None,
+        }
+    }
+
+    /// The position of the last strong store of `key` into `container` that dominates a
+    /// read at `read` (same scope, earlier, in the read's block or one around it): the
+    /// container's own item and the stores before it are replaced.
+    fn replaced(
+        &mut self,
+        container: Value,
+        key: &Key,
+        read: Option<(ScopeId, At)>,
+    ) -> Option<u32> {
+        let (scope, at) = read?;
+        let stores = self.item_stores.get(&container)?.clone();
+        let mut last = None;
+        for store in &stores {
+            if !store.strong
+                || store.scope != scope
+                || store.at.pos >= at.pos
+                || !self.facts.model.encloses(store.at.block, at.block)
+            {
+                continue;
+            }
+            if self.store_key(store).as_ref() == Some(key) {
+                last = last.max(Some(store.at.pos));
+            }
+        }
+        last
+    }
+
+    /// Values this file stored into a container under one of `wanted` (all when `None`;
+    /// stores under keys keel does not read always count), less those a later strong
+    /// store replaced before `read`.
+    fn stored_items(
+        &mut self,
+        container: Value,
+        wanted: Option<&[Key]>,
+        read: Option<(ScopeId, At)>,
+    ) -> Values {
+        let stores = self
+            .item_stores
+            .get(&container)
+            .cloned()
+            .unwrap_or_default();
+        let cutoffs: Vec<(Key, Option<u32>)> = wanted
+            .unwrap_or_default()
+            .iter()
+            .map(|key| (key.clone(), self.replaced(container, key, read)))
+            .collect();
+        let mut out = Set::default();
+        for store in &stores {
+            let key = store.key.map(|key| self.keys(CURRENT, key, &None));
+            let matches = match (wanted, &key) {
+                (None, _) | (_, None) => true,
+                (Some(_), Some(keys)) => {
+                    keys.is_empty()
+                        || keys.iter().any(|k| match k {
+                            None => true,
+                            Some(k) => cutoffs.iter().any(|(wanted, cutoff)| {
+                                wanted == k
+                                    && cutoff.is_none_or(|cutoff| {
+                                        store.scope != read.map_or(u32::MAX, |r| r.0)
+                                            || store.at.pos >= cutoff
+                                    })
+                            }),
+                        })
+                }
+            };
+            if matches {
+                let values = self.eval(CURRENT, store.value, &None);
+                out.add(&values);
+            }
+        }
+        out.done()
+    }
+
+    /// The elements iterating `iterable` gives.
+    fn iterate(&mut self, iterable: Value) -> Values {
+        if self.depth >= MAX_DEPTH {
+            return none();
+        }
+        self.depth += 1;
+        let values = self.iterate_inner(iterable);
+        self.depth -= 1;
+        values
+    }
+
+    fn iterate_inner(&mut self, iterable: Value) -> Values {
+        match iterable {
+            Value::Seq(..) | Value::Result(..) => self.item(iterable, Some(&[]), None),
+            Value::Gen(m, s) => {
+                let Some(model) = self.model(m) else {
+                    return none();
+                };
+                let mut out = Set::default();
+                for &y in &model.scope(s).yields {
+                    let values = self.eval(m, y, &None);
+                    out.add(&values);
+                }
+                out.done()
+            }
+            Value::Instance(m, c) => {
+                let iterators = self.invoke_method(m, c, "__iter__");
+                let mut out = Set::default();
+                for &iterator in iterators.iter() {
+                    match iterator {
+                        Value::Instance(im, ic) => {
+                            let values = self.invoke_method(im, ic, "__next__");
+                            out.add(&values);
+                        }
+                        Value::Gen(..) => {
+                            let values = self.iterate(iterator);
+                            out.add(&values);
+                        }
+                        _ => {}
+                    }
+                }
+                out.done()
+            }
+            Value::Dict(..) | Value::Const(..) => one(Value::External),
+            value if external(value) => one(Value::External),
+            _ => none(),
+        }
+    }
+
+    // --- modules ---
+
+    /// The module `module` (with `level` leading dots) imported from module `m`.
+    fn import(&mut self, m: Mod, level: u32, module: &str) -> Target {
+        let from = self.modules[m as usize].key.clone();
+        if level > 0 {
+            let mut dir = parent_dir(&from);
+            for _ in 1..level {
+                match dir.as_deref() {
+                    Some("") | None => return Target::Missing,
+                    Some(d) => dir = parent_dir(d.trim_end_matches('/')),
+                }
+            }
+            let Some(dir) = dir else {
+                return Target::Missing;
+            };
+            return match self.find_path(&dir, module) {
+                Target::Module(k) => Target::Module(k),
+                Target::External | Target::Missing => Target::Missing,
+            };
+        }
+        for root in self.roots(&from).iter() {
+            if let Target::Module(k) = self.find_path(root, module) {
+                return Target::Module(k);
+            }
+        }
+        Target::External
+    }
+
+    /// Where absolute imports of a file are looked for, in order: its script root (the
+    /// nearest folder holding it that is not a package: Python's `sys.path[0]` for a
+    /// script, pytest's rootdir insertion for a test), the repository root, and `src/`.
+    fn roots(&mut self, from: &str) -> Rc<[String]> {
+        let dir = parent_dir(from).unwrap_or_default();
+        if let Some(roots) = self.roots.get(&dir) {
+            return roots.clone();
+        }
+        let mut script = dir.clone();
+        while !script.is_empty() && self.has_file(&format!("{script}__init__.py")) {
+            script = parent_dir(script.trim_end_matches('/')).unwrap_or_default();
+        }
+        let mut roots = vec![script];
+        for root in ["", "src/"] {
+            if !roots.iter().any(|r| r == root) {
+                roots.push(root.to_owned());
+            }
+        }
+        let roots: Rc<[String]> = Rc::from(roots);
+        self.roots.insert(dir, roots.clone());
+        roots
+    }
+
+    /// Module `dotted` under folder `base`, looked for as Python's path finder does: the
+    /// regular package `base/a/b/__init__.py`, then the module `base/a/b.py`, then the
+    /// namespace package `base/a/b/`.
+    fn find_path(&mut self, base: &str, dotted: &str) -> Target {
+        let relative = dotted.replace('.', "/");
+        let stem = if relative.is_empty() {
+            base.trim_end_matches('/').to_owned()
+        } else {
+            format!("{base}{relative}")
+        };
+        let package = if stem.is_empty() {
+            String::new()
+        } else {
+            format!("{stem}/")
+        };
+        let mut candidates = vec![
+            format!("{package}__init__.py"),
+            format!("{package}__init__.pyi"),
+        ];
+        if !relative.is_empty() {
+            candidates.extend([format!("{stem}.py"), format!("{stem}.pyi")]);
+        }
+        for candidate in candidates {
+            if self.has_file(&candidate) {
+                return Target::Module(self.module(&candidate));
+            }
+        }
+        if !package.is_empty() && self.has_prefix(&package) {
+            return Target::Module(self.module(&package));
+        }
+        Target::Missing
+    }
+
+    fn has_file(&self, path: &str) -> bool {
+        self.files
+            .binary_search_by(|(known, _)| known.as_str().cmp(path))
+            .is_ok()
+    }
+
+    fn has_prefix(&self, prefix: &str) -> bool {
+        let at = self
+            .files
+            .partition_point(|(known, _)| known.as_str() < prefix);
+        self.files
+            .get(at)
+            .is_some_and(|(known, _)| known.starts_with(prefix))
+    }
+
+    /// The module with key `key` (a file of the tree or a namespace folder).
+    fn module(&mut self, key: &str) -> Mod {
+        if let Some(&m) = self.by_key.get(key) {
+            return m;
+        }
+        let model = if key.ends_with('/') {
+            None
+        } else {
+            self.files
+                .binary_search_by(|(known, _)| known.as_str().cmp(key))
+                .ok()
+                .map(|at| self.files[at].1.model())
+        };
+        let package = if key.ends_with('/') {
+            Some(key.to_owned())
+        } else {
+            package_dir(key)
+        };
+        let m = self.modules.len() as Mod;
+        self.modules.push(Module {
+            key: key.to_owned(),
+            model,
+            package,
+        });
+        self.by_key.insert(key.to_owned(), m);
+        m
+    }
+}
+
+/// The attributes every class has from `object` (and `type`).
+fn is_object_attribute(name: &str) -> bool {
+    matches!(
+        name,
+        "__class__"
+            | "__delattr__"
+            | "__dict__"
+            | "__dir__"
+            | "__doc__"
+            | "__eq__"
+            | "__format__"
+            | "__ge__"
+            | "__getattribute__"
+            | "__getstate__"
+            | "__gt__"
+            | "__hash__"
+            | "__init__"
+            | "__init_subclass__"
+            | "__le__"
+            | "__lt__"
+            | "__module__"
+            | "__mro__"
+            | "__name__"
+            | "__ne__"
+            | "__new__"
+            | "__qualname__"
+            | "__reduce__"
+            | "__reduce_ex__"
+            | "__repr__"
+            | "__setattr__"
+            | "__sizeof__"
+            | "__str__"
+            | "__subclasses__"
+            | "__subclasshook__"
+            | "__weakref__"
+            | "mro"
+    )
+}
+
+/// Whether a name (or dotted name) is bound only by imports (or not at all: a builtin).
+fn imported_name(model: &Model, expr: ExprId) -> bool {
+    match model.expr(expr) {
+        Expr::Name { scope, name, .. } => model.reaching(*scope, name, None).iter().all(|&value| {
+            matches!(
+                model.expr(value),
+                Expr::Module { .. } | Expr::ImportFrom { .. }
+            )
+        }),
+        Expr::Attr { object, .. } => imported_name(model, *object),
+        _ => false,
+    }
+}
+
+/// Whether an annotation's name is bound to a type variable (`T = TypeVar("T")`).
+fn type_variable(model: &Model, class: ExprId) -> bool {
+    let Expr::Name { scope, name, .. } = model.expr(class) else {
+        return false;
+    };
+    model.reaching(*scope, name, None).iter().any(|&value| {
+        let Expr::Call { func, .. } = model.expr(value) else {
+            return false;
+        };
+        matches!(
+            model.expr(*func),
+            Expr::Name { name, .. } | Expr::Attr { name, .. }
+                if matches!(&**name, "TypeVar" | "ParamSpec" | "TypeVarTuple")
+        )
+    })
+}
+
+/// Whether a base class from outside the tree is one that gives its subclasses no
+/// attributes of its own (`object`, `typing.Generic[T]`, `Protocol`, `abc.ABC`): keel
+/// leaves it out of the MRO, so an attribute the tree does not define stays unresolved
+/// rather than external.
+fn provides_nothing(model: &Model, base: ExprId) -> bool {
+    let mut expr = base;
+    loop {
+        match model.expr(expr) {
+            Expr::Subscript { object, .. } => expr = *object,
+            Expr::Name { name, .. } | Expr::Attr { name, .. } => {
+                return matches!(&**name, "object" | "Generic" | "Protocol" | "ABC");
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// The node id of a scope of the file at `path`: the scope's own when it is a node, the
+/// module's otherwise (owners are nodes or the module by construction).
+fn node_id(path: &str, scope: &super::facts::Scope) -> NodeId {
+    if scope.node {
+        NodeId::new(path, &scope.name)
+    } else {
+        NodeId::module(path)
+    }
+}
+
+/// The folder of a path, with a trailing `/` (`""` at the root); `None` for `""`.
+fn parent_dir(path: &str) -> Option<String> {
+    if path.is_empty() {
+        return None;
+    }
+    Some(match path.rsplit_once('/') {
+        Some((dir, _)) => format!("{dir}/"),
+        None => String::new(),
+    })
+}
+
+/// The folder holding a package's submodules, for an `__init__` file.
+fn package_dir(path: &str) -> Option<String> {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    matches!(file, "__init__.py" | "__init__.pyi").then(|| parent_dir(path).unwrap_or_default())
+}
+
+/// Which parameter each argument binds: (parameter index, argument value). `shift`
+/// parameters are taken before the first positional argument (`self`).
+fn match_args(params: &[super::facts::Param], args: &[Arg], shift: u32) -> Vec<(u32, ExprId)> {
+    let positional: Vec<u32> = params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.kind == ParamKind::Positional)
+        .map(|(i, _)| i as u32)
+        .collect();
+    let mut next = shift as usize;
+    let mut out = Vec::new();
+    for arg in args {
+        if arg.splat {
+            // `*xs` fills the rest of the positional parameters in an unknown way.
+            next = usize::MAX;
+            continue;
+        }
+        match &arg.keyword {
+            Some(keyword) => {
+                if let Some(i) = params.iter().position(|p| {
+                    *p.name == **keyword
+                        && matches!(p.kind, ParamKind::Positional | ParamKind::KeywordOnly)
+                }) {
+                    out.push((i as u32, arg.value));
+                }
+            }
+            None => {
+                if let Some(&i) = positional.get(next) {
+                    out.push((i, arg.value));
+                }
+                next = next.saturating_add(1);
+            }
+        }
+    }
+    out
+}
+
+/// The C3 merge of `sequences`, or `None` when they admit no linearization.
+fn c3(mut sequences: Vec<Vec<Entry>>) -> Option<Vec<Entry>> {
+    let mut out = Vec::new();
+    loop {
+        sequences.retain(|s| !s.is_empty());
+        if sequences.is_empty() {
+            return Some(out);
+        }
+        let head = sequences
+            .iter()
+            .map(|s| s[0])
+            .find(|candidate| sequences.iter().all(|s| !s[1..].contains(candidate)))?;
+        out.push(head);
+        for sequence in &mut sequences {
+            if sequence[0] == head {
+                sequence.remove(0);
+            }
+        }
+    }
+}
