@@ -73,6 +73,14 @@ impl KeelDatabase {
     /// Opens the repository holding `path` and reads HEAD into the inputs. (`keel.toml`
     /// is not read here: lint reads it from the judged commit's tree, as it reads specs.)
     pub fn open(path: &Path) -> Result<Self, EngineError> {
+        let mut db = Self::open_objects(path)?;
+        db.apply_changes(&[crate::ChangeEvent::Rescan])?;
+        Ok(db)
+    }
+
+    /// Opens the repository holding `path` for reading trees and blobs only: no tip and
+    /// no history is read (`keel callgraph`, `keel impact` judge one tree, not a history).
+    pub fn open_objects(path: &Path) -> Result<Self, EngineError> {
         if !path.exists() {
             return Err(EngineError::NoSuchPath {
                 path: path.to_owned(),
@@ -86,7 +94,6 @@ impl KeelDatabase {
             Some(repo.git_dir().to_owned()),
         );
         db.work_dir = repo.workdir().map(Path::to_owned);
-        db.apply_changes(&[crate::ChangeEvent::Rescan])?;
         Ok(db)
     }
 

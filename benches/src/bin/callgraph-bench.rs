@@ -1,4 +1,4 @@
-//! `callgraph-bench REPO [--under DIR] [--runs N] [--pycg]`: keel's call graph of a real
+//! `callgraph-bench REPO [--under DIR] [--runs N] [--threads N] [--pycg]`: keel's call graph of a real
 //! repository's sources, cold and after a one-file edit, in milliseconds per 1,000 lines —
 //! beside PyCG's time on the same Python files when `--pycg` is given (PyCG is installed
 //! by the caller with `pip install pycg`; it is never a dependency of keel).
@@ -12,7 +12,9 @@
 //! note, never in a test.
 
 use keel_engine::{Db as _, KeelDatabase};
-use keel_queries::callgraph::{CallGraph, call_graph, is_graph_input, source_tree};
+use keel_queries::callgraph::{
+    CallGraph, call_graph, call_graph_on_threads, is_graph_input, source_tree,
+};
 use salsa::Setter as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,6 +24,7 @@ struct Options {
     repo: PathBuf,
     under: String,
     runs: usize,
+    threads: usize,
     pycg: bool,
 }
 
@@ -36,12 +39,13 @@ fn main() -> ExitCode {
 }
 
 fn options() -> Result<Options, String> {
-    let usage = "usage: callgraph-bench REPO [--under DIR] [--runs N] [--pycg]";
+    let usage = "usage: callgraph-bench REPO [--under DIR] [--runs N] [--threads N] [--pycg]";
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         repo: PathBuf::new(),
         under: String::new(),
         runs: 5,
+        threads: std::thread::available_parallelism().map_or(1, usize::from),
         pycg: false,
     };
     while let Some(arg) = args.next() {
@@ -49,6 +53,13 @@ fn options() -> Result<Options, String> {
             "--under" => options.under = args.next().ok_or(usage)?,
             "--runs" => {
                 options.runs = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or(usage)?;
+            }
+            "--threads" => {
+                options.threads = args
                     .next()
                     .and_then(|n| n.parse().ok())
                     .filter(|&n| n > 0)
@@ -72,7 +83,7 @@ fn shape(graph: &CallGraph) -> (usize, usize, usize) {
 
 fn run(options: &Options) -> Result<(), String> {
     let wanted = |path: &str| is_graph_input(path) && path.starts_with(&options.under);
-    let probe = KeelDatabase::open(&options.repo).map_err(|e| e.to_string())?;
+    let probe = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     let files = probe.worktree_files(wanted).map_err(|e| e.to_string())?;
     let mut lines = 0usize;
     let mut largest: Option<(String, Vec<u8>)> = None;
@@ -96,11 +107,11 @@ fn run(options: &Options) -> Result<(), String> {
     let mut warm = Vec::new();
     let mut answer = (0, 0, 0);
     for _ in 0..options.runs {
-        let mut db = KeelDatabase::open(&options.repo).map_err(|e| e.to_string())?;
+        let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
         let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
         let started = Instant::now();
         let tree = source_tree(&db, &files);
-        answer = shape(call_graph(&db, tree));
+        answer = shape(call_graph_on_threads(&db, tree, options.threads));
         cold.push(started.elapsed());
         let mut next = files.clone();
         let blob = db.objects().insert_blob(&edited);
@@ -111,9 +122,9 @@ fn run(options: &Options) -> Result<(), String> {
         }
         let started = Instant::now();
         tree.set_files(&mut db).to(next.clone());
-        let edited_answer = shape(call_graph(&db, tree));
+        let edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
         warm.push(started.elapsed());
-        let fresh = KeelDatabase::open(&options.repo).map_err(|e| e.to_string())?;
+        let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
         fresh.objects().insert_blob(&edited);
         let fresh_answer = shape(call_graph(&fresh, source_tree(&fresh, &next)));
         if fresh_answer != edited_answer {

@@ -7,7 +7,9 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::{KeelDatabase, Oid};
-use keel_queries::callgraph::{CallGraph, call_graph, callgraph_json, is_graph_input, source_tree};
+use keel_queries::callgraph::{
+    CallGraph, call_graph_on_threads, callgraph_json, is_graph_input, source_tree,
+};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -28,10 +30,11 @@ pub(crate) struct CallgraphArgs {
 }
 
 pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandError> {
-    let db = KeelDatabase::open(&args.repo)?;
+    let db = KeelDatabase::open_objects(&args.repo)?;
     let files = graph_files(&db, args.rev.as_deref())?;
     let tree = source_tree(&db, &files);
-    let graph = call_graph(&db, tree);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let graph = call_graph_on_threads(&db, tree, threads);
     let text = match args.format {
         Format::Json => {
             let mut text = callgraph_json(graph).to_text();

@@ -12,7 +12,7 @@ use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
-use keel_queries::callgraph::{is_graph_input, source_tree};
+use keel_queries::callgraph::{call_graph_on_threads, is_graph_input, source_tree};
 use keel_queries::impact::options::Limits;
 use keel_queries::impact::patch;
 use keel_queries::impact::{
@@ -143,7 +143,7 @@ fn impact_defaults(db: &KeelDatabase, rev: Option<&str>) -> Result<Limits, Comma
 
 pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {
     let words = read_words(&args.words)?;
-    let db = KeelDatabase::open(&words.repo)?;
+    let db = KeelDatabase::open_objects(&words.repo)?;
     let limits = Limits::parse(
         impact_defaults(&db, words.rev.as_deref())?,
         &words.limit_words,
@@ -161,6 +161,10 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
     let base = source_tree(&db, &base_files);
     let candidate_tree = source_tree(&db, &candidate_files);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    for tree in [base, candidate_tree] {
+        call_graph_on_threads(&db, tree, threads);
+    }
     let (operations, changes) = operations_and_changes(&db, base, candidate_tree, &files);
     let (closure, unresolved) = closure_over(&db, base, candidate_tree, &changes);
     let revision = |files: &[(String, Oid)]| {

@@ -170,7 +170,11 @@ fn a_source_changed_between_read_and_recheck_is_i207_and_no_report() {
     let touched_run = crate::support::Run::from(output);
     assert_eq!(touched_run.code, 1, "{}", touched_run.render(None));
     assert!(touched_run.stdout.is_empty(), "{}", touched_run.stdout);
-    assert!(touched_run.stderr.contains("KEEL-I207"), "{}", touched_run.stderr);
+    assert!(
+        touched_run.stderr.contains("KEEL-I207"),
+        "{}",
+        touched_run.stderr
+    );
     // The control: without an edit in between, the same run (on the edited tree) reports.
     let quiet = run(repo.path(), &["impact", "change.diff"]);
     assert_eq!(quiet.code, 0, "{}", quiet.render(None));

@@ -262,6 +262,56 @@ pub fn call_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> CallGraph {
     graph
 }
 
+/// [`call_graph`] built on `threads` database clones: first every file's own work
+/// (parsing, facts, interface) is shared out, then every file's resolution, and the graph
+/// is assembled from the warm memos. The answer does not depend on `threads`.
+pub fn call_graph_on_threads<'db, D: Db + Clone + Send>(
+    db: &'db D,
+    tree: SourceTree<'db>,
+    threads: usize,
+) -> &'db CallGraph {
+    if threads > 1 {
+        let paths: Vec<String> = tree.source_paths(db).map(str::to_owned).collect();
+        for phase in [warm_file, resolved_file] {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            std::thread::scope(|spawner| {
+                for _ in 0..threads {
+                    let clone = db.clone();
+                    let (next, paths) = (&next, &paths);
+                    spawner.spawn(move || {
+                        loop {
+                            let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(path) = paths.get(taken) else {
+                                return;
+                            };
+                            phase(&clone, tree, path);
+                        }
+                    });
+                }
+            });
+        }
+    }
+    call_graph(db, tree)
+}
+
+/// The work on one file that reads no other file.
+fn warm_file(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
+    match Language::for_path(path) {
+        Some(Language::Python) => python::warm(db, tree, path),
+        Some(_) => {
+            if let Some(image) = tree.image(db, path) {
+                let _ = crate::images::image_units(db, image);
+            }
+        }
+        None => {}
+    }
+}
+
+/// One file's graph (its resolution reads the others' warm answers).
+fn resolved_file(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
+    let _ = file_graph(db, tree, path.to_owned());
+}
+
 /// For every callee, its callers (sorted, each once): the reverse adjacency the impact
 /// closure walks.
 #[salsa::tracked(returns(ref))]

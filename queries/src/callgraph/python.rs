@@ -77,6 +77,14 @@ use keel_engine::Db;
 use resolve::Resolved;
 
 /// The graph of the Python file at `path` in `tree`.
+/// The per-image part of a Python file's graph (parse, facts, interface), which needs no
+/// other file: what threads share out before the graph is assembled.
+pub(super) fn warm(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
+    if let Some(image) = tree.image(db, path) {
+        let _ = python_interface(db, image);
+    }
+}
+
 pub(super) fn file_graph(db: &dyn Db, tree: SourceTree<'_>, path: &str) -> FileGraph {
     let Some(image) = tree.image(db, path) else {
         return FileGraph::default();
@@ -109,7 +117,7 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
         left_out: left_out.iter().map(String::as_str).collect(),
     };
     match image_bytes(db, image) {
-        Ok(bytes) => facts::read(&bytes, &standing),
+        Ok(bytes) => facts::read(image.path(db), &bytes, &standing),
         Err(_) => Facts {
             partial: true,
             ..Facts::default()

@@ -20,7 +20,7 @@ mod syntax;
 mod typescript;
 
 pub use reuse::{
-    EditScript, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, extract_reusing,
+    EditScript, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, cached_tree, extract_reusing,
     thread_parse_counts,
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};

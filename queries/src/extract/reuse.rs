@@ -414,6 +414,27 @@ pub fn extract_reusing(
         .unwrap_or_else(|| super::extract_as(language, content))
 }
 
+/// The tree this thread's cache holds for exactly `content` of `lineage` (the parse
+/// [`extract_reusing`] just did of that image, when it parsed rather than spliced), so a
+/// second reader of the same image — the call graph's facts — skips a parse. `None` when
+/// the cache has no such tree; the caller then parses.
+pub fn cached_tree(language: Language, lineage: &str, content: &[u8]) -> Option<Tree> {
+    THREAD_CACHE
+        .try_with(|cache| {
+            let cache = cache.try_borrow().ok()?;
+            cache
+                .hints
+                .iter()
+                .filter(|hint| hint.language == language && hint.lineage == lineage)
+                .find_map(|hint| {
+                    let (source, tree) = hint.tree.as_ref()?;
+                    (source.as_ref() == content).then(|| tree.clone())
+                })
+        })
+        .ok()
+        .flatten()
+}
+
 /// The parses this thread's [`extract_reusing`] cache has done.
 pub fn thread_parse_counts() -> ParseCounts {
     THREAD_CACHE

@@ -387,15 +387,19 @@ pub(crate) struct Standing<'a> {
     pub(crate) left_out: HashSet<&'a str>,
 }
 
-/// The facts of `content`.
-pub(crate) fn read(content: &[u8], standing: &Standing<'_>) -> Facts {
+/// The facts of `content`, the image at `path` (whose tree the extractor may have just
+/// parsed on this thread: reused then, see [`crate::extract::cached_tree`]).
+pub(crate) fn read(path: &str, content: &[u8], standing: &Standing<'_>) -> Facts {
     let Ok(source) = Language::Python.text(content) else {
         return Facts {
             partial: true,
             ..Facts::default()
         };
     };
-    let Some(tree) = parse(&source) else {
+    let cached = (source.as_bytes() == content)
+        .then(|| crate::extract::cached_tree(Language::Python, path, content))
+        .flatten();
+    let Some(tree) = cached.or_else(|| parse(&source)) else {
         return Facts {
             partial: true,
             ..Facts::default()
