@@ -179,3 +179,61 @@ fn a_source_changed_between_read_and_recheck_is_i207_and_no_report() {
     let quiet = run(repo.path(), &["impact", "change.diff"]);
     assert_eq!(quiet.code, 0, "{}", quiet.render(None));
 }
+
+/// `a.f` ← `a.g` ← `b.h` (through `from a import g`), and `b.<module>` calls `h`.
+const A_PY: &str = "def f():\n    return 1\n\n\ndef g():\n    return f()\n";
+const B_PY: &str = "from a import g\n\n\ndef h():\n    return g()\n\n\nh()\n";
+const PATCH_A_F: &str = "\
+--- a/a.py
++++ b/a.py
+@@ -2 +2 @@ def f():
+-    return 1
++    return 2
+";
+
+#[test]
+fn a_known_transitive_caller_appears_at_its_depth() {
+    let repo = repo_with(&[
+        ("a.py", A_PY.as_bytes()),
+        ("b.py", B_PY.as_bytes()),
+        ("change.diff", PATCH_A_F.as_bytes()),
+    ]);
+    let run = run(repo.path(), &["impact", "change.diff", "--depth", "3"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    let report = run.json();
+    let affected: Vec<(String, u64)> = report["affected_functions"]
+        .as_array()
+        .map(|nodes| {
+            nodes
+                .iter()
+                .map(|n| {
+                    (
+                        n["id"].as_str().unwrap_or_default().to_owned(),
+                        n["depth"].as_u64().unwrap_or(u64::MAX),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let expected = [
+        ("a.py#f", 0),
+        ("a.py#g", 1),
+        ("b.py#h", 2),
+        ("b.py#<module>", 3),
+    ];
+    let expected: Vec<(String, u64)> = expected
+        .iter()
+        .map(|(id, depth)| ((*id).to_owned(), *depth))
+        .collect();
+    assert_eq!(affected, expected, "{}", run.stdout);
+    let depth_one = crate::support::run(repo.path(), &["impact", "change.diff"]).json();
+    assert_eq!(depth_one["frontier"][0]["id"], "b.py#h");
+    assert_eq!(depth_one["truncation"]["deferred_known_nodes"], 1);
+    crate::support::snapshot_settings().bind(|| {
+        insta::assert_snapshot!("cli_impact_python_depth3", run.render(Some(repo.path())));
+    });
+    let graph = crate::support::run(repo.path(), &["callgraph", "--format", "json"]);
+    crate::support::snapshot_settings().bind(|| {
+        insta::assert_snapshot!("cli_callgraph_python_json", graph.render(Some(repo.path())));
+    });
+}
