@@ -414,25 +414,46 @@ pub fn extract_reusing(
         .unwrap_or_else(|| super::extract_as(language, content))
 }
 
-/// The tree this thread's cache holds for exactly `content` of `lineage` (the parse
-/// [`extract_reusing`] just did of that image, when it parsed rather than spliced), so a
-/// second reader of the same image — the call graph's facts — skips a parse. `None` when
-/// the cache has no such tree; the caller then parses.
-pub fn cached_tree(language: Language, lineage: &str, content: &[u8]) -> Option<Tree> {
+/// An error-free tree of `content` (a version of `lineage`) for a second reader of the
+/// same image — the call graph's facts: the tree this thread's cache holds for exactly
+/// these bytes (the parse [`extract_reusing`] just did), else the cache's last tree of the
+/// lineage reparsed incrementally (kept as the lineage's tree when error-free). `None`
+/// when the cache has neither or the reparse has an error; the caller then parses.
+pub fn cached_tree(language: Language, lineage: &str, content: &Arc<[u8]>) -> Option<Tree> {
     THREAD_CACHE
         .try_with(|cache| {
-            let cache = cache.try_borrow().ok()?;
-            cache
-                .hints
-                .iter()
-                .filter(|hint| hint.language == language && hint.lineage == lineage)
-                .find_map(|hint| {
-                    let (source, tree) = hint.tree.as_ref()?;
-                    (source.as_ref() == content).then(|| tree.clone())
-                })
+            let mut cache = cache.try_borrow_mut().ok()?;
+            cache.tree_of(language, lineage, content)
         })
         .ok()
         .flatten()
+}
+
+impl ParseCache {
+    /// See [`cached_tree`].
+    fn tree_of(&mut self, language: Language, lineage: &str, content: &Arc<[u8]>) -> Option<Tree> {
+        let index = self
+            .hints
+            .iter()
+            .position(|hint| hint.language == language && hint.lineage == lineage)?;
+        let (old, tree) = self.hints[index].tree.as_ref()?;
+        if old.as_ref() == content.as_ref() {
+            return Some(tree.clone());
+        }
+        let mut edited = tree.clone();
+        for edit in edits(old, content, self.script) {
+            edited.edit(&edit);
+        }
+        let (_, grammar_name) = language.grammar();
+        let parser = parser_in(&mut self.parsers, language).ok()?;
+        let tree = syntax::run(parser, content, Some(&edited), grammar_name).ok()?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        self.counts.incremental += 1;
+        self.hints[index].tree = Some((Arc::clone(content), tree.clone()));
+        Some(tree)
+    }
 }
 
 /// The parses this thread's [`extract_reusing`] cache has done.

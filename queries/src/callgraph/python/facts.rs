@@ -389,14 +389,14 @@ pub(crate) struct Standing<'a> {
 
 /// The facts of `content`, the image at `path` (whose tree the extractor may have just
 /// parsed on this thread: reused then, see [`crate::extract::cached_tree`]).
-pub(crate) fn read(path: &str, content: &[u8], standing: &Standing<'_>) -> Facts {
+pub(crate) fn read(path: &str, content: &std::sync::Arc<[u8]>, standing: &Standing<'_>) -> Facts {
     let Ok(source) = Language::Python.text(content) else {
         return Facts {
             partial: true,
             ..Facts::default()
         };
     };
-    let cached = (source.as_bytes() == content)
+    let cached = (source.as_bytes() == content.as_ref())
         .then(|| crate::extract::cached_tree(Language::Python, path, content))
         .flatten();
     let Some(tree) = cached.or_else(|| parse(&source)) else {
