@@ -47,14 +47,15 @@ impl NodeId {
         &self.0
     }
 
-    /// The file part (before the last `#`).
+    /// The file part (before the first `#`: a qualified name may hold one, as TS
+    /// `Class.#private` does).
     pub fn path(&self) -> &str {
-        self.0.rsplit_once('#').map_or(&self.0, |(path, _)| path)
+        self.0.split_once('#').map_or(&self.0, |(path, _)| path)
     }
 
-    /// The qualified name (after the last `#`).
+    /// The qualified name (after the first `#`).
     pub fn qualified(&self) -> &str {
-        self.0.rsplit_once('#').map_or("", |(_, name)| name)
+        self.0.split_once('#').map_or("", |(_, name)| name)
     }
 
     /// The last segment of the qualified name (`m` of `C.m`; the whole name otherwise).
@@ -377,7 +378,8 @@ fn line_count(bytes: &[u8]) -> u32 {
 }
 
 /// The innermost node of `nodes` (one file's) whose lines hold `line`: the caller of a
-/// site at that line. The module node when no other holds it.
+/// site at that line. The module node when no other holds it; on equal spans the later
+/// start wins, then a unit over the module node.
 pub fn innermost(nodes: &[CallNode], line: u32) -> Option<&CallNode> {
     nodes
         .iter()
@@ -386,16 +388,16 @@ pub fn innermost(nodes: &[CallNode], line: u32) -> Option<&CallNode> {
             (
                 node.end_line - node.start_line,
                 std::cmp::Reverse(node.start_line),
+                node.kind == NodeKind::Module,
             )
         })
 }
 
 /// Whether a file of a tree is read to build its graph: a source file of a language keel
-/// reads, or a `tsconfig.json` (module paths).
+/// reads, or a `tsconfig*.json` (module paths; a config may extend another).
 pub fn is_graph_input(path: &str) -> bool {
-    Language::for_path(path).is_some()
-        || path == "tsconfig.json"
-        || path.ends_with("/tsconfig.json")
+    let name = path.rsplit('/').next().unwrap_or(path);
+    Language::for_path(path).is_some() || (name.starts_with("tsconfig") && name.ends_with(".json"))
 }
 
 /// The graph's source tree from a list of files (any order; other files are left out).
@@ -457,3 +459,56 @@ pub fn callgraph_json(graph: &CallGraph) -> crate::json::Json {
 
 /// The call graph document's schema name.
 pub const CALLGRAPH_SCHEMA: &str = "keel.callgraph.v1";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(qualified: &str, kind: NodeKind, start_line: u32, end_line: u32) -> CallNode {
+        CallNode {
+            id: NodeId::new("src/a.ts", qualified),
+            kind,
+            start_line,
+            end_line,
+        }
+    }
+
+    #[test]
+    fn ids_split_at_the_first_hash() {
+        let id = NodeId::new("src/a.ts", "Svc.#p");
+        assert_eq!(
+            (id.path(), id.qualified(), id.last_name()),
+            ("src/a.ts", "Svc.#p", "#p")
+        );
+        assert_eq!(NodeId::module("a.py").qualified(), MODULE);
+    }
+
+    #[test]
+    fn the_innermost_node_holds_the_line_and_a_unit_beats_the_module_on_a_tie() {
+        let nodes = [
+            node(MODULE, NodeKind::Module, 1, 9),
+            node("whole", NodeKind::Function, 1, 9),
+            node("C", NodeKind::Class, 2, 6),
+            node("C.m", NodeKind::Method, 3, 4),
+        ];
+        let at = |line| innermost(&nodes, line).map(|n| n.id.qualified());
+        assert_eq!(at(3), Some("C.m"));
+        assert_eq!(at(5), Some("C"));
+        assert_eq!(at(8), Some("whole"));
+        assert_eq!(at(10), None);
+    }
+
+    #[test]
+    fn graph_inputs_are_sources_and_tsconfigs() {
+        for (path, read) in [
+            ("a.py", true),
+            ("web/x.tsx", true),
+            ("tsconfig.json", true),
+            ("pkg/tsconfig.base.json", true),
+            ("package.json", false),
+            ("README.md", false),
+        ] {
+            assert_eq!(is_graph_input(path), read, "{path}");
+        }
+    }
+}

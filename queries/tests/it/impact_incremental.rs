@@ -7,12 +7,13 @@ use keel_queries::callgraph::source_tree;
 use keel_queries::impact::{candidate_files, closure_over, operations_and_changes, patch};
 use salsa::Setter as _;
 
-const A_PY: &str = "def f():\n    return 1\n\n\ndef g():\n    return f()\n";
-const B_PY: &str = "def h():\n    return 2\n";
-const C_PY: &str = "def k():\n    return 3\n";
+const A_PY: &str = "def f():\n    print(1)\n\n\ndef g():\n    return f()\n";
+const B_PY: &str = "def h():\n    print(2)\n";
+const C_PY: &str = "def k():\n    print(3)\n";
 
-const PATCH_A: &str = "--- a/a.py\n+++ b/a.py\n@@ -2 +2 @@\n-    return 1\n+    return 10\n";
-const PATCH_B: &str = "--- a/b.py\n+++ b/b.py\n@@ -2 +2 @@\n-    return 2\n+    return 20\n";
+// Body edits that change no file's interface (what other files may read of it).
+const PATCH_A: &str = "--- a/a.py\n+++ b/a.py\n@@ -2 +2 @@\n-    print(1)\n+    print(10)\n";
+const PATCH_B: &str = "--- a/b.py\n+++ b/b.py\n@@ -2 +2 @@\n-    print(2)\n+    print(20)\n";
 
 fn count(log: &[String], name: &str) -> usize {
     log.iter().filter(|query| query.as_str() == name).count()

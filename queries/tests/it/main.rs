@@ -14,6 +14,7 @@
 mod agreement;
 mod agreement_history;
 mod callgraph_python;
+mod callgraph_typescript;
 mod candidate;
 mod drift;
 mod history;
