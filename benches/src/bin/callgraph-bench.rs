@@ -1,7 +1,8 @@
 //! `callgraph-bench REPO [--under DIR] [--runs N] [--threads N] [--pycg]`: keel's call graph of a real
 //! repository's sources, cold and after a one-file edit, in milliseconds per 1,000 lines —
-//! beside PyCG's time on the same Python files when `--pycg` is given (PyCG is installed
-//! by the caller with `pip install pycg`; it is never a dependency of keel).
+//! beside PyCG's time on the same Python files when `--pycg` is given (`python3 -m pycg`:
+//! the caller installs PyCG from its repository, `pip install <checkout>` — PyPI's 0.0.8
+//! does not import; it is never a dependency of keel).
 //!
 //! Cold: a fresh database builds the whole graph of the working tree's sources under DIR.
 //! Edit: in the same database, one function body of the largest source file gains a
@@ -199,13 +200,13 @@ fn pycg(options: &Options, files: &[(String, keel_engine::Oid)]) -> Result<(), S
         .collect();
     let root = options.repo.join(&options.under);
     let started = Instant::now();
-    let output = std::process::Command::new("pycg")
+    let output = std::process::Command::new("python3")
         .current_dir(&options.repo)
-        .arg("--package")
+        .args(["-m", "pycg", "--package"])
         .arg(&root)
         .args(&python)
         .output()
-        .map_err(|e| format!("cannot run pycg (pip install pycg): {e}"))?;
+        .map_err(|e| format!("cannot run python3 -m pycg: {e}"))?;
     let elapsed = started.elapsed();
     if !output.status.success() {
         return Err(format!(
