@@ -25,7 +25,9 @@ pub use reuse::{
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
 use std::borrow::Cow;
+pub(crate) use syntax::qualify;
 use tree_sitter::Tree;
+pub(crate) use typescript::unwrap_expression;
 
 /// A language with a designated extractor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -401,7 +401,7 @@ impl Collector {
 }
 
 /// `prefix.name`, or `name` at the top level (empty prefix).
-pub(super) fn qualify(prefix: &str, name: &str) -> String {
+pub(crate) fn qualify(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_owned()
     } else {

@@ -597,8 +597,9 @@ fn value_kind(value: Node<'_>) -> Option<UnitKind> {
     }
 }
 
-/// Sees through `(value)`, `value as T` and `value satisfies T`.
-fn unwrap_expression(mut value: Node<'_>) -> Node<'_> {
+/// Sees through `(value)`, `value as T` and `value satisfies T` (the call graph reads
+/// values the same way).
+pub(crate) fn unwrap_expression(mut value: Node<'_>) -> Node<'_> {
     while matches!(
         value.kind(),
         "parenthesized_expression" | "as_expression" | "satisfies_expression"

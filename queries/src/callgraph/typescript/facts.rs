@@ -19,6 +19,7 @@
 
 use crate::callgraph::MODULE;
 use crate::extract::Language;
+use crate::extract::{qualify, unwrap_expression};
 use crate::images::{Image, image_bytes};
 use keel_engine::Db;
 use std::collections::{HashMap, HashSet};
@@ -2651,20 +2652,6 @@ fn is_function(kind: &str) -> bool {
     )
 }
 
-/// Sees through `(value)`, `value as T` and `value satisfies T`, as the extractor does.
-fn unwrap_expression(mut value: Node<'_>) -> Node<'_> {
-    while matches!(
-        value.kind(),
-        "parenthesized_expression" | "as_expression" | "satisfies_expression"
-    ) {
-        match value.named_child(0) {
-            Some(inner) => value = inner,
-            None => break,
-        }
-    }
-    value
-}
-
 /// Whether `node` has an anonymous child token of that kind (`static`, `default`, `=`).
 fn has_token(node: Node<'_>, kind: &str) -> bool {
     let mut cursor = node.walk();
@@ -2744,14 +2731,6 @@ fn unquote(text: &str) -> &str {
     match text.get(1..text.len() - 1) {
         Some(inner) if quoted => inner,
         _ => text,
-    }
-}
-
-fn qualify(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{prefix}.{name}")
     }
 }
 
