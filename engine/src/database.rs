@@ -6,7 +6,7 @@
 //! Does not own: derived answers (`keel-queries`), the change vocabulary ([`crate::changes`]).
 
 use crate::events::QueryLog;
-use crate::inputs::{Commit, Tip};
+use crate::inputs::{Commit, Sources, Tip};
 use crate::objects::ObjectStore;
 use crate::oid::Oid;
 use salsa::{Durability, Setter};
@@ -120,6 +120,22 @@ impl KeelDatabase {
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
         db
+    }
+
+    /// A source tree holding `files` (sorted and deduplicated by path here).
+    pub fn sources(&self, files: Vec<(String, Oid)>) -> Sources {
+        Sources::new(self, sorted_files(files))
+    }
+
+    /// Gives the source tree `tree` the files `files`; sets the input only if they
+    /// differ (`false`: nothing changed, nothing is invalidated).
+    pub fn set_sources(&mut self, tree: Sources, files: Vec<(String, Oid)>) -> bool {
+        let files = sorted_files(files);
+        if *tree.files(self) == files {
+            return false;
+        }
+        tree.set_files(self).to(files);
+        true
     }
 
     /// The working tree's root, if the repository has one.
@@ -306,4 +322,11 @@ fn shallow_commits(
         .shallow_commits()?
         .map(|commits| commits.iter().copied().map(Oid).collect())
         .unwrap_or_default())
+}
+
+/// Files sorted by path, each path once (the first kept).
+fn sorted_files(mut files: Vec<(String, Oid)>) -> Vec<(String, Oid)> {
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files.dedup_by(|a, b| a.0 == b.0);
+    files
 }

@@ -1,7 +1,8 @@
 //! The salsa inputs: every fact keel reads from outside.
 //!
 //! Owns: the input structs and their durabilities — commits (HIGH: immutable once read),
-//! the tip (LOW: it moves while a process lives). `keel.toml` is no input of its own: lint
+//! the tip (LOW: it moves while a process lives), and the source trees a call graph is
+//! built from (set when the next patch or edit gives them other files). `keel.toml` is no input of its own: lint
 //! reads it from the tip commit's tree, like the specs.
 //! Does not own: creating or setting them ([`crate::changes`] is the one funnel), nor
 //! anything derived from them (`keel-queries`).
@@ -35,4 +36,14 @@ pub struct Commit {
 pub struct Tip {
     #[returns(copy)]
     pub commit: Option<Commit>,
+}
+
+/// The source files a call graph is built from: `(path, blob id)`, sorted by path, each
+/// once — a commit's tree, the working tree, or a candidate with a patch applied in
+/// memory. Set (never recreated) when the same tree gets other files, so every per-file
+/// answer that did not change is re-validated instead of recomputed.
+#[salsa::input(debug)]
+pub struct Sources {
+    #[returns(ref)]
+    pub files: Vec<(String, Oid)>,
 }

@@ -14,9 +14,8 @@
 
 use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::callgraph::{
-    CallGraph, call_graph, call_graph_on_threads, is_graph_input, source_tree,
+    CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
 };
-use salsa::Setter as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -111,7 +110,7 @@ fn run(options: &Options) -> Result<(), String> {
         let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
         let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
         let started = Instant::now();
-        let tree = source_tree(&db, &files);
+        let tree = db.sources(graph_inputs(&files));
         answer = shape(call_graph_on_threads(&db, tree, options.threads));
         cold.push(started.elapsed());
         let mut next = files.clone();
@@ -122,12 +121,12 @@ fn run(options: &Options) -> Result<(), String> {
             }
         }
         let started = Instant::now();
-        tree.set_files(&mut db).to(next.clone());
+        db.set_sources(tree, graph_inputs(&next));
         let edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
         warm.push(started.elapsed());
         let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
         fresh.objects().insert_blob(&edited);
-        let fresh_answer = shape(call_graph(&fresh, source_tree(&fresh, &next)));
+        let fresh_answer = shape(call_graph(&fresh, fresh.sources(graph_inputs(&next))));
         if fresh_answer != edited_answer {
             return Err(format!(
                 "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"

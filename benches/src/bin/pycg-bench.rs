@@ -26,7 +26,7 @@
 //! is precision 0.992, recall 0.699 (its paper); keel's goal is ≥ 0.99 and ≥ 0.85.
 
 use keel_engine::{Db, KeelDatabase};
-use keel_queries::callgraph::{MODULE, call_graph, source_tree};
+use keel_queries::callgraph::{MODULE, call_graph, graph_inputs};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -208,7 +208,7 @@ fn run_case(case: &Path) -> Result<Outcome, String> {
             .map_err(|err| format!("{}: {err}", case.join(&path).display()))?;
         files.push((path, db.objects().insert_blob(&bytes)));
     }
-    let tree = source_tree(&db, &files);
+    let tree = db.sources(graph_inputs(&files));
     let graph = call_graph(&db, tree);
     let nodes: BTreeSet<String> = graph
         .nodes

@@ -8,7 +8,7 @@ use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::{KeelDatabase, Oid};
 use keel_queries::callgraph::{
-    CallGraph, call_graph_on_threads, callgraph_json, is_graph_input, source_tree,
+    CallGraph, call_graph_on_threads, callgraph_json, graph_inputs, is_graph_input,
 };
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -32,7 +32,7 @@ pub(crate) struct CallgraphArgs {
 pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(&args.repo)?;
     let files = graph_files(&db, args.rev.as_deref())?;
-    let tree = source_tree(&db, &files);
+    let tree = db.sources(graph_inputs(&files));
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let graph = call_graph_on_threads(&db, tree, threads);
     let text = match args.format {

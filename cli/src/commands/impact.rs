@@ -12,7 +12,7 @@ use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
-use keel_queries::callgraph::{call_graph_on_threads, is_graph_input, source_tree};
+use keel_queries::callgraph::{call_graph_on_threads, graph_inputs, is_graph_input};
 use keel_queries::impact::options::Limits;
 use keel_queries::impact::patch;
 use keel_queries::impact::{
@@ -159,8 +159,8 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         None => graph_files(&db, words.rev.as_deref())?,
     };
     let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
-    let base = source_tree(&db, &base_files);
-    let candidate_tree = source_tree(&db, &candidate_files);
+    let base = db.sources(graph_inputs(&base_files));
+    let candidate_tree = db.sources(graph_inputs(&candidate_files));
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     for tree in [base, candidate_tree] {
         call_graph_on_threads(&db, tree, threads);

@@ -21,6 +21,7 @@ pub mod typescript;
 
 use crate::extract::Language;
 use crate::images::Image;
+pub use keel_engine::inputs::Sources;
 use keel_engine::{Db, Oid};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -149,20 +150,9 @@ pub struct FileGraph {
     pub partial: bool,
 }
 
-/// The source files a graph is built from: `(path, blob id)`, sorted by path, each once.
-/// A commit's tree, the working tree, or a candidate with a patch applied in memory.
-///
-/// An input, so that one tree can be SET to new files (the next patch's candidate, the
-/// working tree after an edit) and every per-file answer that did not change is
-/// re-validated instead of recomputed: readers go through [`file_blob`], one small query
-/// per path, which backdates when its file's blob stayed the same.
-#[salsa::input(debug)]
-pub struct Sources {
-    #[returns(ref)]
-    pub files: Vec<(String, Oid)>,
-}
-
-/// The name the graph's queries use for a [`Sources`] input.
+/// The source tree a graph is built from: the engine's [`Sources`] input (created with
+/// `KeelDatabase::sources`, moved with `set_sources`), read per file through [`file_blob`]
+/// so an edit elsewhere in the tree re-runs only that lookup.
 pub type SourceTree<'db> = Sources;
 
 /// The blob at `path` in `tree`: the one read of a tree's file list a per-file answer
@@ -176,20 +166,27 @@ pub fn file_blob(db: &dyn Db, tree: Sources, path: String) -> Option<Oid> {
         .map(|at| files[at].1)
 }
 
-impl Sources {
+/// A source tree's files, read the way the graph's queries read them.
+pub trait TreeFiles {
     /// The blob at `path`, if the tree has that file (through [`file_blob`]).
-    pub fn blob(self, db: &dyn Db, path: &str) -> Option<Oid> {
+    fn blob(self, db: &dyn Db, path: &str) -> Option<Oid>;
+    /// The image of the file at `path`, if the tree has it.
+    fn image<'db>(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>>;
+    /// The paths of the files a language reads (`.py`, `.ts`, …), in order.
+    fn source_paths(self, db: &dyn Db) -> impl Iterator<Item = &str>;
+}
+
+impl TreeFiles for Sources {
+    fn blob(self, db: &dyn Db, path: &str) -> Option<Oid> {
         file_blob(db, self, path.to_owned())
     }
 
-    /// The image of the file at `path`, if the tree has it.
-    pub fn image<'db>(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>> {
+    fn image<'db>(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>> {
         self.blob(db, path)
             .map(|blob| Image::new(db, blob, path.to_owned()))
     }
 
-    /// The paths of the files a language reads (`.py`, `.ts`, …), in order.
-    pub fn source_paths(self, db: &dyn Db) -> impl Iterator<Item = &str> {
+    fn source_paths(self, db: &dyn Db) -> impl Iterator<Item = &str> {
         self.files(db)
             .iter()
             .map(|(path, _)| path.as_str())
@@ -400,16 +397,13 @@ pub fn is_graph_input(path: &str) -> bool {
     Language::for_path(path).is_some() || (name.starts_with("tsconfig") && name.ends_with(".json"))
 }
 
-/// The graph's source tree from a list of files (any order; other files are left out).
-pub fn source_tree<'db>(db: &'db dyn Db, files: &[(String, Oid)]) -> SourceTree<'db> {
-    let mut files: Vec<(String, Oid)> = files
+/// The files of a list a graph reads (`is_graph_input`), for `KeelDatabase::sources`.
+pub fn graph_inputs(files: &[(String, Oid)]) -> Vec<(String, Oid)> {
+    files
         .iter()
         .filter(|(path, _)| is_graph_input(path))
         .cloned()
-        .collect();
-    files.sort();
-    files.dedup_by(|a, b| a.0 == b.0);
-    SourceTree::new(db, files)
+        .collect()
 }
 
 /// `keel callgraph --format json`: `{"schema", "nodes", "edges", "unresolved",

@@ -69,6 +69,7 @@ mod resolve;
 
 use super::{FileGraph, SourceTree, unit_nodes};
 use crate::anchors::ImageUnits;
+use crate::callgraph::TreeFiles as _;
 use crate::extract::{ExtractError, Language};
 use crate::images::{Image, image_bytes, image_units};
 use facts::Facts;

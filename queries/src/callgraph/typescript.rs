@@ -60,6 +60,7 @@ pub(crate) mod modules;
 pub(crate) mod resolve;
 
 use super::{FileGraph, SourceTree};
+use crate::callgraph::TreeFiles as _;
 use keel_engine::Db;
 
 /// The graph of the TS/JS file at `path` in `tree`.

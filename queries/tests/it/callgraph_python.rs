@@ -4,7 +4,7 @@
 //! events.
 
 use keel_engine::{Db, KeelDatabase};
-use keel_queries::callgraph::{CallGraph, call_graph, source_tree};
+use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// The graph of a tree of `files` in a fresh database.
 fn graph(files: &[(&str, &str)]) -> CallGraph {
@@ -22,7 +22,7 @@ fn graph_in(db: &KeelDatabase, files: &[(&str, &str)]) -> CallGraph {
             )
         })
         .collect();
-    let tree = source_tree(db, &files);
+    let tree = db.sources(graph_inputs(&files));
     call_graph(db, tree).clone()
 }
 

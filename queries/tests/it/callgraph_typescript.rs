@@ -6,8 +6,7 @@
 //! `tests/tsc/calls.cjs`, never part of keel), then incrementality from salsa's events.
 
 use keel_engine::{Db as _, KeelDatabase, Oid};
-use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, innermost, source_tree};
-use salsa::Setter as _;
+use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, graph_inputs, innermost};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,7 +42,7 @@ fn hash_files(db: &KeelDatabase, files: &[(&str, &str)]) -> Vec<(String, Oid)> {
 fn graph_of(files: &[(&str, &str)]) -> CallGraph {
     let db = KeelDatabase::detached();
     let files = hash_files(&db, files);
-    let tree = source_tree(&db, &files);
+    let tree = db.sources(graph_inputs(&files));
     call_graph(&db, tree).clone()
 }
 
@@ -1038,7 +1037,7 @@ fn inc_files(db: &KeelDatabase, b: &str) -> Vec<(String, Oid)> {
 #[test]
 fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() {
     let mut db = KeelDatabase::detached();
-    let tree = source_tree(&db, &inc_files(&db, INC_B));
+    let tree = db.sources(graph_inputs(&inc_files(&db, INC_B)));
     let cold = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
     // The control: a cold graph reads, answers and resolves every file.
@@ -1060,7 +1059,7 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
 
     // A body edit: b.ts is parsed and resolved again, no other file is.
     let body = inc_files(&db, INC_B_BODY);
-    tree.set_files(&mut db).to(body.clone());
+    db.set_sources(tree, body.clone());
     let warm = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
     assert_eq!(count(&log, "ts_facts"), 1, "only b.ts is parsed: {log:?}");
@@ -1088,7 +1087,7 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
     // A new export nothing imports: the files importing b.ts answer again, equally, and
     // nothing is re-resolved but b.ts.
     let more = inc_files(&db, INC_B_MORE);
-    tree.set_files(&mut db).to(more.clone());
+    db.set_sources(tree, more.clone());
     let log_graph = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
     assert_eq!(count(&log, "ts_facts"), 1, "{log:?}");
@@ -1107,7 +1106,7 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
 
     // A rename of what a.ts imports: a.ts's answers change and its sites resolve again.
     let renamed = inc_files(&db, INC_B_RENAMED);
-    tree.set_files(&mut db).to(renamed.clone());
+    db.set_sources(tree, renamed.clone());
     let after = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
     assert_eq!(count(&log, "ts_answers"), 2, "{log:?}");
@@ -1130,7 +1129,7 @@ fn graph_from(db: &KeelDatabase, files: &[(String, Oid)]) -> CallGraph {
             (path.clone(), fresh.objects().insert_blob(&bytes))
         })
         .collect();
-    let tree = source_tree(&fresh, &files);
+    let tree = fresh.sources(graph_inputs(&files));
     call_graph(&fresh, tree).clone()
 }
 
@@ -1256,7 +1255,7 @@ fn a_file_that_parses_in_part_keeps_the_calls_of_its_standing_parts() {
         "d.ts".to_owned(),
         db.objects().insert_blob(b"const s = \"\xe9\";\nfoo();\n"),
     )];
-    let tree = source_tree(&db, &latin1);
+    let tree = db.sources(graph_inputs(&latin1));
     let graph = call_graph(&db, tree);
     assert_eq!(
         graph.partial,

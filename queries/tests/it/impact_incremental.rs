@@ -3,9 +3,8 @@
 //! re-validates every file the patch left alone instead of re-reading it.
 
 use keel_engine::{Db as _, KeelDatabase};
-use keel_queries::callgraph::source_tree;
+use keel_queries::callgraph::graph_inputs;
 use keel_queries::impact::{candidate_files, closure_over, operations_and_changes, patch};
-use salsa::Setter as _;
 
 const A_PY: &str = "def f():\n    print(1)\n\n\ndef g():\n    return f()\n";
 const B_PY: &str = "def h():\n    print(2)\n";
@@ -27,10 +26,10 @@ fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {
         ("b.py".to_owned(), db.objects().insert_blob(B_PY.as_bytes())),
         ("c.py".to_owned(), db.objects().insert_blob(C_PY.as_bytes())),
     ];
-    let base = source_tree(&db, &files);
+    let base = db.sources(graph_inputs(&files));
     let first = patch::parse("a.diff", PATCH_A.as_bytes()).unwrap_or_default();
     let first_files = candidate_files(&db, "a.diff", &files, &first).unwrap_or_default();
-    let candidate = source_tree(&db, &first_files);
+    let candidate = db.sources(graph_inputs(&first_files));
     let (_, changes) = operations_and_changes(&db, base, candidate, &first);
     let first_answer = closure_over(&db, base, candidate, &changes);
     let cold = db.take_executed_queries();
@@ -49,7 +48,7 @@ fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {
     // The next patch touches b.py only: its candidate is the base with b.py patched.
     let second = patch::parse("b.diff", PATCH_B.as_bytes()).unwrap_or_default();
     let second_files = candidate_files(&db, "b.diff", &files, &second).unwrap_or_default();
-    candidate.set_files(&mut db).to(second_files.clone());
+    db.set_sources(candidate, second_files.clone());
     let (_, changes) = operations_and_changes(&db, base, candidate, &second);
     let answer = closure_over(&db, base, candidate, &changes);
     let next = db.take_executed_queries();
@@ -70,10 +69,10 @@ fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {
     for text in [A_PY, B_PY, C_PY] {
         cold_db.objects().insert_blob(text.as_bytes());
     }
-    let cold_base = source_tree(&cold_db, &files);
+    let cold_base = cold_db.sources(graph_inputs(&files));
     let cold_files = candidate_files(&cold_db, "b.diff", &files, &second).unwrap_or_default();
     assert_eq!(cold_files, second_files);
-    let cold_candidate = source_tree(&cold_db, &cold_files);
+    let cold_candidate = cold_db.sources(graph_inputs(&cold_files));
     let (_, cold_changes) = operations_and_changes(&cold_db, cold_base, cold_candidate, &second);
     assert_eq!(
         closure_over(&cold_db, cold_base, cold_candidate, &cold_changes),

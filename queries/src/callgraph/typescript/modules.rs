@@ -14,6 +14,7 @@
 //! tree is [`Target::Missing`]: the calls through it are unresolved.
 
 use crate::callgraph::SourceTree;
+use crate::callgraph::TreeFiles as _;
 use crate::extract::Language;
 use crate::images::{Image, image_bytes};
 use keel_engine::Db;

@@ -20,6 +20,7 @@ use super::facts::{
     ts_exports, ts_facts,
 };
 use super::modules::{Target, target};
+use crate::callgraph::TreeFiles as _;
 use crate::callgraph::{
     Call, CallNode, FileGraph, MODULE, NodeId, SourceTree, UnresolvedSite, innermost, unit_nodes,
 };
