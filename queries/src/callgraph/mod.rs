@@ -1,8 +1,8 @@
 //! The repository call graph: callable nodes, resolved call edges and the call sites keel
-//! could not resolve, for Python and TS/JS, over one [`SourceTree`].
+//! could not resolve, for Python and TS/JS, over one [`Sources`].
 //!
 //! Owns: the graph's vocabulary ([`NodeId`], [`NodeKind`], [`CallNode`], [`Edge`],
-//! [`UnresolvedSite`]), the tree a graph is built from ([`SourceTree`]), the per-file
+//! [`UnresolvedSite`]), the tree a graph is built from ([`Sources`]), the per-file
 //! answer every language gives ([`FileGraph`], one query per file: [`file_graph`]), the
 //! whole graph ([`call_graph`]) and its reverse adjacency ([`callers`]).
 //! Does not own: reading call sites and resolving them — each language does that
@@ -21,6 +21,9 @@ pub mod typescript;
 
 use crate::extract::Language;
 use crate::images::Image;
+/// The source tree a graph is built from: the engine's input (created with
+/// `KeelDatabase::sources`, moved with `set_sources`), read per file through [`file_blob`]
+/// so an edit elsewhere in the tree re-runs only that lookup.
 pub use keel_engine::inputs::Sources;
 use keel_engine::{Db, Oid};
 use std::collections::BTreeMap;
@@ -150,11 +153,6 @@ pub struct FileGraph {
     pub partial: bool,
 }
 
-/// The source tree a graph is built from: the engine's [`Sources`] input (created with
-/// `KeelDatabase::sources`, moved with `set_sources`), read per file through [`file_blob`]
-/// so an edit elsewhere in the tree re-runs only that lookup.
-pub type SourceTree<'db> = Sources;
-
 /// The blob at `path` in `tree`: the one read of a tree's file list a per-file answer
 /// makes, so an edit elsewhere in the tree re-runs only this lookup.
 #[salsa::tracked(returns(copy))]
@@ -197,7 +195,7 @@ impl TreeFiles for Sources {
 /// The graph of one file of `tree`: dispatched by language. Memoized per (tree, path);
 /// the languages' own per-image queries make a new tree cheap where files did not change.
 #[salsa::tracked(returns(ref))]
-pub fn file_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>, path: String) -> FileGraph {
+pub fn file_graph(db: &dyn Db, tree: Sources, path: String) -> FileGraph {
     match Language::for_path(&path) {
         Some(Language::Python) => python::file_graph(db, tree, &path),
         Some(Language::TypeScript | Language::Tsx) => typescript::file_graph(db, tree, &path),
@@ -226,7 +224,7 @@ impl CallGraph {
 }
 
 #[salsa::tracked(returns(ref))]
-pub fn call_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> CallGraph {
+pub fn call_graph(db: &dyn Db, tree: Sources) -> CallGraph {
     let mut graph = CallGraph::default();
     let mut edges: BTreeMap<(NodeId, NodeId), Vec<u32>> = BTreeMap::new();
     for path in tree.source_paths(db) {
@@ -263,11 +261,11 @@ pub fn call_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> CallGraph {
 /// [`call_graph`] built on `threads` database clones: first every file's own work
 /// (parsing, facts, interface) is shared out, then every file's resolution, and the graph
 /// is assembled from the warm memos. The answer does not depend on `threads`.
-pub fn call_graph_on_threads<'db, D: Db + Clone + Send>(
-    db: &'db D,
-    tree: SourceTree<'db>,
+pub fn call_graph_on_threads<D: Db + Clone + Send>(
+    db: &D,
+    tree: Sources,
     threads: usize,
-) -> &'db CallGraph {
+) -> &CallGraph {
     if threads > 1 {
         let paths: Vec<String> = tree.source_paths(db).map(str::to_owned).collect();
         for phase in [warm_file, resolved_file] {
@@ -293,7 +291,7 @@ pub fn call_graph_on_threads<'db, D: Db + Clone + Send>(
 }
 
 /// The work on one file that reads no other file.
-fn warm_file(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
+fn warm_file(db: &dyn Db, tree: Sources, path: &str) {
     match Language::for_path(path) {
         Some(Language::Python) => python::warm(db, tree, path),
         Some(_) => {
@@ -306,14 +304,14 @@ fn warm_file(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
 }
 
 /// One file's graph (its resolution reads the others' warm answers).
-fn resolved_file(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
+fn resolved_file(db: &dyn Db, tree: Sources, path: &str) {
     let _ = file_graph(db, tree, path.to_owned());
 }
 
 /// For every callee, its callers (sorted, each once): the reverse adjacency the impact
 /// closure walks.
 #[salsa::tracked(returns(ref))]
-pub fn callers<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> BTreeMap<NodeId, Vec<NodeId>> {
+pub fn callers(db: &dyn Db, tree: Sources) -> BTreeMap<NodeId, Vec<NodeId>> {
     let mut reverse: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
     for edge in &call_graph(db, tree).edges {
         reverse

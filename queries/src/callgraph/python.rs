@@ -67,7 +67,7 @@ mod facts;
 mod interface;
 mod resolve;
 
-use super::{FileGraph, SourceTree, unit_nodes};
+use super::{FileGraph, Sources, unit_nodes};
 use crate::anchors::ImageUnits;
 use crate::callgraph::TreeFiles as _;
 use crate::extract::{ExtractError, Language};
@@ -80,13 +80,13 @@ use resolve::Resolved;
 /// The graph of the Python file at `path` in `tree`.
 /// The per-image part of a Python file's graph (parse, facts, interface), which needs no
 /// other file: what threads share out before the graph is assembled.
-pub(super) fn warm(db: &dyn Db, tree: SourceTree<'_>, path: &str) {
+pub(super) fn warm(db: &dyn Db, tree: Sources, path: &str) {
     if let Some(image) = tree.image(db, path) {
         let _ = python_interface(db, image);
     }
 }
 
-pub(super) fn file_graph(db: &dyn Db, tree: SourceTree<'_>, path: &str) -> FileGraph {
+pub(super) fn file_graph(db: &dyn Db, tree: Sources, path: &str) -> FileGraph {
     let Some(image) = tree.image(db, path) else {
         return FileGraph::default();
     };
@@ -145,7 +145,7 @@ pub(crate) struct PythonProgram<'db> {
 /// The program of a tree. Cheap for a tree that differs from a known one in a few
 /// files: their interfaces are computed, the others are memoized per image.
 #[salsa::tracked]
-pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: SourceTree<'db>) -> PythonProgram<'db> {
+pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgram<'db> {
     let files: Vec<(String, Interface)> = tree
         .files(db)
         .iter()

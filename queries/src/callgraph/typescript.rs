@@ -59,12 +59,12 @@ pub(crate) mod facts;
 pub(crate) mod modules;
 pub(crate) mod resolve;
 
-use super::{FileGraph, SourceTree};
+use super::{FileGraph, Sources};
 use crate::callgraph::TreeFiles as _;
 use keel_engine::Db;
 
 /// The graph of the TS/JS file at `path` in `tree`.
-pub(super) fn file_graph<'db>(db: &'db dyn Db, tree: SourceTree<'db>, path: &str) -> FileGraph {
+pub(super) fn file_graph(db: &dyn Db, tree: Sources, path: &str) -> FileGraph {
     let Some(image) = tree.image(db, path) else {
         return FileGraph::default();
     };

@@ -155,8 +155,8 @@ fn hex(bytes: &[u8]) -> String {
 /// the innermost node holding it in the candidate (the module node at top level).
 pub fn operations_and_changes(
     db: &dyn keel_engine::Db,
-    base: crate::callgraph::SourceTree<'_>,
-    candidate: crate::callgraph::SourceTree<'_>,
+    base: crate::callgraph::Sources,
+    candidate: crate::callgraph::Sources,
     files: &[patch::FilePatch],
 ) -> (Vec<Operation>, Vec<Change>) {
     use crate::callgraph::{file_graph, innermost, is_graph_input};
@@ -238,8 +238,8 @@ pub fn operations_and_changes(
 /// closure node.
 pub fn closure_over(
     db: &dyn keel_engine::Db,
-    base: crate::callgraph::SourceTree<'_>,
-    candidate: crate::callgraph::SourceTree<'_>,
+    base: crate::callgraph::Sources,
+    candidate: crate::callgraph::Sources,
     changes: &[Change],
 ) -> (Vec<Affected>, u64) {
     use crate::callgraph::{call_graph, callers};

@@ -1,4 +1,4 @@
-//! Module specifiers to files of a [`SourceTree`]: relative paths with the extensions and
+//! Module specifiers to files of a [`Sources`]: relative paths with the extensions and
 //! `index` files TypeScript tries, and `tsconfig.json` `baseUrl`/`paths` when the nearest
 //! one sets them.
 //!
@@ -13,7 +13,7 @@
 //! too (an asset or another language). A relative specifier that names no file of the
 //! tree is [`Target::Missing`]: the calls through it are unresolved.
 
-use crate::callgraph::SourceTree;
+use crate::callgraph::Sources;
 use crate::callgraph::TreeFiles as _;
 use crate::extract::Language;
 use crate::images::{Image, image_bytes};
@@ -33,9 +33,9 @@ pub(crate) enum Target {
 /// Every specifier the module at `path` names, with its target, sorted by specifier.
 /// Memoized per (tree, path): the modules a resolution walks through share it.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn module_specs<'db>(
-    db: &'db dyn Db,
-    tree: SourceTree<'db>,
+pub(crate) fn module_specs(
+    db: &dyn Db,
+    tree: Sources,
     path: String,
 ) -> Vec<(String, Target)> {
     let Some(table) = super::resolve::module_exports(db, tree, path.clone()) else {
@@ -53,7 +53,7 @@ pub(crate) fn module_specs<'db>(
 }
 
 /// The target of `spec` in the module at `path` (memoized through [`module_specs`]).
-pub(crate) fn target(db: &dyn Db, tree: SourceTree<'_>, path: &str, spec: &str) -> Target {
+pub(crate) fn target(db: &dyn Db, tree: Sources, path: &str, spec: &str) -> Target {
     let specs = module_specs(db, tree, path.to_owned());
     match specs.binary_search_by(|(known, _)| known.as_str().cmp(spec)) {
         Ok(at) => specs[at].1.clone(),
@@ -143,7 +143,7 @@ pub(crate) struct Effective {
 /// The nearest `tsconfig.json` in the folders holding `path` (TypeScript picks the
 /// project whose `include` holds the file; the nearest config is that project in the
 /// usual layouts), with its `extends` chain applied.
-fn nearest_config(db: &dyn Db, tree: SourceTree<'_>, path: &str) -> Option<Effective> {
+fn nearest_config(db: &dyn Db, tree: Sources, path: &str) -> Option<Effective> {
     let mut dir = parent(path);
     loop {
         let candidate = join(dir, "tsconfig.json");
@@ -160,7 +160,7 @@ fn nearest_config(db: &dyn Db, tree: SourceTree<'_>, path: &str) -> Option<Effec
 /// Deepest `extends` chain followed.
 const MAX_EXTENDS: u32 = 8;
 
-fn effective(db: &dyn Db, tree: SourceTree<'_>, config_path: &str, depth: u32) -> Effective {
+fn effective(db: &dyn Db, tree: Sources, config_path: &str, depth: u32) -> Effective {
     let Some(image) = tree.image(db, config_path) else {
         return Effective::default();
     };

@@ -22,7 +22,7 @@ use super::facts::{
 use super::modules::{Target, target};
 use crate::callgraph::TreeFiles as _;
 use crate::callgraph::{
-    Call, CallNode, FileGraph, MODULE, NodeId, SourceTree, UnresolvedSite, innermost, unit_nodes,
+    Call, CallNode, FileGraph, MODULE, NodeId, Sources, UnresolvedSite, innermost, unit_nodes,
 };
 use crate::extract::Language;
 use crate::images::Image;
@@ -78,9 +78,9 @@ pub(crate) struct Answers<'db> {
 /// query per (tree, path), so that when the tree is set to new files, a file whose new
 /// image has an equal interface backdates here and no other file's answers re-run.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn module_exports<'db>(
-    db: &'db dyn Db,
-    tree: SourceTree<'db>,
+pub(crate) fn module_exports(
+    db: &dyn Db,
+    tree: Sources,
     path: String,
 ) -> Option<ExportTable> {
     tree.image(db, &path)
@@ -90,11 +90,7 @@ pub(crate) fn module_exports<'db>(
 /// Step 1: the answers `tree` gives to the questions of the file at `path`, read through
 /// the other modules' [`module_exports`] (so an equal interface re-runs nothing here).
 #[salsa::tracked(returns(copy))]
-pub(crate) fn ts_answers<'db>(
-    db: &'db dyn Db,
-    tree: SourceTree<'db>,
-    path: String,
-) -> Answers<'db> {
+pub(crate) fn ts_answers<'db>(db: &'db dyn Db, tree: Sources, path: String) -> Answers<'db> {
     let Some(image) = tree.image(db, &path) else {
         return Answers::new(db, Vec::new());
     };
@@ -176,10 +172,7 @@ pub(crate) fn ts_resolve<'db>(
 /// Top-level declarations of the tree's script files (files that are not modules share
 /// one global scope): name → the scripts declaring it, sorted.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn ts_globals<'db>(
-    db: &'db dyn Db,
-    tree: SourceTree<'db>,
-) -> Vec<(String, Vec<String>)> {
+pub(crate) fn ts_globals(db: &dyn Db, tree: Sources) -> Vec<(String, Vec<String>)> {
     let mut index: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for path in tree.source_paths(db) {
         if !matches!(
@@ -227,7 +220,7 @@ const MAX_CHAIN: usize = 32;
 /// Where the evaluator reads other files from.
 enum Mode<'db> {
     /// Step 1: the whole tree.
-    Tree(SourceTree<'db>),
+    Tree(Sources),
     /// Step 2: one file and the answers about the others.
     Env {
         own: &'db str,
@@ -618,7 +611,7 @@ impl<'db> Eval<'db> {
 
     /// A name bound nowhere in its file: a script's top-level declaration when exactly
     /// one script declares it, unknown when several do, else the runtime's: external.
-    fn global(&self, tree: SourceTree<'db>, name: &str, depth: u32) -> Val<'db> {
+    fn global(&self, tree: Sources, name: &str, depth: u32) -> Val<'db> {
         let index = ts_globals(self.db, tree);
         let Ok(at) = index.binary_search_by(|(known, _)| known.as_str().cmp(name)) else {
             return Val::External;
