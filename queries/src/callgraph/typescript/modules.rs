@@ -33,11 +33,7 @@ pub(crate) enum Target {
 /// Every specifier the module at `path` names, with its target, sorted by specifier.
 /// Memoized per (tree, path): the modules a resolution walks through share it.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn module_specs(
-    db: &dyn Db,
-    tree: Sources,
-    path: String,
-) -> Vec<(String, Target)> {
+pub(crate) fn module_specs(db: &dyn Db, tree: Sources, path: String) -> Vec<(String, Target)> {
     let Some(table) = super::resolve::module_exports(db, tree, path.clone()) else {
         return Vec::new();
     };

@@ -78,11 +78,7 @@ pub(crate) struct Answers<'db> {
 /// query per (tree, path), so that when the tree is set to new files, a file whose new
 /// image has an equal interface backdates here and no other file's answers re-run.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn module_exports(
-    db: &dyn Db,
-    tree: Sources,
-    path: String,
-) -> Option<ExportTable> {
+pub(crate) fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option<ExportTable> {
     tree.image(db, &path)
         .map(|image| ts_exports(db, image).clone())
 }
