@@ -1,10 +1,29 @@
 //! keel-benches: what the benchmark binaries share.
 //!
 //! Owns: [`BlobReader`], one long-lived `git cat-file --batch` serving blobs to the
-//! baselines that read many. Does not own: any measurement (each binary in `src/bin`).
+//! baselines that read many, and [`quiet_git`], the git command every bench runs. Does
+//! not own: any measurement (each binary in `src/bin`).
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// A pinned git command in `repo` (`keel_fixtures::pinned_git`) with colour off, paths
+/// unquoted, and no hook or signing the repository's own config may ask for.
+pub fn quiet_git(repo: &Path) -> Command {
+    let mut command = keel_fixtures::pinned_git(repo);
+    command.args([
+        "-c",
+        "color.ui=never",
+        "-c",
+        "core.quotepath=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "commit.gpgsign=false",
+    ]);
+    command
+}
 
 /// A running `git cat-file --batch`: one request, one answer.
 pub struct BlobReader {

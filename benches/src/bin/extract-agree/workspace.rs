@@ -11,7 +11,6 @@
 //! Does not own: what the nodes say (`compare`), nor the compilers (`compilers`).
 
 use crate::Failure;
-use keel_fixtures::pinned_git;
 use keel_queries::extract::Language;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,20 +18,9 @@ use std::process::Command;
 /// The branch of the scratch copy's one commit.
 const BRANCH: &str = "extract-agree";
 
-/// A pinned git command with colour off, paths unquoted, and no hook or signing.
+/// The bench's git command in `dir` ([`keel_benches::quiet_git`]).
 fn git(dir: &Path) -> Command {
-    let mut command = pinned_git(dir);
-    command.args([
-        "-c",
-        "color.ui=never",
-        "-c",
-        "core.quotepath=false",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "commit.gpgsign=false",
-    ]);
-    command
+    keel_benches::quiet_git(dir)
 }
 
 /// Runs git in `dir`: `Ok(Err(message))` when git ran and failed.

@@ -8,7 +8,6 @@
 //! Does not own: keel's answer or the comparison of the two (`checks`), nor timing
 //! (`measure`).
 
-use keel_fixtures::pinned_git;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -17,21 +16,9 @@ use std::process::Command;
 /// with it.
 const COMMIT_MARK: &str = "\u{1}";
 
-/// A pinned git command in `repo` with colour off, paths unquoted, and no hook or
-/// signing the repository's own config may ask for.
+/// The bench's git command in `repo` ([`keel_benches::quiet_git`]).
 pub(crate) fn git(repo: &Path) -> Command {
-    let mut command = pinned_git(repo);
-    command.args([
-        "-c",
-        "color.ui=never",
-        "-c",
-        "core.quotepath=false",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "commit.gpgsign=false",
-    ]);
-    command
+    keel_benches::quiet_git(repo)
 }
 
 /// Runs a pinned git command; returns its stdout, or an error naming the command.
