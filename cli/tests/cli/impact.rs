@@ -236,4 +236,13 @@ fn a_known_transitive_caller_appears_at_its_depth() {
     crate::support::snapshot_settings().bind(|| {
         insta::assert_snapshot!("cli_callgraph_python_json", graph.render(Some(repo.path())));
     });
+    let text = crate::support::run(repo.path(), &["callgraph"]);
+    assert!(
+        text.stdout.contains("b.py#h -> a.py#g (line 5)"),
+        "{}",
+        text.stdout
+    );
+    crate::support::snapshot_settings().bind(|| {
+        insta::assert_snapshot!("cli_callgraph_python_text", text.render(Some(repo.path())));
+    });
 }
