@@ -246,3 +246,80 @@ fn a_known_transitive_caller_appears_at_its_depth() {
         insta::assert_snapshot!("cli_callgraph_python_text", text.render(Some(repo.path())));
     });
 }
+
+/// `lib.ts#Store.save` ← `lib.ts#Store.saveAll` (`this`) ← `app.ts#main` (through an ES
+/// import and `new`).
+const LIB_TS: &str = "\
+export class Store {
+  save(x: number): number {
+    return x;
+  }
+  saveAll(xs: number[]): void {
+    for (const x of xs) this.save(x);
+  }
+}
+";
+const APP_TS: &str = "\
+import { Store } from \"./lib\";
+
+export function main(): void {
+  const store = new Store();
+  store.saveAll([1, 2]);
+}
+";
+const PATCH_SAVE: &str = "\
+--- a/lib.ts
++++ b/lib.ts
+@@ -3 +3 @@ export class Store {
+-    return x;
++    return x + 1;
+";
+
+#[test]
+fn typescript_callers_through_this_and_an_import_appear_at_their_depths() {
+    let repo = repo_with(&[
+        ("lib.ts", LIB_TS.as_bytes()),
+        ("app.ts", APP_TS.as_bytes()),
+        ("change.diff", PATCH_SAVE.as_bytes()),
+    ]);
+    let run = run(repo.path(), &["impact", "change.diff", "--depth", "2"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    let report = run.json();
+    let affected: Vec<(&str, u64)> = report["affected_functions"]
+        .as_array()
+        .map(|nodes| {
+            nodes
+                .iter()
+                .map(|n| {
+                    (
+                        n["id"].as_str().unwrap_or_default(),
+                        n["depth"].as_u64().unwrap_or(u64::MAX),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        affected,
+        [
+            ("lib.ts#Store.save", 0),
+            ("lib.ts#Store.saveAll", 1),
+            ("app.ts#main", 2)
+        ],
+        "{}",
+        run.stdout
+    );
+    crate::support::snapshot_settings().bind(|| {
+        insta::assert_snapshot!(
+            "cli_impact_typescript_depth2",
+            run.render(Some(repo.path()))
+        );
+    });
+    let graph = crate::support::run(repo.path(), &["callgraph", "--format", "json"]);
+    crate::support::snapshot_settings().bind(|| {
+        insta::assert_snapshot!(
+            "cli_callgraph_typescript_json",
+            graph.render(Some(repo.path()))
+        );
+    });
+}
