@@ -353,22 +353,19 @@ impl Reason {
 
 /// The report: the largest prefix of the closure that fits every limit (tried from the
 /// top: byte size is not monotone in the prefix length), or KEEL-G109 when even the
-/// mandatory envelope with its first frontier does not fit.
+/// mandatory envelope with its first frontier does not fit. Each prefix's length is
+/// computed from precomputed part lengths, so trying every prefix is linear.
 pub fn render(facts: &Facts, limits: Limits) -> Result<String, OptionError> {
     let selection = Selection::new(facts, limits);
     for emitted in (0..=selection.most).rev() {
-        let mut used = 0;
-        // `used_bytes` is part of the document: iterate to the length that states itself.
-        for _ in 0..8 {
-            let length = selection.document(emitted, used).len();
-            if length == usize::try_from(used).unwrap_or(usize::MAX) {
-                break;
-            }
-            used = u64::try_from(length).unwrap_or(u64::MAX);
+        let Some(used) = selection.self_stating_length(emitted) else {
+            continue;
+        };
+        if used > limits.max_bytes {
+            continue;
         }
-        if used <= limits.max_bytes {
-            let text = selection.document(emitted, used).to_text();
-            debug_assert_eq!(text.len() as u64, used);
+        let text = selection.document(emitted, used).to_text();
+        if u64::try_from(text.len()).ok() == Some(used) {
             return Ok(text);
         }
     }
@@ -378,7 +375,8 @@ pub fn render(facts: &Facts, limits: Limits) -> Result<String, OptionError> {
     )))
 }
 
-/// The closure with each node's reasons for being left out, and the limits.
+/// The closure with each node's reasons for being left out, the limits, and the lengths
+/// of the document's parts.
 struct Selection<'f> {
     facts: &'f Facts,
     limits: Limits,
@@ -387,19 +385,28 @@ struct Selection<'f> {
     /// Per closure node, the reasons it would be omitted at all (depth, max_nodes) — and
     /// max_bytes when it is within `most`.
     reasons: Vec<Vec<Reason>>,
+    /// Per closure node, the reasons of it and every node after it.
+    reasons_from: Vec<BTreeSet<Reason>>,
+    /// Per closure node, the end of the run of nodes at its depth.
+    depth_end: Vec<usize>,
+    /// Prefix sums of the serialized lengths of affected entries and frontier entries.
+    affected_sums: Vec<usize>,
+    frontier_sums: Vec<usize>,
+    /// The document's length without its budget, truncation, frontier and affected
+    /// entries (their empty forms included).
+    fixed: usize,
 }
 
 impl<'f> Selection<'f> {
     fn new(facts: &'f Facts, limits: Limits) -> Self {
-        let within_depth = facts
-            .closure
+        let closure = &facts.closure;
+        let within_depth = closure
             .iter()
             .take_while(|node| node.depth <= limits.depth)
             .count();
         let max_nodes = usize::try_from(limits.max_nodes).unwrap_or(usize::MAX);
         let most = within_depth.min(max_nodes);
-        let reasons = facts
-            .closure
+        let reasons: Vec<Vec<Reason>> = closure
             .iter()
             .enumerate()
             .map(|(index, node)| {
@@ -416,32 +423,127 @@ impl<'f> Selection<'f> {
                 reasons
             })
             .collect();
-        Self {
+        let mut reasons_from = vec![BTreeSet::new(); closure.len() + 1];
+        let mut depth_end = vec![closure.len(); closure.len()];
+        for index in (0..closure.len()).rev() {
+            let mut union = reasons_from[index + 1].clone();
+            union.extend(reasons[index].iter().copied());
+            reasons_from[index] = union;
+            if closure
+                .get(index + 1)
+                .is_some_and(|next| next.depth == closure[index].depth)
+            {
+                depth_end[index] = depth_end[index + 1];
+            } else {
+                depth_end[index] = index + 1;
+            }
+        }
+        let mut selection = Self {
             facts,
             limits,
             most,
             reasons,
+            reasons_from,
+            depth_end,
+            affected_sums: Vec::new(),
+            frontier_sums: Vec::new(),
+            fixed: 0,
+        };
+        selection.affected_sums = prefix_sums(closure.iter().map(|node| affected_json(node).len()));
+        selection.frontier_sums =
+            prefix_sums((0..closure.len()).map(|i| selection.frontier_entry(i).len()));
+        let empty = selection.document_with(0, 0, &[], 0);
+        selection.fixed =
+            empty.len() - selection.budget(0, 0).len() - selection.truncation(0, 0).len();
+        selection
+    }
+
+    /// The nodes of the frontier when `emitted` nodes are emitted: those at the first
+    /// omitted depth.
+    fn frontier(&self, emitted: usize) -> std::ops::Range<usize> {
+        match self.depth_end.get(emitted) {
+            Some(&end) => emitted..end,
+            None => emitted..emitted,
         }
+    }
+
+    /// The length of the document emitting `emitted` nodes and stating `used` bytes.
+    fn length(&self, emitted: usize, used: u64) -> usize {
+        let frontier = self.frontier(emitted);
+        let array = |sums: &[usize], range: std::ops::Range<usize>| {
+            sums[range.end] - sums[range.start] + range.len().saturating_sub(1)
+        };
+        self.fixed
+            + self.budget(emitted, used).len()
+            + self.truncation(emitted, frontier.len()).len()
+            + array(&self.frontier_sums, frontier)
+            + array(&self.affected_sums, 0..emitted)
+    }
+
+    /// The `used_bytes` that states the document's own length, if there is one.
+    fn self_stating_length(&self, emitted: usize) -> Option<u64> {
+        let mut used = 0;
+        // Each round can only add digits, so this settles within a few rounds.
+        for _ in 0..8 {
+            let length = u64::try_from(self.length(emitted, used)).ok()?;
+            if length == used {
+                return Some(used);
+            }
+            used = length;
+        }
+        None
+    }
+
+    fn budget(&self, emitted: usize, used: u64) -> Json {
+        let closure = &self.facts.closure;
+        Json::Object(vec![
+            ("used_bytes", Json::Number(used)),
+            ("used_nodes", count(emitted)),
+            (
+                "max_depth_used",
+                Json::Number(emitted.checked_sub(1).map_or(0, |last| closure[last].depth)),
+            ),
+        ])
+    }
+
+    fn truncation(&self, emitted: usize, frontier: usize) -> Json {
+        let closure = &self.facts.closure;
+        let reasons = self.reasons_from.get(emitted).into_iter().flatten();
+        Json::Object(vec![
+            ("truncated", Json::Bool(emitted < closure.len())),
+            ("reasons", labels(reasons.copied())),
+            ("omitted_known_nodes", count(closure.len() - emitted)),
+            (
+                "deferred_known_nodes",
+                count(closure.len() - emitted - frontier),
+            ),
+        ])
+    }
+
+    fn frontier_entry(&self, index: usize) -> Json {
+        let node = &self.facts.closure[index];
+        Json::Object(vec![
+            ("id", Json::string(node.id.as_str())),
+            ("kind", Json::string(node.kind.label())),
+            ("depth", Json::Number(node.depth)),
+            ("reasons", labels(self.reasons[index].iter().copied())),
+            ("operation_indices", indices(&node.operation_indices)),
+        ])
     }
 
     /// The document emitting the first `emitted` closure nodes, stating `used` bytes.
     fn document(&self, emitted: usize, used: u64) -> Json {
-        let facts = self.facts;
-        let closure = &facts.closure;
-        let omitted = &closure[emitted..];
-        let frontier_depth = omitted.first().map(|node| node.depth);
-        let frontier: Vec<usize> = (emitted..closure.len())
-            .take_while(|&i| Some(closure[i].depth) == frontier_depth)
+        let frontier: Vec<Json> = self
+            .frontier(emitted)
+            .map(|i| self.frontier_entry(i))
             .collect();
-        let mut reasons: BTreeSet<Reason> = BTreeSet::new();
-        for index in emitted..closure.len() {
-            reasons.extend(self.reasons[index].iter().copied());
-        }
-        let count = |n: usize| Json::number(u64::try_from(n).unwrap_or(u64::MAX));
-        let indices = |list: &[usize]| Json::Array(list.iter().map(|&i| count(i)).collect());
-        let labels = |list: &mut dyn Iterator<Item = Reason>| {
-            Json::Array(list.map(|r| Json::string(r.label())).collect())
-        };
+        self.document_with(emitted, used, &frontier, emitted)
+    }
+
+    /// The document with these frontier entries and the first `affected` closure nodes
+    /// (budget and truncation as `emitted` nodes emitted).
+    fn document_with(&self, emitted: usize, used: u64, frontier: &[Json], affected: usize) -> Json {
+        let facts = self.facts;
         Json::Object(vec![
             ("schema", Json::string(SCHEMA)),
             (
@@ -466,20 +568,7 @@ impl<'f> Selection<'f> {
             ),
             (
                 "changes",
-                Json::Array(
-                    facts
-                        .changes
-                        .iter()
-                        .map(|change| {
-                            Json::Object(vec![
-                                ("id", Json::string(change.id.as_str())),
-                                ("kind", Json::string(change.kind.label())),
-                                ("change", Json::string(change.change.label())),
-                                ("operation_indices", indices(&change.operation_indices)),
-                            ])
-                        })
-                        .collect(),
-                ),
+                Json::Array(facts.changes.iter().map(change_json).collect()),
             ),
             (
                 "unresolved",
@@ -494,53 +583,50 @@ impl<'f> Selection<'f> {
                     ("max_nodes", Json::Number(self.limits.max_nodes)),
                 ]),
             ),
+            ("budget", self.budget(emitted, used)),
+            ("truncation", self.truncation(emitted, frontier.len())),
+            ("frontier", Json::Array(frontier.to_vec())),
             (
-                "budget",
-                Json::Object(vec![
-                    ("used_bytes", Json::Number(used)),
-                    ("used_nodes", count(emitted)),
-                    (
-                        "max_depth_used",
-                        Json::Number(emitted.checked_sub(1).map_or(0, |last| closure[last].depth)),
-                    ),
-                ]),
-            ),
-            (
-                "truncation",
-                Json::Object(vec![
-                    ("truncated", Json::Bool(emitted < closure.len())),
-                    ("reasons", labels(&mut reasons.into_iter())),
-                    ("omitted_known_nodes", count(closure.len() - emitted)),
-                    (
-                        "deferred_known_nodes",
-                        count(closure.len() - emitted - frontier.len()),
-                    ),
-                ]),
-            ),
-            (
-                "frontier",
+                "affected_functions",
                 Json::Array(
-                    frontier
+                    facts.closure[..affected]
                         .iter()
-                        .map(|&i| {
-                            let node = &closure[i];
-                            Json::Object(vec![
-                                ("id", Json::string(node.id.as_str())),
-                                ("kind", Json::string(node.kind.label())),
-                                ("depth", Json::Number(node.depth)),
-                                ("reasons", labels(&mut self.reasons[i].iter().copied())),
-                                ("operation_indices", indices(&node.operation_indices)),
-                            ])
-                        })
+                        .map(affected_json)
                         .collect(),
                 ),
             ),
-            (
-                "affected_functions",
-                Json::Array(closure[..emitted].iter().map(affected_json).collect()),
-            ),
         ])
     }
+}
+
+/// `0, a, a+b, …`: the sums of every prefix.
+fn prefix_sums(lengths: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut sums = vec![0];
+    for length in lengths {
+        sums.push(sums[sums.len() - 1] + length);
+    }
+    sums
+}
+
+fn count(n: usize) -> Json {
+    Json::number(u64::try_from(n).unwrap_or(u64::MAX))
+}
+
+fn indices(list: &[usize]) -> Json {
+    Json::Array(list.iter().map(|&i| count(i)).collect())
+}
+
+fn labels(reasons: impl Iterator<Item = Reason>) -> Json {
+    Json::Array(reasons.map(|r| Json::string(r.label())).collect())
+}
+
+fn change_json(change: &Change) -> Json {
+    Json::Object(vec![
+        ("id", Json::string(change.id.as_str())),
+        ("kind", Json::string(change.kind.label())),
+        ("change", Json::string(change.change.label())),
+        ("operation_indices", indices(&change.operation_indices)),
+    ])
 }
 
 fn operation_json(operation: &Operation) -> Json {
@@ -746,6 +832,35 @@ mod tests {
             serde_json::json!(["max_bytes"])
         );
         assert_eq!(value["budget"]["used_bytes"], cut.len());
+    }
+
+    #[test]
+    fn every_prefix_length_is_computed_exactly() {
+        for limits in [
+            Limits::default(),
+            Limits {
+                depth: 1024,
+                max_bytes: 16 * 1024 * 1024,
+                max_nodes: 2,
+            },
+            Limits {
+                depth: 0,
+                max_bytes: 2048,
+                max_nodes: 65_536,
+            },
+        ] {
+            let facts = facts();
+            let selection = Selection::new(&facts, limits);
+            for emitted in 0..=facts.closure.len() {
+                for used in [0, 9, 10, 999, 1000, 123_456] {
+                    assert_eq!(
+                        selection.length(emitted, used),
+                        selection.document(emitted, used).len(),
+                        "{limits:?} emitted {emitted} used {used}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
