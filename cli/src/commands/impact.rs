@@ -158,6 +158,7 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         Some(files) => files.iter().map(|f| (f.path.clone(), f.blob)).collect(),
         None => graph_files(&db, words.rev.as_deref())?,
     };
+    check_other_files(&db, &name, words.rev.as_deref(), &files)?;
     let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
     let base = db.sources(graph_inputs(&base_files));
     let candidate_tree = db.sources(graph_inputs(&candidate_files));
@@ -213,6 +214,43 @@ fn failpoint_before_recheck() {
             .open(path)
             .and_then(|mut file| file.write_all(b"# touched\n"));
     }
+}
+
+/// The patch's hunks on files the graph does not read (docs, configs) must apply to the
+/// base too: each is checked against that file in the working tree (or the `--rev` tree).
+fn check_other_files(
+    db: &KeelDatabase,
+    name: &str,
+    rev: Option<&str>,
+    files: &[patch::FilePatch],
+) -> Result<(), CommandError> {
+    let tree = rev
+        .map(|rev| db.commit_tree(db.resolve_commit(rev)?))
+        .transpose()?;
+    for file in files {
+        let paths = [&file.old_path, &file.new_path];
+        if paths.into_iter().flatten().any(|path| is_graph_input(path)) {
+            continue;
+        }
+        let Some(path) = file.old_path.as_ref().or(file.new_path.as_ref()) else {
+            continue;
+        };
+        let base = match tree {
+            Some(tree) => keel_queries::tree::lookup(db, tree, path)
+                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?
+                .map(|entry| db.objects().blob(entry.oid).map(|bytes| bytes.to_vec()))
+                .transpose()
+                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?,
+            None => db
+                .work_dir()
+                .map(|root| root.join(path))
+                .filter(|path| path.is_file())
+                .map(std::fs::read)
+                .transpose()?,
+        };
+        patch::apply(name, file, base.as_deref())?;
+    }
+    Ok(())
 }
 
 /// The patch's bytes, read once, and its name for messages.

@@ -323,3 +323,23 @@ fn typescript_callers_through_this_and_an_import_appear_at_their_depths() {
         );
     });
 }
+
+#[test]
+fn hunks_on_files_the_graph_does_not_read_must_apply_too() {
+    let notes = "--- a/NOTES.md\n+++ b/NOTES.md\n@@ -1 +1 @@\n-old\n+new\n";
+    let both = format!("{PATCH_F}{notes}");
+    let repo = repo_with(&[("NOTES.md", b"old\n"), ("change.diff", both.as_bytes())]);
+    let fits = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(fits.code, 0, "{}", fits.render(None));
+    assert_eq!(fits.json()["operations"].as_array().map(Vec::len), Some(2));
+    repo.write("NOTES.md", "something else\n")
+        .expect("write NOTES.md");
+    let stale = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(stale.code, 2, "{}", stale.render(None));
+    assert!(stale.stdout.is_empty());
+    assert!(
+        stale.stderr.contains("hunk 1 of NOTES.md does not apply"),
+        "{}",
+        stale.stderr
+    );
+}
