@@ -259,6 +259,18 @@ enum Outcome {
     Unresolved,
 }
 
+/// Where a member lookup up a class chain ended.
+enum Lookup<'db> {
+    /// The nearest declaration's value.
+    Found(Val<'db>),
+    /// No class of the chain declares it (the chain ended inside the repository).
+    Missing,
+    /// The chain reached a base outside the repository.
+    External,
+    /// The chain could not be followed.
+    Unknown,
+}
+
 /// A class's constructor.
 enum Ctor {
     Node(NodeId),
@@ -451,6 +463,37 @@ impl<'db> Eval<'db> {
         is_static: bool,
         depth: u32,
     ) -> Val<'db> {
+        match self.up_chain(class, name, is_static, depth) {
+            Lookup::Found(value) => value,
+            Lookup::Missing => missing_member(name, is_static),
+            Lookup::External => Val::External,
+            Lookup::Unknown => Val::Unknown,
+        }
+    }
+
+    /// The constructor `new C()` runs: the nearest `constructor` up the chain.
+    fn ctor(&self, class: ClassRef<'db>) -> Ctor {
+        match self.up_chain(class, "constructor", false, 0) {
+            Lookup::Found(value) => match unmerge(value) {
+                Val::Node(id, _) => Ctor::Node(id),
+                _ => Ctor::Unknown,
+            },
+            Lookup::Missing => Ctor::None,
+            Lookup::External => Ctor::External,
+            Lookup::Unknown => Ctor::Unknown,
+        }
+    }
+
+    /// The one walk up a class chain both lookups share: the nearest class (the class
+    /// itself, then its bases) declaring member `name` (`is_static`). A `#private` name
+    /// is looked for in the class itself only.
+    fn up_chain(
+        &self,
+        class: ClassRef<'db>,
+        name: &str,
+        is_static: bool,
+        depth: u32,
+    ) -> Lookup<'db> {
         let mut current = class;
         for _ in 0..MAX_CHAIN {
             match current {
@@ -460,18 +503,18 @@ impl<'db> Eval<'db> {
                         .iter()
                         .find(|member| member.name == name && member.is_static == is_static);
                     if let Some(member) = found {
-                        return self.eval(&module, &member.value, depth + 1);
+                        return Lookup::Found(self.eval(&module, &member.value, depth + 1));
                     }
                     if name.starts_with('#') {
-                        return Val::Unknown;
+                        return Lookup::Unknown;
                     }
                     let Some(base) = &facts.extends else {
-                        return missing_member(name, is_static);
+                        return Lookup::Missing;
                     };
                     match unmerge(self.eval(&module, base, depth + 1)) {
                         Val::Class(next) => current = next,
-                        Val::External => return Val::External,
-                        _ => return Val::Unknown,
+                        Val::External => return Lookup::External,
+                        _ => return Lookup::Unknown,
                     }
                 }
                 ClassRef::View(view) => {
@@ -480,66 +523,23 @@ impl<'db> Eval<'db> {
                             .iter()
                             .find(|member| member.name == name && member.is_static == is_static);
                         if let Some(member) = found {
-                            return member
-                                .node
-                                .clone()
-                                .map_or(Val::Unknown, |id| Val::Node(id, None));
+                            return Lookup::Found(
+                                member
+                                    .node
+                                    .clone()
+                                    .map_or(Val::Unknown, |id| Val::Node(id, None)),
+                            );
                         }
                     }
                     return match view.tail {
-                        Tail::End => missing_member(name, is_static),
-                        Tail::External => Val::External,
-                        Tail::Unknown => Val::Unknown,
+                        Tail::End => Lookup::Missing,
+                        Tail::External => Lookup::External,
+                        Tail::Unknown => Lookup::Unknown,
                     };
                 }
             }
         }
-        Val::Unknown
-    }
-
-    /// The constructor `new C()` runs: the nearest `constructor` up the chain.
-    fn ctor(&self, class: ClassRef<'db>) -> Ctor {
-        let mut current = class;
-        for _ in 0..MAX_CHAIN {
-            match current {
-                ClassRef::Facts(module, facts) => {
-                    let found = facts
-                        .members
-                        .iter()
-                        .find(|member| member.name == "constructor" && !member.is_static);
-                    if let Some(member) = found {
-                        return match unmerge(self.eval(&module, &member.value, 1)) {
-                            Val::Node(id, _) => Ctor::Node(id),
-                            _ => Ctor::Unknown,
-                        };
-                    }
-                    let Some(base) = &facts.extends else {
-                        return Ctor::None;
-                    };
-                    match unmerge(self.eval(&module, base, 1)) {
-                        Val::Class(next) => current = next,
-                        Val::External => return Ctor::External,
-                        _ => return Ctor::Unknown,
-                    }
-                }
-                ClassRef::View(view) => {
-                    for level in &view.levels {
-                        let found = level
-                            .iter()
-                            .find(|member| member.name == "constructor" && !member.is_static);
-                        if let Some(member) = found {
-                            return member.node.clone().map_or(Ctor::Unknown, Ctor::Node);
-                        }
-                    }
-                    return match view.tail {
-                        Tail::End => Ctor::None,
-                        Tail::External => Ctor::External,
-                        Tail::Unknown => Ctor::Unknown,
-                    };
-                }
-            }
-        }
-        Ctor::Unknown
+        Lookup::Unknown
     }
 
     /// The export `name` of the module at `module`.
