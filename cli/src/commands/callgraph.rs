@@ -55,7 +55,14 @@ pub(crate) fn graph_files(
     let Some(rev) = rev else {
         return Ok(db.worktree_files(is_graph_input)?);
     };
-    let tree = db.commit_tree(db.resolve_commit(rev)?)?;
+    tree_graph_files(db, db.commit_tree(db.resolve_commit(rev)?)?)
+}
+
+/// The files a graph reads of the tree `tree`.
+pub(crate) fn tree_graph_files(
+    db: &KeelDatabase,
+    tree: Oid,
+) -> Result<Vec<(String, Oid)>, CommandError> {
     let files = keel_queries::tree::files_under(db, tree, "")
         .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?;
     Ok(files

@@ -7,7 +7,7 @@
 //! every working-tree source read (KEEL-I207: no report, exit 1).
 //! Does not own: the graph, closure and report (`keel_queries::impact`).
 
-use super::callgraph::graph_files;
+use super::callgraph::tree_graph_files;
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
@@ -105,26 +105,49 @@ fn read_words(words: &[String]) -> Result<Pending, CommandError> {
     })
 }
 
-/// The `[impact]` defaults of `keel.toml` in the tree the base comes from (the working
-/// tree, or the commit `--rev` names), each checked against its option's domain.
-fn impact_defaults(db: &KeelDatabase, rev: Option<&str>) -> Result<Limits, CommandError> {
-    let bytes = match rev {
-        None => db
-            .work_dir()
-            .map(|root| root.join(SETTINGS_FILE))
-            .filter(|path| path.is_file())
-            .map(std::fs::read)
-            .transpose()?,
-        Some(rev) => {
-            let tree = db.commit_tree(db.resolve_commit(rev)?)?;
-            keel_queries::tree::lookup(db, tree, SETTINGS_FILE)
-                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?
-                .map(|entry| db.objects().blob(entry.oid))
+/// What the base is read from: the working tree, or the commit `--rev` names (its id
+/// and root tree), resolved once.
+#[derive(Debug, Clone, Copy)]
+struct Base {
+    commit: Option<(Oid, Oid)>,
+}
+
+impl Base {
+    fn of(db: &KeelDatabase, rev: Option<&str>) -> Result<Self, CommandError> {
+        let commit = rev
+            .map(|rev| {
+                let id = db.resolve_commit(rev)?;
+                Ok::<_, CommandError>((id, db.commit_tree(id)?))
+            })
+            .transpose()?;
+        Ok(Self { commit })
+    }
+
+    /// The bytes of the base's file at `path`; `None` when the base has no such file.
+    fn read(self, db: &KeelDatabase, path: &str) -> Result<Option<Vec<u8>>, CommandError> {
+        let fsck = |err: keel_engine::objects::ObjectError| {
+            CommandError(format!("{err}; repair: run `git fsck`"))
+        };
+        match self.commit {
+            Some((_, tree)) => keel_queries::tree::lookup(db, tree, path)
+                .map_err(fsck)?
+                .map(|entry| db.objects().blob(entry.oid).map(|bytes| bytes.to_vec()))
                 .transpose()
-                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?
-                .map(|bytes| bytes.to_vec())
+                .map_err(fsck),
+            None => Ok(db
+                .work_dir()
+                .map(|root| root.join(path))
+                .filter(|path| path.is_file())
+                .map(std::fs::read)
+                .transpose()?),
         }
-    };
+    }
+}
+
+/// The `[impact]` defaults of `keel.toml` in the base's tree, each checked against its
+/// option's domain.
+fn impact_defaults(db: &KeelDatabase, base: Base) -> Result<Limits, CommandError> {
+    let bytes = base.read(db, SETTINGS_FILE)?;
     let Some(bytes) = bytes else {
         return Ok(Limits::default());
     };
@@ -144,21 +167,20 @@ fn impact_defaults(db: &KeelDatabase, rev: Option<&str>) -> Result<Limits, Comma
 pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {
     let words = read_words(&args.words)?;
     let db = KeelDatabase::open_objects(&words.repo)?;
-    let limits = Limits::parse(
-        impact_defaults(&db, words.rev.as_deref())?,
-        &words.limit_words,
-    )?;
+    let base_at = Base::of(&db, words.rev.as_deref())?;
+    let limits = Limits::parse(impact_defaults(&db, base_at)?, &words.limit_words)?;
     let (name, bytes) = read_patch(&words.patch)?;
     let files = patch::parse(&name, &bytes)?;
-    let snapshot = match words.rev {
-        Some(_) => None,
-        None => Some(db.worktree_snapshot(is_graph_input)?),
+    // The working tree's sources are snapshotted (content and identity) for the re-check.
+    let (snapshot, base_files) = match base_at.commit {
+        Some((_, tree)) => (None, tree_graph_files(&db, tree)?),
+        None => {
+            let snapshot = db.worktree_snapshot(is_graph_input)?;
+            let files = snapshot.iter().map(|f| (f.path.clone(), f.blob)).collect();
+            (Some(snapshot), files)
+        }
     };
-    let base_files = match &snapshot {
-        Some(files) => files.iter().map(|f| (f.path.clone(), f.blob)).collect(),
-        None => graph_files(&db, words.rev.as_deref())?,
-    };
-    check_other_files(&db, &name, words.rev.as_deref(), &files)?;
+    check_other_files(&db, &name, base_at, &files)?;
     let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
     let base = db.sources(graph_inputs(&base_files));
     let candidate_tree = db.sources(graph_inputs(&candidate_files));
@@ -175,8 +197,8 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
             .collect();
         format!("worktree:{}", tree_digest(&listed))
     };
-    let base_revision = match &words.rev {
-        Some(rev) => format!("git:{}", db.resolve_commit(rev)?),
+    let base_revision = match base_at.commit {
+        Some((id, _)) => format!("git:{id}"),
         None => revision(&base_files),
     };
     let facts = Facts {
@@ -221,12 +243,9 @@ fn failpoint_before_recheck() {
 fn check_other_files(
     db: &KeelDatabase,
     name: &str,
-    rev: Option<&str>,
+    base: Base,
     files: &[patch::FilePatch],
 ) -> Result<(), CommandError> {
-    let tree = rev
-        .map(|rev| db.commit_tree(db.resolve_commit(rev)?))
-        .transpose()?;
     for file in files {
         let paths = [&file.old_path, &file.new_path];
         if paths.into_iter().flatten().any(|path| is_graph_input(path)) {
@@ -235,20 +254,8 @@ fn check_other_files(
         let Some(path) = file.old_path.as_ref().or(file.new_path.as_ref()) else {
             continue;
         };
-        let base = match tree {
-            Some(tree) => keel_queries::tree::lookup(db, tree, path)
-                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?
-                .map(|entry| db.objects().blob(entry.oid).map(|bytes| bytes.to_vec()))
-                .transpose()
-                .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?,
-            None => db
-                .work_dir()
-                .map(|root| root.join(path))
-                .filter(|path| path.is_file())
-                .map(std::fs::read)
-                .transpose()?,
-        };
-        patch::apply(name, file, base.as_deref())?;
+        let bytes = base.read(db, path)?;
+        patch::apply(name, file, bytes.as_deref())?;
     }
     Ok(())
 }
