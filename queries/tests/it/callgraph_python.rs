@@ -3,6 +3,7 @@
 //! is external and what is unresolved, tolerance, and incrementality read from salsa's
 //! events.
 
+use crate::support::count;
 use keel_engine::{Db, KeelDatabase};
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
@@ -419,10 +420,6 @@ fn callee_text_is_the_callee_as_written_on_one_line() {
             "m.py#f:4 client.pool.get"
         ]
     );
-}
-
-fn count(names: &[String], query: &str) -> usize {
-    names.iter().filter(|name| name.as_str() == query).count()
 }
 
 const A_PY: &str = "from b import api\n\n\ndef use():\n    api()\n";

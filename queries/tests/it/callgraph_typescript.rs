@@ -5,6 +5,7 @@
 //! category, then the expected edges against the TypeScript 5.9 checker (a test helper,
 //! `tests/tsc/calls.cjs`, never part of keel), then incrementality from salsa's events.
 
+use crate::support::count;
 use keel_engine::{Db as _, KeelDatabase, Oid};
 use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, graph_inputs, innermost};
 use std::collections::{BTreeMap, BTreeSet};
@@ -1015,10 +1016,6 @@ const INC_B_MORE: &str = "export function helper() {\n  const x = 2;\n  return x
 const INC_B_RENAMED: &str = "export function helper2() {\n  const x = 2;\n  return x;\n}\n\nexport class Store {\n  put() {\n    return helper2();\n  }\n}\n\nexport function extra() {}\n";
 const INC_C: &str = "export function alone() {\n  console.log('c');\n}\n";
 const INC_D: &str = "import { run } from './a';\n\nrun();\n";
-
-fn count(log: &[String], query: &str) -> usize {
-    log.iter().filter(|name| name.as_str() == query).count()
-}
 
 fn inc_files(db: &KeelDatabase, b: &str) -> Vec<(String, Oid)> {
     let mut files = hash_files(

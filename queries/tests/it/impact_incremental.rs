@@ -2,6 +2,7 @@
 //! the base's graph is memoized, and the candidate tree, SET to the next patch's files,
 //! re-validates every file the patch left alone instead of re-reading it.
 
+use crate::support::count;
 use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::callgraph::graph_inputs;
 use keel_queries::impact::{candidate_files, closure_over, operations_and_changes, patch};
@@ -13,10 +14,6 @@ const C_PY: &str = "def k():\n    print(3)\n";
 // Body edits that change no file's interface (what other files may read of it).
 const PATCH_A: &str = "--- a/a.py\n+++ b/a.py\n@@ -2 +2 @@\n-    print(1)\n+    print(10)\n";
 const PATCH_B: &str = "--- a/b.py\n+++ b/b.py\n@@ -2 +2 @@\n-    print(2)\n+    print(20)\n";
-
-fn count(log: &[String], name: &str) -> usize {
-    log.iter().filter(|query| query.as_str() == name).count()
-}
 
 #[test]
 fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {

@@ -1,14 +1,11 @@
 //! Incrementality as a contract: which tracked queries re-run after each kind of change,
 //! read from salsa's `WillExecute` events, and warm answers equal cold ones.
 
+use crate::support::count;
 use crate::support::{commit, repo};
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::demo::build_demo;
 use keel_queries::lint::lint;
-
-fn count(names: &[String], query: &str) -> usize {
-    names.iter().filter(|n| n.as_str() == query).count()
-}
 
 const SESSION_PY_EDITED: &str = "import time\n\n\ndef login(user, password):\n    if not user.check(password):\n        raise PermissionError(\"bad password\")\n    user.audit(\"login\")\n    return Session(user)\n\n\nclass Session:\n    def __init__(self, user):\n        self.user = user\n        self.expires = time.time() + 3600\n\n    def refresh(self):\n        self.expires = time.time() + 7200\n        return self.expires\n\n\ndef logout(session):\n    session.expires = 0\n";
 

@@ -1,4 +1,5 @@
-//! Shared helpers: build, open and lint fixture repositories.
+//! Shared helpers: build, open and lint fixture repositories, and read the executed-query
+//! log.
 
 use keel_engine::KeelDatabase;
 use keel_fixtures::FixtureRepo;
@@ -62,4 +63,9 @@ pub(crate) fn node_findings(
 /// Owned strings from literals.
 pub(crate) fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// How many times query `name` ran in `log` (`KeelDatabase::take_executed_queries`).
+pub(crate) fn count(log: &[String], name: &str) -> usize {
+    log.iter().filter(|query| query.as_str() == name).count()
 }
