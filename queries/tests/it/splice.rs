@@ -281,6 +281,13 @@ impl Model {
         defs
     }
 
+    /// The def `which` picks (modulo their count), if the model has any.
+    fn def_at(&mut self, which: usize) -> Option<&mut Def> {
+        let mut defs = self.defs();
+        let count = defs.len();
+        (count > 0).then(|| defs.swap_remove(which % count))
+    }
+
     /// A random class item, if there is one.
     fn class(&mut self, rng: &mut Rng) -> Option<&mut Item> {
         let classes: Vec<usize> = (0..self.items.len())
@@ -309,12 +316,9 @@ impl Model {
                     let line = self.pick(rng, BODY);
                     let choice = rng.below(3);
                     let which = rng.next_u64() as usize;
-                    let mut defs = self.defs();
-                    if defs.is_empty() {
+                    let Some(def) = self.def_at(which) else {
                         continue;
-                    }
-                    let count = defs.len();
-                    let def = &mut defs[which % count];
+                    };
                     let at = rng.below(def.body.len() + 1);
                     match choice {
                         0 => def.body.insert(at, line),
@@ -354,12 +358,9 @@ impl Model {
                     let decorator = self.pick(rng, DECORATORS);
                     let choice = rng.below(3);
                     let which = rng.next_u64() as usize;
-                    let mut defs = self.defs();
-                    if defs.is_empty() {
+                    let Some(def) = self.def_at(which) else {
                         continue;
-                    }
-                    let count = defs.len();
-                    let def = &mut defs[which % count];
+                    };
                     match choice {
                         0 => def.decorators.push(decorator),
                         1 => {
@@ -371,10 +372,7 @@ impl Model {
                 12 => {
                     let n = self.next();
                     let which = rng.next_u64() as usize;
-                    let mut defs = self.defs();
-                    if !defs.is_empty() {
-                        let count = defs.len();
-                        let def = &mut defs[which % count];
+                    if let Some(def) = self.def_at(which) {
                         def.name = format!("{}_{n}", def.name);
                     }
                 }
