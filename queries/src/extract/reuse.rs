@@ -468,12 +468,8 @@ pub fn thread_parse_counts() -> ParseCounts {
 /// The edits that turn `old` into `new`, in the order to apply them (last in the file
 /// first, so each edit's positions are still those of `old`).
 fn edits(old: &[u8], new: &[u8], script: EditScript) -> Vec<InputEdit> {
-    let changes = match script {
-        EditScript::CommonEnds => common_ends(old, new).into_iter().collect(),
-        EditScript::LineHunks => hunk_changes(old, new),
-    };
     let mut rows = Rows::default();
-    let mut edits: Vec<InputEdit> = changes
+    let mut edits: Vec<InputEdit> = changes(old, new, script)
         .into_iter()
         .map(|change| {
             let start_position = rows.at(old, change.start);
@@ -500,6 +496,68 @@ struct Change {
     old_end: usize,
     new_start: usize,
     new_end: usize,
+}
+
+/// The changes from `old` to `new` as `script` finds them, [`narrowed`], in file order.
+fn changes(old: &[u8], new: &[u8], script: EditScript) -> Vec<Change> {
+    let found = match script {
+        EditScript::CommonEnds => common_ends(old, new).into_iter().collect(),
+        EditScript::LineHunks => hunk_changes(old, new),
+    };
+    narrowed(old, new, found).collect()
+}
+
+/// Each of `changes` told as tightly as tree-sitter reuses best: the bytes its two sides
+/// share at the start and at the end are left out, and an insertion or deletion of whole
+/// lines (after a `\n`, ending with one) is told one byte earlier, from just before that
+/// `\n` to just before its last one — the same bytes, moved across the newline. An edit
+/// that touches a line's start makes tree-sitter re-lex the next statement's indentation
+/// and reparse the rest of the enclosing Python block (click's `core.py`, a line added to
+/// a method: 13 ms, against 0.9 ms told before the newline, about what changing one
+/// character costs). Every byte outside the changes is still equal on both sides, so
+/// the edits stay exact; they stay disjoint because a line diff's hunks are separated by
+/// a common line.
+fn narrowed(old: &[u8], new: &[u8], changes: Vec<Change>) -> impl Iterator<Item = Change> {
+    let mut previous_end = 0;
+    changes.into_iter().map(move |change| {
+        let (gone, come) = (
+            &old[change.start..change.old_end],
+            &new[change.new_start..change.new_end],
+        );
+        let head = gone.iter().zip(come).take_while(|(a, b)| a == b).count();
+        let room = gone.len().min(come.len()) - head;
+        let tail = gone
+            .iter()
+            .rev()
+            .zip(come.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut narrow = Change {
+            start: change.start + head,
+            old_end: change.old_end - tail,
+            new_start: change.new_start + head,
+            new_end: change.new_end - tail,
+        };
+        let whole_lines =
+            |text: &[u8], start: usize, end: usize| start == end || text[end - 1] == b'\n';
+        let one_side_empty = narrow.start == narrow.old_end || narrow.new_start == narrow.new_end;
+        if one_side_empty
+            && narrow.start > previous_end
+            && old[narrow.start - 1] == b'\n'
+            && whole_lines(old, narrow.start, narrow.old_end)
+            && whole_lines(new, narrow.new_start, narrow.new_end)
+        {
+            narrow = Change {
+                start: narrow.start - 1,
+                old_end: narrow.old_end - 1,
+                new_start: narrow.new_start - 1,
+                new_end: narrow.new_end - 1,
+            };
+        }
+        previous_end = change.old_end;
+        narrow
+    })
 }
 
 /// One change spanning every differing byte, widened to whole lines: its start follows a
@@ -637,10 +695,7 @@ mod tests {
     /// `changes`, and checks every point against the text as it stands at that edit.
     fn check_edits(old: &str, new: &str, script: EditScript) {
         let (old, new) = (old.as_bytes(), new.as_bytes());
-        let changes: Vec<Change> = match script {
-            EditScript::CommonEnds => common_ends(old, new).into_iter().collect(),
-            EditScript::LineHunks => hunk_changes(old, new),
-        };
+        let changes = changes(old, new, script);
         let edits = edits(old, new, script);
         assert_eq!(edits.len(), changes.len());
         let mut text = old.to_vec();
@@ -675,6 +730,34 @@ mod tests {
                 check_edits(new, old, script);
             }
         }
+    }
+
+    #[test]
+    fn changes_leave_out_shared_bytes_and_tell_whole_lines_before_their_newline() {
+        let change = |start, old_end, new_start, new_end| Change {
+            start,
+            old_end,
+            new_start,
+            new_end,
+        };
+        let changed = |old: &str, new: &str| {
+            let hunks = changes(old.as_bytes(), new.as_bytes(), EditScript::LineHunks);
+            let common = changes(old.as_bytes(), new.as_bytes(), EditScript::CommonEnds);
+            assert_eq!(hunks, common, "one change: both scripts agree");
+            hunks
+        };
+        // One character of a line: only it.
+        assert_eq!(
+            changed("a\nx = 1\nb\n", "a\nx = 2\nb\n"),
+            [change(6, 7, 6, 7)]
+        );
+        // A line added after a `\n`: told from that `\n` to just before the new one.
+        assert_eq!(changed("a\nb\n", "a\nnew\nb\n"), [change(1, 1, 1, 5)]);
+        // A line removed likewise; at the start of the file there is no `\n` before it.
+        assert_eq!(changed("a\ngone\nb\n", "a\nb\n"), [change(1, 6, 1, 1)]);
+        assert_eq!(changed("gone\nb\n", "b\n"), [change(0, 5, 0, 0)]);
+        // A last line without a `\n` is not whole: it stays where the diff put it.
+        assert_eq!(changed("a\n", "a\nend"), [change(2, 2, 2, 5)]);
     }
 
     #[test]
