@@ -166,6 +166,47 @@ pub(crate) fn lint_json(report: &LintReport) -> String {
     text
 }
 
+/// The JSON report (`keel.lint.v1`) on one line, newline-terminated: one document per
+/// verdict in a stream (`keel watch --format json`).
+pub(crate) fn lint_json_line(report: &LintReport) -> String {
+    // As in `lint_json`: serialization of the report cannot fail.
+    let mut text = serde_json::to_string(report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// How many commits a one-line finding names.
+const FINDING_LINE_COMMITS: usize = 3;
+
+/// One finding on one line, for a list of what changed between two verdicts:
+/// `error[anchor-hit] auth/login: src/a.py#login (2 commits)`.
+pub(crate) fn finding_line(finding: &Finding) -> String {
+    let label = match finding.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let target = if finding.selectors.is_empty() {
+        finding.path.clone()
+    } else {
+        format!("{}#{}", finding.path, finding.selectors.join(","))
+    };
+    let mut line = format!("{label}[{}] {}: {target}", finding.code, finding.node);
+    let commits: Vec<&str> = finding
+        .hits
+        .iter()
+        .take(FINDING_LINE_COMMITS)
+        .map(|hit| &hit.commit[..hit.commit.len().min(12)])
+        .collect();
+    if let Some(more) = finding.hits.len().checked_sub(FINDING_LINE_COMMITS)
+        && more > 0
+    {
+        line.push_str(&format!(" ({} and {more} more)", commits.join(" ")));
+    } else if !commits.is_empty() {
+        line.push_str(&format!(" ({})", commits.join(" ")));
+    }
+    line
+}
+
 /// Work done since the last count, read from the query log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct WorkCounts {

@@ -21,6 +21,11 @@ pub enum ChangeEvent {
     /// Judge this commit instead of HEAD (a candidate no ref points at yet). A later
     /// `TipMoved` or `Rescan` returns to HEAD.
     TipAt(crate::Oid),
+    /// Judge the working tree: HEAD is re-read and the tip becomes an in-memory commit on
+    /// top of it holding the working tree (HEAD itself when nothing differs; see
+    /// [`crate::worktree_commit`]). Re-sent after every save; a later `TipMoved` or
+    /// `Rescan` returns to HEAD.
+    Worktree,
     /// `keel sessions`: the sessions file grew or changed; it is re-read and only the
     /// sessions that differ are set.
     SessionsAppended,
@@ -35,6 +40,9 @@ pub enum ChangeEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ChangeResult {
     pub tip_moved: bool,
+    /// The working tree's in-memory commit, when a [`ChangeEvent::Worktree`] found the
+    /// working tree different from HEAD.
+    pub worktree: Option<crate::Oid>,
     pub sessions_changed: bool,
     pub decisions_changed: bool,
     pub repos_changed: bool,
@@ -50,8 +58,17 @@ impl KeelDatabase {
             result.tip_moved = self.sync_tip()?;
         }
         for event in events {
-            if let ChangeEvent::TipAt(oid) = event {
-                result.tip_moved |= self.set_tip(Some(*oid))?;
+            match event {
+                ChangeEvent::TipAt(oid) => result.tip_moved |= self.set_tip(Some(*oid))?,
+                ChangeEvent::Worktree => {
+                    result.worktree = self.worktree_commit()?;
+                    let tip = match result.worktree {
+                        Some(commit) => Some(commit),
+                        None => self.read_head()?,
+                    };
+                    result.tip_moved |= self.set_tip(tip)?;
+                }
+                _ => {}
             }
         }
         if rescan || events.contains(&ChangeEvent::SessionsAppended) {

@@ -54,7 +54,7 @@ pub struct KeelDatabase {
     git_dir: Option<PathBuf>,
     /// The working tree's root (none for a bare repository or a detached database).
     work_dir: Option<PathBuf>,
-    commits: HashMap<Oid, Commit>,
+    pub(crate) commits: HashMap<Oid, Commit>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
     pub(crate) sessions: crate::sessions::SessionState,
 }
@@ -216,7 +216,7 @@ impl KeelDatabase {
         Ok(Oid(tree.detach()))
     }
 
-    fn read_head(&self) -> Result<Option<Oid>, EngineError> {
+    pub(crate) fn read_head(&self) -> Result<Option<Oid>, EngineError> {
         let Some(repo) = self.objects.fresh_handle() else {
             return Ok(None);
         };
@@ -230,7 +230,7 @@ impl KeelDatabase {
 
     /// The input for commit `oid`, creating inputs for it and every ancestor not yet
     /// known (parents before children), so one new commit costs one object read.
-    fn commit_input(&mut self, oid: Oid) -> Result<Commit, EngineError> {
+    pub(crate) fn commit_input(&mut self, oid: Oid) -> Result<Commit, EngineError> {
         if let Some(&known) = self.commits.get(&oid) {
             return Ok(known);
         }
@@ -278,7 +278,7 @@ impl KeelDatabase {
             .ok_or_else(|| self.unreadable(&format!("commit {oid} could not be indexed")))
     }
 
-    fn unreadable(&self, err: &dyn std::fmt::Display) -> EngineError {
+    pub(crate) fn unreadable(&self, err: &dyn std::fmt::Display) -> EngineError {
         EngineError::Unreadable {
             path: self.git_dir.clone().unwrap_or_default(),
             reason: err.to_string(),

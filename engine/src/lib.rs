@@ -20,8 +20,11 @@ pub mod objects;
 pub mod oid;
 pub mod sessions;
 pub mod settings;
+pub mod watch;
 pub mod worktree;
+pub mod worktree_commit;
 
 pub use changes::{ChangeEvent, ChangeResult};
 pub use database::{Db, EngineError, KeelDatabase};
 pub use oid::Oid;
+pub use worktree_commit::WORKTREE;

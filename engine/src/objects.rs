@@ -54,6 +54,8 @@ pub struct ObjectStore {
     repo: Option<Pool>,
     /// Blobs hashed by keel, by their git id (content-addressed, never removed).
     hashed: Mutex<HashMap<Oid, Arc<[u8]>>>,
+    /// Trees built by keel (the working tree as a commit would hold it), by their git id.
+    built_trees: Mutex<HashMap<Oid, Vec<TreeItem>>>,
 }
 
 /// Thread-local repository handles over one shared object database.
@@ -73,6 +75,7 @@ impl ObjectStore {
                 idle: Mutex::new(vec![cached(repo)]),
             }),
             hashed: Mutex::default(),
+            built_trees: Mutex::default(),
         }
     }
 
@@ -80,6 +83,7 @@ impl ObjectStore {
         Self {
             repo: None,
             hashed: Mutex::default(),
+            built_trees: Mutex::default(),
         }
     }
 
@@ -93,6 +97,34 @@ impl ObjectStore {
             .unwrap_or_else(PoisonError::into_inner)
             .entry(oid)
             .or_insert_with(|| Arc::from(bytes));
+        oid
+    }
+
+    /// Keeps `tree` in memory and returns its git tree id (the id `git write-tree` would
+    /// give it); its entries must be in git's order (`gix::objs::tree::Entry`'s `Ord`).
+    /// Nothing is written to the repository.
+    pub(crate) fn insert_tree(&self, tree: &gix::objs::Tree) -> Oid {
+        use gix::objs::WriteTo as _;
+        let mut bytes = Vec::new();
+        // Writing to a `Vec` cannot fail, and a sorted tree of valid names always encodes.
+        let _ = tree.write_to(&mut bytes);
+        let oid = object_id(gix::objs::Kind::Tree, &bytes);
+        let items = tree
+            .entries
+            .iter()
+            .map(|entry| TreeItem {
+                name: String::from_utf8_lossy(&entry.filename).into_owned(),
+                kind: entry_kind(entry.mode),
+                oid: Oid(entry.oid),
+                symlink: entry.mode.is_link(),
+            })
+            .collect();
+        // A panic while holding the lock cannot leave the map half-updated: one insert.
+        self.built_trees
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(oid)
+            .or_insert(items);
         oid
     }
 
@@ -164,6 +196,15 @@ impl ObjectStore {
 
     /// The entries of one tree, in git's order.
     pub fn tree(&self, oid: Oid) -> Result<Vec<TreeItem>, ObjectError> {
+        let built = self
+            .built_trees
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&oid)
+            .cloned();
+        if let Some(items) = built {
+            return Ok(items);
+        }
         self.with_repo(oid, |repo| {
             let tree = repo.find_tree(oid.0).map_err(|e| object_error(oid, &e))?;
             let decoded = tree.decode().map_err(|e| object_error(oid, &e))?;
@@ -183,14 +224,14 @@ impl ObjectStore {
 
 /// The git id of a blob with these bytes: SHA-1 over `blob <len>\0` and the bytes.
 fn blob_id(bytes: &[u8]) -> Oid {
-    use gix::hash::hasher;
-    let mut hash = hasher(gix::hash::Kind::Sha1);
-    hash.update(format!("blob {}\0", bytes.len()).as_bytes());
-    hash.update(bytes);
+    object_id(gix::objs::Kind::Blob, bytes)
+}
+
+/// The git id of an object of `kind` with these bytes: SHA-1 over its header and bytes.
+pub(crate) fn object_id(kind: gix::objs::Kind, bytes: &[u8]) -> Oid {
     // SHA-1 hashing of in-memory bytes cannot fail except on a detected collision attack,
     // which content keel hashes itself is not: fall back to the null id (never read).
-    Oid(hash
-        .try_finalize()
+    Oid(gix::objs::compute_hash(gix::hash::Kind::Sha1, kind, bytes)
         .unwrap_or_else(|_| gix::ObjectId::null(gix::hash::Kind::Sha1)))
 }
 

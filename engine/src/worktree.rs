@@ -89,7 +89,7 @@ impl KeelDatabase {
 
 /// `path` under `root` as a `/`-separated relative path; `None` when it is not valid
 /// UTF-8 (git paths keel reads are text).
-fn relative_path(root: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative_path(root: &Path, path: &Path) -> Option<String> {
     let relative = path.strip_prefix(root).ok()?;
     let parts: Option<Vec<&str>> = relative
         .components()

@@ -1,4 +1,4 @@
-//! `keel lint`: judge every spec node at HEAD.
+//! `keel lint`: judge every spec node at HEAD (or at a candidate, or the working tree).
 //!
 //! Owns: opening the database, running lint, choosing the exit status, `--stats`.
 //! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
@@ -6,7 +6,7 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
-use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_engine::{ChangeEvent, KeelDatabase, Oid, WORKTREE};
 use keel_queries::extract::ParseCounts;
 use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses};
 use std::path::PathBuf;
@@ -33,19 +33,31 @@ pub(crate) struct LintArgs {
     /// deletes a spec node must delete the files it governed or leave them to another node.
     #[arg(long, value_name = "COMMIT")]
     pending: Option<String>,
+    /// Judge the working tree as it would be committed (`git add -A`): uncommitted
+    /// changes appear as commit `worktree` in hits, so drift shows before the commit.
+    /// Every node is judged; specs and `keel.toml` are read from the working tree too.
+    #[arg(long, conflicts_with = "pending")]
+    worktree: bool,
 }
 
 pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     let mut db = KeelDatabase::open(&args.repo)?;
+    let mut worktree = None;
     let scope = match &args.pending {
         Some(rev) => {
             let candidate = db.resolve_commit(rev)?;
             db.apply_changes(&[ChangeEvent::TipAt(candidate)])?;
             Scope::Pending
         }
-        None => Scope::Full,
+        None => {
+            if args.worktree {
+                worktree = db.apply_changes(&[ChangeEvent::Worktree])?.worktree;
+            }
+            Scope::Full
+        }
     };
-    let (report, parses) = lint_or_refuse(&db, scope)?;
+    let (mut report, parses) = lint_or_refuse(&db, scope)?;
+    name_worktree(&mut report, worktree);
     print_report(&report, args.format)?;
     if args.stats {
         eprintln!("{}", render::stats_line(render::work_counts(&db, parses)));
@@ -76,6 +88,13 @@ pub(crate) fn lint_or_refuse(
             CommandError(format!("{err}; repair: run `git fsck` on the repository"))
         }
     })
+}
+
+/// Names the working tree's in-memory commit [`WORKTREE`] in `report`.
+pub(crate) fn name_worktree(report: &mut LintReport, worktree: Option<Oid>) {
+    if let Some(commit) = worktree {
+        report.name_commit(&commit.to_string(), WORKTREE);
+    }
 }
 
 /// Prints the report in the chosen format on stdout.

@@ -4,9 +4,11 @@
 
 mod callgraph;
 mod demo;
+mod fresh;
 mod impact;
 mod lint;
 mod sessions;
+mod watch;
 
 use crate::exit::ExitStatus;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -28,7 +30,9 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Lint(lint::LintArgs),
+    Watch(watch::WatchArgs),
     Demo(demo::DemoArgs),
+    Fresh(fresh::FreshArgs),
     Sessions(sessions::SessionsArgs),
     Callgraph(callgraph::CallgraphArgs),
     Impact(impact::ImpactArgs),
@@ -74,7 +78,9 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), CommandError> {
 pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     match cli.command {
         Command::Lint(args) => lint::cmd_lint(&args),
+        Command::Watch(args) => watch::cmd_watch(&args),
         Command::Demo(args) => demo::cmd_demo(&args),
+        Command::Fresh(args) => fresh::cmd_fresh(&args),
         Command::Sessions(args) => sessions::cmd_sessions(&args),
         Command::Callgraph(args) => callgraph::cmd_callgraph(&args),
         Command::Impact(args) => impact::cmd_impact(&args),

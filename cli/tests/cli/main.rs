@@ -17,6 +17,7 @@ mod pending;
 mod reports;
 mod sessions;
 mod support;
+mod watch;
 
 use support::{APP_PY, lint, spec};
 

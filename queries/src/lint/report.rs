@@ -86,6 +86,18 @@ impl LintReport {
     pub fn blocks(&self) -> bool {
         self.summary.errors > 0 || !self.unverified.is_empty()
     }
+
+    /// Names the commit `id` `label` wherever the report shows it (the tip, hits): the
+    /// working tree's in-memory commit has an id no repository holds.
+    pub fn name_commit(&mut self, id: &str, label: &str) {
+        if self.tip.as_deref() == Some(id) {
+            self.tip = Some(label.to_owned());
+        }
+        let hits = self.findings.iter_mut().flat_map(|f| f.hits.iter_mut());
+        for hit in hits.filter(|hit| hit.commit == id) {
+            hit.commit = label.to_owned();
+        }
+    }
 }
 
 /// Why lint could not produce a report.
