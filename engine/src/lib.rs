@@ -9,15 +9,19 @@
 //! - *tip*: the commit lint judges (HEAD).
 //!
 //! Owns: opening a repository through gix (keel's read path never spawns `git`), walking
-//! new commits into [`inputs::Commit`] inputs, reading `keel.toml`, the query event log.
+//! new commits into [`inputs::Commit`] inputs, reading `keel.toml`, the query event log,
+//! and keel's one write into a repository: `keel ack`'s checkpoint commit ([`ack`]).
 //! Does not own: any derived answer (that is `keel-queries`) or any rendering (`keel`).
 
+pub mod ack;
 pub mod changes;
 pub mod database;
 pub mod events;
+pub mod hook;
 pub mod inputs;
 pub mod objects;
 pub mod oid;
+pub mod readings;
 pub mod sessions;
 pub mod settings;
 pub mod watch;

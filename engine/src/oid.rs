@@ -15,6 +15,11 @@ impl Oid {
         gix::ObjectId::from_hex(hex.as_bytes()).ok().map(Self)
     }
 
+    /// The all-zero id git uses for "no object" (a ref created or deleted).
+    pub fn is_null(&self) -> bool {
+        self.0.is_null()
+    }
+
     /// The first `len` hexadecimal digits.
     pub fn short(&self, len: usize) -> String {
         let mut hex = self.to_string();

@@ -32,6 +32,7 @@ pub mod diff;
 pub mod drift;
 pub mod events;
 pub mod extract;
+pub mod fresh;
 pub mod history;
 pub mod images;
 pub mod impact;

@@ -368,6 +368,41 @@ fn file_relative(message: &str) -> String {
 
 type Refusal = (String, &'static str);
 
+/// An entry list keel refuses outside a spec: which entry (0-based), what is wrong, and
+/// the repair.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EntryRefusal {
+    pub index: usize,
+    pub message: String,
+    pub repair: String,
+}
+
+/// Parses a `code:` list written outside a spec (an eval reading's `code` axis) with the
+/// same grammar and the same loud refusals as a node's `code:` list: an empty entry or
+/// selector, a path outside the repository, selectors on a folder, a duplicate entry or
+/// selector, a file listed both bare and with selectors.
+pub fn parse_code_entries(items: &[String]) -> Result<Vec<Target>, EntryRefusal> {
+    let refuse = |index: usize, (message, repair): Refusal| EntryRefusal {
+        index,
+        message,
+        repair: repair.to_owned(),
+    };
+    let mut entries = Vec::with_capacity(items.len());
+    for (index, raw) in items.iter().enumerate() {
+        let target = parse_target(raw).map_err(|refusal| refuse(index, refusal))?;
+        entries.push(Entry {
+            relation: Relation::Code,
+            target,
+            raw: raw.clone(),
+            // The entry's position stands in for its line: `check_entry_set` reports it back.
+            line: u32::try_from(index).unwrap_or(u32::MAX),
+        });
+    }
+    check_entry_set(&entries)
+        .map_err(|(index, message, repair)| refuse(index as usize, (message, repair)))?;
+    Ok(entries.into_iter().map(|entry| entry.target).collect())
+}
+
 /// Parses one entry's text into a target.
 fn parse_target(raw: &str) -> Result<Target, Refusal> {
     let text = raw.trim();
@@ -772,6 +807,43 @@ mod tests {
             let err = compile_glob(bad).expect_err("a glob that does not compile");
             assert!(!err.is_empty(), "{bad}");
         }
+    }
+
+    #[test]
+    fn code_entries_outside_a_spec_get_the_same_grammar_and_refusals() {
+        let list = |items: &[&str]| {
+            parse_code_entries(&items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+        };
+        let targets = list(&["a.py#f,C.m", "b.ts", "src/", "src/*.py"]).expect("valid entries");
+        assert_eq!(
+            targets,
+            vec![
+                Target::Scoped {
+                    path: "a.py".to_owned(),
+                    selectors: vec![
+                        Selector::parse("f").expect("selector"),
+                        Selector::parse("C.m").expect("selector"),
+                    ],
+                },
+                Target::Path("b.ts".to_owned()),
+                Target::Folder("src".to_owned()),
+                Target::Glob("src/*.py".to_owned()),
+            ]
+        );
+        let refused = |items: &[&str]| list(items).expect_err("refused");
+        let err = refused(&["a.py#f", "b.py#"]);
+        assert_eq!(
+            (err.index, err.message.as_str()),
+            (1, "`b.py#` has an empty selector")
+        );
+        let err = refused(&["a.py", "b.py", "a.py#f"]);
+        assert_eq!(err.index, 2);
+        assert!(
+            err.message.contains("both bare and with selectors"),
+            "{err:?}"
+        );
+        assert_eq!(refused(&["a.py", "a.py"]).index, 1);
+        assert_eq!(refused(&["x", "src/#f"]).index, 1);
     }
 
     #[test]

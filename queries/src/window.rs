@@ -5,10 +5,16 @@
 //! edit, an addition, a rename with edits, or a merge that owns a spec line — never a
 //! pure rename or a transport merge), the base (from the maximal antichain of versions
 //! reachable from the tip, the newest in walk order: a product rule, not a join), and
-//! the window (every commit reachable from the tip and not from the base, minus commits
-//! whose `Spec-OK` trailer names the node). A window that reaches past a shallow clone's
-//! boundary, or whose base is a shallow commit, is truncated: its verdict is unverified.
-//! Does not own: lineages (`lineage`), nor what an event did to lines (`drift`).
+//! the window: every commit reachable from the tip and not from the base, minus the
+//! commits acknowledged for the node. A `Spec-OK: <node>` trailer acknowledges the commit
+//! that carries it; when that commit is an ack *checkpoint* (exactly one parent, and its
+//! parent's tree — `keel ack` writes one), it also acknowledges every commit reachable
+//! from it ([`checkpointed`], one walk from all of the node's checkpoints in the window).
+//! A merge, or a commit that changes its tree, acknowledges only itself. A window that
+//! reaches past a shallow clone's boundary, or whose base is a shallow commit, is
+//! truncated: its verdict is unverified (a checkpoint does not lift that).
+//! Does not own: lineages (`lineage`), nor what an event did to lines (`drift`), nor
+//! reading trailers (`history`'s per-tip index, through `trailers`).
 
 use crate::events::{authored, authored_content};
 use crate::history::{TipIndex, ancestry, authored_rename_source, change_at, tip_index};
@@ -63,13 +69,58 @@ pub fn node_base<'db>(
     }))
 }
 
+/// Is `commit` an ack checkpoint (given a `Spec-OK` trailer): exactly one parent, whose
+/// tree is its own? A merge never is, nor a root or shallow commit (no parent known).
+pub fn is_checkpoint(db: &dyn Db, commit: Commit) -> bool {
+    match commit.parents(db).as_slice() {
+        [parent] => parent.tree(db) == commit.tree(db),
+        _ => false,
+    }
+}
+
+/// The window commits the node's checkpoints at `tip` acknowledge: each checkpoint not
+/// reachable from the base, and every commit reachable from one of them and not from the
+/// base. One walk from all of them together, stopping at the base's ancestry (those
+/// commits are out of the window already).
+#[salsa::tracked(returns(ref))]
+pub fn checkpointed<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    node: Node<'db>,
+) -> Result<FxHashSet<Commit>, ObjectError> {
+    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let covered = node_base(db, tip, node)?.map(|base| ancestry(db, base));
+    let outside = |commit: &Commit| covered.is_some_and(|set| set.contains(commit));
+    let mut seen: FxHashSet<Commit> = index
+        .acks
+        .get(&node.id(db).0)
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|commit| is_checkpoint(db, *commit) && !outside(commit))
+        .collect();
+    let mut stack: Vec<Commit> = seen.iter().copied().collect();
+    while let Some(next) = stack.pop() {
+        for &parent in next.parents(db) {
+            if !outside(&parent) && seen.insert(parent) {
+                stack.push(parent);
+            }
+        }
+    }
+    Ok(seen)
+}
+
 /// A node's drift window at a tip.
 pub struct Window<'db> {
     db: &'db dyn Db,
     tip: Commit,
     index: &'db TipIndex,
     covered: Option<&'db FxHashSet<Commit>>,
+    /// The commits whose own `Spec-OK` trailer names the node.
     acked: Option<&'db FxHashSet<Commit>>,
+    /// The commits a checkpoint acknowledges (none when the node has no checkpoint, so a
+    /// history without one never runs [`checkpointed`]).
+    checkpointed: Option<&'db FxHashSet<Commit>>,
     /// History the window needs lies beyond a shallow clone's boundary.
     pub truncated: bool,
 }
@@ -88,12 +139,19 @@ pub fn window<'db>(
             .shallow
             .iter()
             .any(|s| !covered.is_some_and(|set| set.contains(s)));
+    let acked = index.acks.get(&node.id(db).0);
+    let checkpointed = if acked.is_some_and(|set| set.iter().any(|&c| is_checkpoint(db, c))) {
+        Some(checkpointed(db, tip, node).as_ref().map_err(Clone::clone)?)
+    } else {
+        None
+    };
     Ok(Window {
         db,
         tip,
         index,
         covered,
-        acked: index.acks.get(&node.id(db).0),
+        acked,
+        checkpointed,
         truncated,
     })
 }
@@ -101,8 +159,21 @@ pub fn window<'db>(
 impl<'db> Window<'db> {
     /// Is `commit` in the window?
     pub fn holds(&self, commit: Commit) -> bool {
-        !self.covered.is_some_and(|set| set.contains(&commit))
-            && !self.acked.is_some_and(|set| set.contains(&commit))
+        let within = |set: Option<&FxHashSet<Commit>>| set.is_some_and(|s| s.contains(&commit));
+        !within(self.covered) && !within(self.acked) && !within(self.checkpointed)
+    }
+
+    /// Every commit of the window, newest first in walk order.
+    pub fn commits(&self) -> Vec<Commit> {
+        let mut commits: Vec<(usize, Commit)> = self
+            .index
+            .position
+            .iter()
+            .filter(|&(&commit, _)| self.holds(commit))
+            .map(|(&commit, &position)| (position, commit))
+            .collect();
+        commits.sort_unstable_by_key(|&(position, _)| position);
+        commits.into_iter().map(|(_, commit)| commit).collect()
     }
 
     /// The window's events of the tip file at `path`, newest first.

@@ -2,9 +2,11 @@
 //!
 //! Owns: the clap definitions and dispatch. Does not own: rendering (`render`).
 
+mod ack;
 mod callgraph;
 mod demo;
 mod fresh;
+mod hook;
 mod impact;
 mod lint;
 mod sessions;
@@ -31,8 +33,10 @@ pub(crate) struct Cli {
 enum Command {
     Lint(lint::LintArgs),
     Watch(watch::WatchArgs),
-    Demo(demo::DemoArgs),
+    Hook(hook::HookArgs),
+    Ack(ack::AckArgs),
     Fresh(fresh::FreshArgs),
+    Demo(demo::DemoArgs),
     Sessions(sessions::SessionsArgs),
     Callgraph(callgraph::CallgraphArgs),
     Impact(impact::ImpactArgs),
@@ -79,10 +83,12 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     match cli.command {
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Watch(args) => watch::cmd_watch(&args),
+        Command::Hook(args) => hook::cmd_hook(&args),
         Command::Demo(args) => demo::cmd_demo(&args),
         Command::Fresh(args) => fresh::cmd_fresh(&args),
         Command::Sessions(args) => sessions::cmd_sessions(&args),
         Command::Callgraph(args) => callgraph::cmd_callgraph(&args),
         Command::Impact(args) => impact::cmd_impact(&args),
+        Command::Ack(args) => ack::cmd_ack(&args),
     }
 }

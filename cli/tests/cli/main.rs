@@ -9,9 +9,12 @@
 //! The positive control below is named to sort first, and libtest starts tests in name
 //! order: if keel stops seeing a known anchored hit, it is the first failure reported.
 
+mod ack;
 mod bad_input;
 mod colour;
 mod exit_codes;
+mod fresh;
+mod hook;
 mod impact;
 mod pending;
 mod reports;

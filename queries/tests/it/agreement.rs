@@ -2,7 +2,9 @@
 //!
 //! The oracle shares only the extractor with keel (it asks keel for unit ranges of the
 //! blobs git prints). Versions come from `git log -1 -- spec.md`, windows from
-//! `git rev-list version..HEAD` minus `Spec-OK` trailers as `git log` reads them, hunks
+//! `git rev-list version..HEAD` minus `Spec-OK` trailers as `git log` reads them (an ack
+//! checkpoint — one parent, that parent's tree — with everything `git rev-list` lists
+//! from it), hunks
 //! from `git diff --histogram --no-indent-heuristic -U0`, and the hunk∩range predicate is
 //! written again here, independently, on git's 1-based header numbers. Before comparing,
 //! a pinned case with known debt must show up on BOTH sides (the seed's positive control
@@ -14,7 +16,7 @@ use crate::support::{lint_repo, spec};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::rng::SeededRng as Rng;
 use keel_queries::extract::{Unit, extract};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 const FUNCTIONS: [&str; 5] = ["alpha", "beta", "gamma", "delta", "omega"];
 const NODES: [(&str, &[&str]); 3] = [
@@ -137,6 +139,53 @@ pub(crate) fn meets(start: u32, count: u32, unit: Option<(u32, u32)>) -> bool {
     unit.is_some_and(|(s, e)| count > 0 && start <= e && s < start + count)
 }
 
+/// The commits of `git rev-list TIP ^BASE` that `Spec-OK: <node>` acknowledges, as the
+/// git CLI shows them: each commit whose trailer names the node, and for an ack checkpoint
+/// among them (one parent, whose tree `git rev-parse` prints the same) every commit
+/// `git rev-list CHECKPOINT ^BASE` lists.
+pub(crate) fn acknowledged(
+    repo: &FixtureRepo,
+    tip: &str,
+    base: &str,
+    node: &str,
+) -> BTreeSet<String> {
+    let exclude = format!("^{base}");
+    let log = git(
+        repo,
+        &[
+            "log",
+            "--format=%H %P;%(trailers:key=Spec-OK,valueonly,separator=|)",
+            tip,
+            &exclude,
+        ],
+    );
+    let mut acked = BTreeSet::new();
+    for line in log.lines() {
+        let (ids, acks) = line.split_once(';').expect("the format has a `;`");
+        if !acks.split('|').any(|ack| ack.trim() == node) {
+            continue;
+        }
+        let ids: Vec<&str> = ids.split_whitespace().collect();
+        acked.insert(ids[0].to_owned());
+        if let [commit, parent] = ids[..] {
+            let trees = git(
+                repo,
+                &[
+                    "rev-parse",
+                    &format!("{commit}^{{tree}}"),
+                    &format!("{parent}^{{tree}}"),
+                ],
+            );
+            let trees: Vec<&str> = trees.lines().collect();
+            if trees[0] == trees[1] {
+                let reached = git(repo, &["rev-list", commit, &exclude]);
+                acked.extend(reached.lines().map(str::to_owned));
+            }
+        }
+    }
+    acked
+}
+
 /// The oracle's judgements and how many (node, window commit) cases it judged.
 fn oracle(repo: &FixtureRepo) -> (Judgements, usize) {
     let mut judgements = Judgements::new();
@@ -146,17 +195,10 @@ fn oracle(repo: &FixtureRepo) -> (Judgements, usize) {
         let version = git(repo, &["log", "-1", "--format=%H", "--", &spec_path])
             .trim()
             .to_owned();
-        let log = git(
-            repo,
-            &[
-                "log",
-                "--format=%H %(trailers:key=Spec-OK,valueonly,separator=|)",
-                &format!("{version}..HEAD"),
-            ],
-        );
-        for line in log.lines() {
-            let (commit, acks) = line.split_once(' ').unwrap_or((line, ""));
-            if acks.split('|').any(|ack| ack.trim() == node) {
+        let acked = acknowledged(repo, "HEAD", &version, node);
+        let log = git(repo, &["log", "--format=%H", &format!("{version}..HEAD")]);
+        for commit in log.lines() {
+            if acked.contains(commit) {
                 continue;
             }
             cases += 1;

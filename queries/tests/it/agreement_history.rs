@@ -24,7 +24,8 @@
 //! - a node's versions are the events of its spec.md's lineage that author spec content;
 //!   the base is the first, in `git rev-list` order, of the maximal versions (`git
 //!   merge-base --is-ancestor`), the window `git rev-list <tip> ^<base>` minus `Spec-OK`
-//!   trailers as `git log` reads them.
+//!   trailers as `git log` reads them (an ack checkpoint — one parent, that parent's tree —
+//!   with everything `git rev-list` lists from it).
 //!
 //! `the_history_oracle_reads_hand_built_histories_as_stated` checks the oracle alone on small
 //! histories whose findings are stated by hand (renames, owned and inherited merge lines,
@@ -879,24 +880,11 @@ impl<'r> Oracle<'r> {
         maximal[0].clone()
     }
 
-    /// The node's window: `git rev-list <tip> ^<base>` minus `Spec-OK: <node>`.
+    /// The node's window: `git rev-list <tip> ^<base>` minus what `Spec-OK: <node>`
+    /// acknowledges (a checkpoint with what it reaches).
     fn window(&self, node: &str, base: &str) -> Vec<String> {
         let exclude = format!("^{base}");
-        let acked: BTreeSet<String> = self
-            .git(&[
-                "log",
-                "--format=%H %(trailers:key=Spec-OK,valueonly,separator=|)",
-                &self.tip,
-                &exclude,
-            ])
-            .lines()
-            .filter_map(|line| {
-                let (commit, acks) = line.split_once(' ').unwrap_or((line, ""));
-                acks.split('|')
-                    .any(|ack| ack.trim() == node)
-                    .then(|| commit.to_owned())
-            })
-            .collect();
+        let acked = crate::agreement::acknowledged(self.repo, &self.tip, base, node);
         self.git(&["rev-list", &self.tip, &exclude])
             .lines()
             .filter(|c| !acked.contains(*c))

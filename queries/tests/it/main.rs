@@ -2,13 +2,14 @@
 //!
 //! `positive_control` proves the harness can observe a known hit before any other
 //! comparison means anything; `drift` pins the seed's judgement rules, `history` its rename, merge, ancestry-base and
-//! shallow-clone rules; `no_silent_pass`
+//! shallow-clone rules, `checkpoint` its ack checkpoints; `no_silent_pass`
 //! pins that odd or empty input gives a finding or a refusal, never a clean pass;
 //! `incremental` proves which queries re-run; `agreement` compares lint with an oracle
 //! built from the git CLI on linear histories, `agreement_history` with an independent
 //! git-CLI oracle on branchy histories (renames, merge-owned lines, spec versions on both
 //! sides of a merge); `candidate` holds `--pending` to full lint on its nodes and checks the
-//! governor transition; `renames` holds rename pairing to `git diff -M`; `reparse` holds
+//! governor transition; `fresh` judges eval readings on their plain
+//! ancestry windows; `renames` holds rename pairing to `git diff -M`; `reparse` holds
 //! incremental parsing to the full parse's answers, `splice` the Python splice.
 
 mod agreement;
@@ -16,7 +17,9 @@ mod agreement_history;
 mod callgraph_python;
 mod callgraph_typescript;
 mod candidate;
+mod checkpoint;
 mod drift;
+mod fresh;
 mod history;
 mod impact_incremental;
 mod incremental;

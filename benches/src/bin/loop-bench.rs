@@ -1,0 +1,258 @@
+//! `loop-bench REPO [--runs N]`: keel in the developer's loop on a real history — how long
+//! `keel watch` takes from a ref update to the printed verdict, against a cold `keel lint`
+//! of the same tip, and what the installed hook adds to a plumbing ref update, against the
+//! same update with no hook.
+//!
+//! Works on a local clone of REPO (made and removed here; REPO is never written): a clone
+//! of a `lint-bench prepare`d repository carries its spec nodes. Each watch run commits a
+//! change to a random-free, fixed line of the first anchored Python file with `git
+//! commit-tree` and then moves the branch with `git update-ref`; the clock starts before
+//! `update-ref` and stops when keel prints a verdict whose tip is that commit (checked), so
+//! the figure includes the watcher's debounce (`keel_engine::watch::QUIET`, reported
+//! beside it). The cold baseline is `keel lint --format json` of the same tip, whose
+//! `tip` is checked too. The hook rows time `git update-ref refs/heads/bench-N HEAD`
+//! (plumbing: HEAD is already on a branch) with keel's hook installed and with none.
+//! Owns: the command line, the timing and the table; the numbers belong in a closing note.
+//! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
+
+use keel_fixtures::pinned_git;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("loop-bench: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let usage = "usage: loop-bench REPO [--runs N]";
+    let mut args = std::env::args().skip(1);
+    let source = PathBuf::from(args.next().ok_or(usage)?);
+    let mut runs = 9usize;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--runs" => {
+                runs = args
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or(usage)?;
+            }
+            _ => return Err(usage.to_owned()),
+        }
+    }
+    let keel = std::env::current_exe()
+        .map_err(|e| e.to_string())?
+        .with_file_name("keel");
+    if !keel.exists() {
+        return Err(format!(
+            "{} is missing; run `cargo build --release` first",
+            keel.display()
+        ));
+    }
+    let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let repo = temp.path().join("clone");
+    git(
+        temp.path(),
+        &["clone", "--quiet", &source.display().to_string(), "clone"],
+    )?;
+    let file = anchored_python_file(&repo)?;
+    println!("repository  {} (a clone)", source.display());
+    println!("edited      {file} (one line appended per run)");
+    watch_rows(&keel, &repo, &file, runs)?;
+    hook_rows(&keel, &repo, runs)
+}
+
+/// `git ARGS` in `dir`; its stdout.
+fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let output = pinned_git(dir)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// The first `.py` path a spec node anchors (`path#selector` in a `code:` list).
+fn anchored_python_file(repo: &Path) -> Result<String, String> {
+    let listing = git(repo, &["ls-files", ".spec"])?;
+    for spec in listing.lines().filter(|p| p.ends_with("spec.md")) {
+        let text = std::fs::read_to_string(repo.join(spec)).map_err(|e| e.to_string())?;
+        for line in text.lines() {
+            let entry = line.trim().trim_start_matches("- ").trim();
+            if let Some((path, _)) = entry.split_once(".py#") {
+                return Ok(format!("{path}.py"));
+            }
+        }
+    }
+    Err("no spec node anchors a Python file; prepare the repository with lint-bench".to_owned())
+}
+
+/// A new commit on HEAD with one more line at the end of `file` (`git commit-tree`, so
+/// no ref moves yet).
+fn next_commit(repo: &Path, file: &str, run: usize) -> Result<String, String> {
+    let path = repo.join(file);
+    let mut text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    text.push_str(&format!("_loop_bench_{run} = {run}\n"));
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    git(repo, &["add", file])?;
+    let tree = git(repo, &["write-tree"])?;
+    git(
+        repo,
+        &[
+            "commit-tree",
+            &tree,
+            "-p",
+            "HEAD",
+            "-m",
+            &format!("bench {run}"),
+        ],
+    )
+}
+
+/// `keel watch` started on `repo`, its stdout lines on a channel.
+fn start_watch(keel: &Path, repo: &Path) -> Result<(Child, Receiver<String>), String> {
+    let mut child = Command::new(keel)
+        .args([
+            "watch",
+            "--repo",
+            &repo.display().to_string(),
+            "--format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (sender, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    Ok((child, lines))
+}
+
+/// The tip of the next verdict.
+fn verdict_tip(lines: &Receiver<String>) -> Result<String, String> {
+    let line = lines
+        .recv_timeout(Duration::from_secs(120))
+        .map_err(|_| "keel watch printed no verdict")?;
+    let report: serde_json::Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+    Ok(report["tip"].as_str().unwrap_or_default().to_owned())
+}
+
+fn watch_rows(keel: &Path, repo: &Path, file: &str, runs: usize) -> Result<(), String> {
+    let branch = git(repo, &["symbolic-ref", "HEAD"])?;
+    let (mut child, lines) = start_watch(keel, repo)?;
+    verdict_tip(&lines)?;
+    let mut watch = Vec::new();
+    let mut cold = Vec::new();
+    for run in 0..runs {
+        let commit = next_commit(repo, file, run)?;
+        let started = Instant::now();
+        git(repo, &["update-ref", &branch, &commit])?;
+        let tip = verdict_tip(&lines)?;
+        watch.push(started.elapsed());
+        if tip != commit {
+            let _ = child.kill();
+            return Err(format!("watch judged {tip}, not the new tip {commit}"));
+        }
+        let started = Instant::now();
+        let output = Command::new(keel)
+            .args([
+                "lint",
+                "--repo",
+                &repo.display().to_string(),
+                "--format",
+                "json",
+            ])
+            .output()
+            .map_err(|e| e.to_string())?;
+        cold.push(started.elapsed());
+        let report: serde_json::Value =
+            serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
+        if report["tip"] != commit.as_str() {
+            let _ = child.kill();
+            return Err(format!("cold lint judged {}, not {commit}", report["tip"]));
+        }
+    }
+    let _ = child.kill();
+    let (watch, cold) = (median(&mut watch), median(&mut cold));
+    let quiet = keel_engine::watch::QUIET;
+    println!(
+        "keel watch, ref update → verdict   {:>8.1} ms median ({:.1} ms after the {} ms debounce)",
+        ms(watch),
+        ms(watch.saturating_sub(quiet)),
+        quiet.as_millis()
+    );
+    println!(
+        "keel lint, cold, same tip         {:>8.1} ms median",
+        ms(cold)
+    );
+    println!(
+        "ratio watch / cold                {:>8.3}   (each verdict's tip checked: {runs}/{runs})",
+        ms(watch) / ms(cold)
+    );
+    Ok(())
+}
+
+fn hook_rows(keel: &Path, repo: &Path, runs: usize) -> Result<(), String> {
+    let time_updates = |label: &str| -> Result<Duration, String> {
+        let mut samples = Vec::new();
+        for run in 0..runs {
+            let name = format!("refs/heads/bench-{label}-{run}");
+            let started = Instant::now();
+            git(repo, &["update-ref", &name, "HEAD"])?;
+            samples.push(started.elapsed());
+        }
+        Ok(median(&mut samples))
+    };
+    let bare = time_updates("none")?;
+    let installed = Command::new(keel)
+        .args(["hook", "install", "--repo", &repo.display().to_string()])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !installed.status.success() {
+        return Err(String::from_utf8_lossy(&installed.stderr).into_owned());
+    }
+    let hooked = time_updates("hooked")?;
+    println!(
+        "git update-ref (plumbing), no hook {:>8.1} ms median",
+        ms(bare)
+    );
+    println!(
+        "git update-ref (plumbing), keel's hook {:>4.1} ms median",
+        ms(hooked)
+    );
+    println!(
+        "the hook's pass-through cost      {:>8.1} ms",
+        ms(hooked.saturating_sub(bare))
+    );
+    Ok(())
+}
+
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
+}

@@ -1,0 +1,200 @@
+//! `keel hook install|uninstall|run`: the local candidate gate of the seed, as a git
+//! `reference-transaction` hook.
+//!
+//! Owns: the three actions and the gate's decision — at the prepared phase, each update
+//! of a `refs/heads/*` ref to a commit that no ref or reflog holds yet is judged by
+//! candidate lint (`keel lint --pending`), and a blocking verdict refuses the whole
+//! transaction (git then leaves refs, index and any rebase, merge or cherry-pick state
+//! as they were). Every refusal names `KEEL_SKIP_LINT=1` and the continue and abort
+//! commands of the operation in progress.
+//! Does not own: the hook file and the plumbing test (`keel_engine::hook`), judging
+//! (`keel_queries::lint`).
+
+use super::CommandError;
+use super::lint::lint_or_refuse;
+use crate::exit::ExitStatus;
+use crate::render;
+use keel_engine::hook::Operation;
+use keel_engine::{ChangeEvent, KeelDatabase, Oid};
+use keel_queries::lint::{LintReport, Scope};
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that lets one ref update through unjudged.
+const SKIP: &str = "KEEL_SKIP_LINT";
+
+/// The local gate: a git `reference-transaction` hook that judges each new branch commit
+/// before the branch moves.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HookArgs {
+    #[command(subcommand)]
+    action: HookAction,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum HookAction {
+    /// Write the hook (in `core.hooksPath` when set, else the git folder's `hooks/`).
+    Install {
+        /// The repository (any folder inside it; bare repositories too).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+        /// Keep a hook keel did not write and run it before keel's.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove keel's hook, putting back the one `--force` kept.
+    Uninstall {
+        /// The repository (any folder inside it).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+    },
+    /// What the hook runs: judge the ref updates git lists on stdin (`<old> <new> <ref>`
+    /// per line) at PHASE; exit 1 refuses them.
+    Run {
+        /// The transaction's phase (`prepared`, `committed`, `aborted`): only `prepared`
+        /// is judged.
+        phase: String,
+        /// The repository (git runs hooks inside it).
+        #[arg(long, default_value = ".")]
+        repo: PathBuf,
+    },
+}
+
+pub(crate) fn cmd_hook(args: &HookArgs) -> Result<ExitStatus, CommandError> {
+    match &args.action {
+        HookAction::Install { repo, force } => install(repo, *force),
+        HookAction::Uninstall { repo } => uninstall(repo),
+        HookAction::Run { phase, repo } => run(phase, repo),
+    }
+}
+
+fn install(repo: &Path, force: bool) -> Result<ExitStatus, CommandError> {
+    let db = KeelDatabase::open_objects(repo)?;
+    let program = std::env::current_exe()
+        .map_err(|err| CommandError(format!("cannot find keel's own path: {err}")))?;
+    let installed = db.install_hook(&program, force)?;
+    println!("installed {}", installed.path.display());
+    if let Some(kept) = installed.chained {
+        println!(
+            "kept the hook that was there as {}; it runs before keel's",
+            kept.display()
+        );
+    }
+    println!("new branch commits are now judged before the branch moves; skip once with {SKIP}=1");
+    Ok(ExitStatus::Clean)
+}
+
+fn uninstall(repo: &Path) -> Result<ExitStatus, CommandError> {
+    let db = KeelDatabase::open_objects(repo)?;
+    let removed = db.uninstall_hook()?;
+    if removed.restored {
+        println!(
+            "restored the hook keel had kept at {}",
+            removed.path.display()
+        );
+    } else {
+        println!("removed {}", removed.path.display());
+    }
+    Ok(ExitStatus::Clean)
+}
+
+/// One row of the transaction: a ref and the object it is about to point at.
+struct Update {
+    new: Oid,
+    reference: String,
+}
+
+fn run(phase: &str, repo: &Path) -> Result<ExitStatus, CommandError> {
+    if phase != "prepared" || std::env::var_os(SKIP).is_some_and(|value| value == "1") {
+        return Ok(ExitStatus::Clean);
+    }
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|err| CommandError(format!("cannot read the hook's input: {err}")))?;
+    let updates = branch_updates(&input)?;
+    if updates.is_empty() {
+        return Ok(ExitStatus::Clean);
+    }
+    judge(repo, &updates).map_err(|err| {
+        CommandError(format!(
+            "{err}\nkeel refused the ref update because it could not judge it; bypass once with {SKIP}=1"
+        ))
+    })
+}
+
+/// The updates of `refs/heads/*` to an object (not deletions), from the hook's input.
+fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
+    let mut updates = Vec::new();
+    for (index, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(' ').collect();
+        let [_, new, reference] = fields[..] else {
+            return Err(CommandError(format!(
+                "hook input line {}: expected `<old> <new> <ref>`, got {line:?}; repair: keel hook run reads what git gives a reference-transaction hook",
+                index + 1
+            )));
+        };
+        if !reference.starts_with("refs/heads/") {
+            continue;
+        }
+        let Some(new) = Oid::from_hex(new) else {
+            // A symbolic target (`ref:refs/heads/x`) is not an object.
+            continue;
+        };
+        if new.is_null() {
+            continue;
+        }
+        updates.push(Update {
+            new,
+            reference: reference.to_owned(),
+        });
+    }
+    Ok(updates)
+}
+
+/// Judges each update that brings a new commit; exit 1 with the refusal when one blocks.
+fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
+    let mut db = KeelDatabase::open_objects(repo)?;
+    let mut judged: Vec<Oid> = Vec::new();
+    for update in updates {
+        if judged.contains(&update.new)
+            || !db.is_commit(update.new)?
+            || db.is_plumbing(update.new)?
+        {
+            continue;
+        }
+        judged.push(update.new);
+        db.apply_changes(&[ChangeEvent::TipAt(update.new)])?;
+        let (report, _) = lint_or_refuse(&db, Scope::Pending)?;
+        if report.blocks() {
+            eprint!("{}", refusal(&report, update, db.operation_in_progress()?));
+            return Ok(ExitStatus::Blocked);
+        }
+    }
+    Ok(ExitStatus::Clean)
+}
+
+/// The candidate's report, then what was refused and how to go on.
+fn refusal(report: &LintReport, update: &Update, operation: Operation) -> String {
+    let mut text = render::lint_text(report, false);
+    text.push_str(&format!(
+        "keel: refused to move {} to {}: the commit leaves spec drift unanswered.\n",
+        update.reference,
+        update.new.short(12)
+    ));
+    match operation.commands() {
+        Some((go_on, abort)) => text.push_str(&format!(
+            "Update the specs (or acknowledge with a `Spec-OK: <node>` trailer), stage them and run `{go_on}`; or `{abort}`.\n"
+        )),
+        None => text.push_str(
+            "Update the specs in the same commit (or acknowledge with a `Spec-OK: <node>` trailer) and commit again.\n",
+        ),
+    }
+    text.push_str(&format!(
+        "To let this one update through unjudged: {SKIP}=1 and the same git command.\n"
+    ));
+    text
+}

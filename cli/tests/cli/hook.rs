@@ -1,0 +1,304 @@
+//! `keel hook`: the local candidate gate run by the real git CLI. Each git operation that
+//! brings a new branch commit (commit, `--amend`, `--no-verify`, cherry-pick, merge,
+//! revert, rebase) is judged and refused when it leaves drift unanswered, with the ref,
+//! the index and the operation's state left as they were; reset, checkout and branch pass
+//! without a lint even when HEAD carries debt; `KEEL_SKIP_LINT=1` lets one update
+//! through; a hook keel did not write is refused, kept with `--force` and put back.
+
+use super::support::{APP_PY, keel, spec};
+use crate::{APP_PY_F_CHANGED, APP_PY_G_CHANGED};
+use keel_fixtures::{FixtureRepo, pinned_git};
+use std::path::Path;
+use std::process::Output;
+
+/// `git ARGS` in `dir`, with `KEEL_SKIP_LINT=1` when `skip`.
+fn git(dir: &Path, args: &[&str], skip: bool) -> Output {
+    let mut command = pinned_git(dir);
+    if skip {
+        command.env("KEEL_SKIP_LINT", "1");
+    }
+    command.args(args).output().expect("git runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn head(dir: &Path) -> String {
+    text(&git(dir, &["rev-parse", "HEAD"], false).stdout)
+        .trim()
+        .to_owned()
+}
+
+fn status(dir: &Path) -> String {
+    text(&git(dir, &["status", "--porcelain"], false).stdout)
+}
+
+/// Runs `keel hook ACTION --repo DIR [extra]`.
+fn hook(dir: &Path, action: &str, extra: &[&str]) -> Output {
+    let repo = dir.display().to_string();
+    keel(dir)
+        .args(["hook", action, "--repo", &repo])
+        .args(extra)
+        .output()
+        .expect("keel runs")
+}
+
+/// A repository with `app.py` and node `app` anchoring `app.py#f`, the hook installed.
+fn gated_repo() -> FixtureRepo {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    let installed = hook(repo.path(), "install", &[]);
+    assert!(installed.status.success(), "{installed:?}");
+    repo
+}
+
+/// Asserts `output` is a refusal by keel's gate that names the bypass.
+fn assert_refused(output: &Output, what: &str) {
+    let stderr = text(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "{what} must be refused:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("keel: refused to move refs/heads/") && stderr.contains("KEEL_SKIP_LINT=1"),
+        "{what}: the refusal names the ref and the bypass:\n{stderr}"
+    );
+}
+
+#[test]
+fn a_commit_that_hits_an_anchor_is_refused_with_or_without_verify_and_skip_lets_it_through() {
+    let repo = gated_repo();
+    let dir = repo.path();
+    let before = head(dir);
+    // Positive control: a change outside the anchored unit passes.
+    repo.write("app.py", APP_PY_G_CHANGED).expect("edit g");
+    let outside = git(dir, &["commit", "-qam", "Change g"], false);
+    assert!(outside.status.success(), "{}", text(&outside.stderr));
+    let after_g = head(dir);
+    assert_ne!(after_g, before);
+
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    git(dir, &["add", "app.py"], false);
+    let staged = status(dir);
+    for args in [
+        &["commit", "-qm", "Change f"][..],
+        &["commit", "--no-verify", "-qm", "Change f"],
+    ] {
+        let refused = git(dir, args, false);
+        assert_refused(&refused, &args.join(" "));
+        assert!(text(&refused.stderr).contains("error[anchor-hit] app.py#f"));
+        assert_eq!(head(dir), after_g, "the branch did not move");
+        assert_eq!(status(dir), staged, "the index is untouched");
+    }
+    let skipped = git(dir, &["commit", "-qm", "Change f"], true);
+    assert!(skipped.status.success(), "{}", text(&skipped.stderr));
+
+    // HEAD now carries debt: plumbing passes without a lint.
+    for args in [
+        &["branch", "kept"][..],
+        &["reset", "-q", "--hard", "HEAD~1"],
+        &["reset", "-q", "--hard", "kept"],
+        &["checkout", "-q", "-b", "elsewhere"],
+        &["checkout", "-q", "main"],
+    ] {
+        let passed = git(dir, args, false);
+        assert!(
+            passed.status.success(),
+            "{} passes: {}",
+            args.join(" "),
+            text(&passed.stderr)
+        );
+    }
+    // An amend brings a new commit: judged.
+    repo.write(
+        "app.py",
+        "def f(x):\n    y = x + 3\n    return y\n\n\ndef g():\n    return 1\n",
+    )
+    .expect("edit f again");
+    let amend = git(dir, &["commit", "-qa", "--amend", "--no-edit"], false);
+    assert_refused(&amend, "git commit --amend");
+}
+
+#[test]
+fn cherry_pick_merge_revert_and_rebase_are_judged_and_keep_their_state() {
+    let mut repo = gated_repo();
+    let dir = repo.path().to_owned();
+    let branch = git(&dir, &["checkout", "-q", "-b", "side"], false);
+    assert!(branch.status.success(), "{}", text(&branch.stderr));
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    assert!(
+        git(&dir, &["commit", "-qam", "Change f on side"], true)
+            .status
+            .success()
+    );
+    assert!(
+        git(&dir, &["checkout", "-q", "main"], false)
+            .status
+            .success()
+    );
+    repo.write("other.py", "x = 1\n").expect("write");
+    repo.commit("Unrelated work on main")
+        .expect("an unrelated commit passes");
+    let main_tip = head(&dir);
+
+    let cases: [(&[&str], &str, &str); 2] = [
+        (
+            &["cherry-pick", "side"],
+            "CHERRY_PICK_HEAD",
+            "git cherry-pick --continue",
+        ),
+        (
+            &["merge", "--no-ff", "-q", "-m", "Merge side", "side"],
+            "MERGE_HEAD",
+            "git merge --continue",
+        ),
+    ];
+    for (args, state, go_on) in cases {
+        let refused = git(&dir, args, false);
+        assert_refused(&refused, &args.join(" "));
+        assert!(text(&refused.stderr).contains(go_on), "names {go_on}");
+        assert_eq!(head(&dir), main_tip);
+        assert!(dir.join(".git").join(state).exists(), "{state} is kept");
+        let abort = args[0].to_owned();
+        assert!(git(&dir, &[&abort, "--abort"], false).status.success());
+    }
+
+    // Once the side is merged (let through), reverting its change is a new commit that
+    // changes f: judged.
+    let side_commit = text(&git(&dir, &["rev-parse", "side"], false).stdout)
+        .trim()
+        .to_owned();
+    let merge = ["merge", "-q", "--no-ff", "-m", "Merge side", "side"];
+    assert!(git(&dir, &merge, true).status.success());
+    let merged = head(&dir);
+    let revert = git(&dir, &["revert", "--no-edit", &side_commit], false);
+    assert_refused(&revert, "git revert");
+    assert_eq!(head(&dir), merged);
+    let _ = git(&dir, &["revert", "--abort"], false);
+    assert!(
+        git(&dir, &["reset", "-q", "--hard", &main_tip], false)
+            .status
+            .success()
+    );
+
+    // Rebase the side onto main: its replayed commit is judged when the branch moves.
+    assert!(
+        git(&dir, &["checkout", "-q", "side"], false)
+            .status
+            .success()
+    );
+    let side_tip = head(&dir);
+    let rebase = git(&dir, &["rebase", "-q", &main_tip], false);
+    assert_refused(&rebase, "git rebase");
+    assert!(text(&rebase.stderr).contains("git rebase --continue"));
+    assert!(
+        dir.join(".git/rebase-merge").exists(),
+        "the rebase stays in progress"
+    );
+    assert!(git(&dir, &["rebase", "--abort"], false).status.success());
+    assert_eq!(head(&dir), side_tip);
+}
+
+#[test]
+fn install_refuses_a_foreign_hook_keeps_it_with_force_and_uninstall_puts_it_back() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY).expect("write");
+    repo.commit("first").expect("commit");
+    let hooks = repo.path().join(".git/hooks");
+    std::fs::create_dir_all(&hooks).expect("hooks folder");
+    let foreign = hooks.join("reference-transaction");
+    let marker = repo.path().join(".git/foreign-ran");
+    std::fs::write(
+        &foreign,
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho \"$1\" >> '{}'\n",
+            marker.display()
+        ),
+    )
+    .expect("write a foreign hook");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&foreign, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let original = std::fs::read(&foreign).expect("read");
+
+    let refused = hook(repo.path(), "install", &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("--force"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&foreign).expect("read"),
+        original,
+        "nothing written"
+    );
+
+    let forced = hook(repo.path(), "install", &["--force"]);
+    assert!(forced.status.success(), "{}", text(&forced.stderr));
+    repo.write("b.py", "b = 1\n").expect("write");
+    repo.commit("second").expect("an ungoverned commit passes");
+    let ran = std::fs::read_to_string(&marker).expect("the kept hook ran");
+    assert!(
+        ran.contains("prepared") && ran.contains("committed"),
+        "{ran}"
+    );
+
+    let removed = hook(repo.path(), "uninstall", &[]);
+    assert!(removed.status.success(), "{}", text(&removed.stderr));
+    assert_eq!(
+        std::fs::read(&foreign).expect("read"),
+        original,
+        "put back as it was"
+    );
+    let again = hook(repo.path(), "uninstall", &[]);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "the foreign hook is not keel's to remove"
+    );
+}
+
+#[test]
+fn the_gate_works_in_a_bare_repository_receiving_a_push() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    let bare = tempfile::tempdir().expect("a temporary folder");
+    let bare_path = bare.path().join("remote.git");
+    let bare_arg = bare_path.display().to_string();
+    let clone = git(
+        repo.path(),
+        &["clone", "-q", "--bare", ".", &bare_arg],
+        false,
+    );
+    assert!(clone.status.success(), "{}", text(&clone.stderr));
+    let installed = hook(&bare_path, "install", &[]);
+    assert!(installed.status.success(), "{}", text(&installed.stderr));
+    assert!(bare_path.join("hooks/reference-transaction").exists());
+
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    assert!(
+        git(repo.path(), &["commit", "-qam", "Change f"], false)
+            .status
+            .success()
+    );
+    let pushed = git(repo.path(), &["push", "-q", &bare_arg, "main"], false);
+    assert!(
+        !pushed.status.success(),
+        "the receiving gate refuses the push"
+    );
+    assert!(
+        text(&pushed.stderr).contains("KEEL_SKIP_LINT=1"),
+        "{}",
+        text(&pushed.stderr)
+    );
+}
