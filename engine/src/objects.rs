@@ -37,7 +37,9 @@ pub struct TreeItem {
 }
 
 /// An object that could not be read: the repository is corrupt or incomplete.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, serde::Serialize, serde::Deserialize,
+)]
 #[error("cannot read git object {oid}: {reason}")]
 pub struct ObjectError {
     pub oid: Oid,

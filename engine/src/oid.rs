@@ -28,6 +28,20 @@ impl Oid {
     }
 }
 
+/// Written as its 40 hexadecimal digits (the on-disk memo's keys and values).
+impl serde::Serialize for Oid {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Oid {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let hex = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Self::from_hex(&hex).ok_or_else(|| serde::de::Error::custom("not a 40-digit object id"))
+    }
+}
+
 impl fmt::Display for Oid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)

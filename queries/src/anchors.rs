@@ -50,7 +50,7 @@ impl LineRange {
 }
 
 /// What reading one image gave: the input every verdict is classified from.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ImageUnits {
     /// The file does not exist in that tree.
     Absent,

@@ -26,12 +26,12 @@ pub fn image_at<'db>(
 ) -> Result<Option<Image<'db>>, ObjectError> {
     Ok(entry_at(db, commit, path)?
         .filter(|entry| entry.kind == EntryKind::File)
-        .map(|entry| Image::new(db, entry.oid, path.text(db).clone())))
+        .map(|entry| Image::at(db, entry.oid, path.text(db).clone())))
 }
 
 /// The images one event compares: the result, and one per parent (a root commit
 /// compares against one absent parent).
-#[salsa::interned(debug)]
+#[salsa::interned(debug, persist)]
 pub struct EventImages<'db> {
     #[returns(copy)]
     pub result: Option<Image<'db>>,
@@ -65,7 +65,7 @@ pub fn event_images<'db>(
 }
 
 /// What a merge owns of one file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Ownership {
     /// Text on every side: the owned lines.
     Text(Owned),
@@ -74,8 +74,8 @@ pub enum Ownership {
 }
 
 /// The lines a merge owns among `images` (see `diff::combined`), memoized per ordered
-/// image list.
-#[salsa::tracked(returns(ref))]
+/// image list, in memory and on disk.
+#[salsa::tracked(returns(ref), persist)]
 pub fn merge_owned<'db>(
     db: &'db dyn Db,
     images: EventImages<'db>,

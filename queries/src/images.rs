@@ -1,7 +1,8 @@
 //! Images: one file's content as read under one path — the unit of parsing and diffing.
 //!
-//! Owns: [`Image`] identity (blob id + path: the path's extension picks the grammar, so
-//! the same bytes under `.ts` and `.tsx` are two images) and the two memoized costs of a
+//! Owns: [`Image`] identity (blob id + path + reader: the path's extension picks the
+//! extractor, so the same bytes under `.ts` and `.tsx` are two images, and the
+//! extractor's and grammars' versions are part of the key) and the two memoized costs of a
 //! lint: [`image_units`] (one parse per image) and [`image_hunks`] (one diff per ORDERED
 //! pair of images, never per commit id).
 //! Does not own: extraction rules (`extract`) or diff semantics (`diff`).
@@ -13,13 +14,27 @@ use keel_engine::objects::ObjectError;
 use keel_engine::{Db, Oid};
 use std::sync::Arc;
 
-/// A blob read under a path.
-#[salsa::interned(debug)]
+/// A blob read under a path, by the reader the path's extension designates. Kept in the
+/// on-disk memo (`persist`) with the two costs below.
+#[salsa::interned(debug, persist)]
 pub struct Image<'db> {
     #[returns(copy)]
     pub blob: Oid,
     #[returns(ref)]
     pub path: String,
+    /// The designated extractor's identity and grammar versions
+    /// ([`Language::reader_id`]); empty for a file no extractor reads.
+    #[returns(ref)]
+    pub reader: String,
+}
+
+impl<'db> Image<'db> {
+    /// The image of `blob` read at `path`: the one constructor, so the reader is always
+    /// part of the key.
+    pub fn at(db: &'db dyn Db, blob: Oid, path: String) -> Self {
+        let reader = Language::for_path(&path).map_or_else(String::new, Language::reader_id);
+        Self::new(db, blob, path, reader)
+    }
 }
 
 /// The bytes of an image's blob.
@@ -36,7 +51,7 @@ pub fn image_bytes(db: &dyn Db, image: Image<'_>) -> Result<Arc<[u8]>, ObjectErr
 ///
 /// A blob that cannot be read is reported as unparseable: the reader then treats any
 /// change to it conservatively, which over-warns rather than misses.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), persist)]
 pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
     let path = image.path(db);
     let Some(language) = Language::for_path(path) else {
@@ -54,7 +69,7 @@ pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
 
 /// The hunks between two images (`None`: the file is absent on that side), diffed once
 /// per ordered pair.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), persist)]
 pub fn image_hunks<'db>(
     db: &'db dyn Db,
     old: Option<Image<'db>>,

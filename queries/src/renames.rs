@@ -38,7 +38,7 @@ const BINARY_PROBE_BYTES: usize = 8000;
 const IDENTICAL_CANDIDATES: usize = 100;
 
 /// One detected rename.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Rename {
     pub from: String,
     pub to: String,
@@ -47,8 +47,8 @@ pub struct Rename {
 }
 
 /// The renames between two trees (`old = None`: the empty tree, which has none), in
-/// destination path order. Memoized per ordered pair of tree ids.
-#[salsa::tracked(returns(ref))]
+/// destination path order. Memoized per ordered pair of tree ids, in memory and on disk.
+#[salsa::tracked(returns(ref), persist)]
 pub fn tree_renames(db: &dyn Db, old: Option<Oid>, new: Oid) -> Result<Arc<[Rename]>, ObjectError> {
     if old.is_none() {
         return Ok(Arc::from([]));

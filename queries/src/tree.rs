@@ -34,7 +34,7 @@ pub struct PathEntry {
 }
 
 /// One file that differs between two trees (`None`: absent on that side).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileChange {
     pub path: String,
     pub old: Option<Oid>,
@@ -120,8 +120,8 @@ pub fn files_under(
 }
 
 /// The files that differ between two trees (`old = None`: the empty tree), sorted by
-/// path. Memoized per ordered pair of tree ids.
-#[salsa::tracked(returns(ref))]
+/// path. Memoized per ordered pair of tree ids, in memory and on disk.
+#[salsa::tracked(returns(ref), persist)]
 pub fn tree_diff(
     db: &dyn Db,
     old: Option<Oid>,

@@ -9,8 +9,10 @@
 //! commit-tree` and then moves the branch with `git update-ref`; the clock starts before
 //! `update-ref` and stops when keel prints a verdict whose tip is that commit (checked), so
 //! the figure includes the watcher's debounce (`keel_engine::watch::QUIET`, reported
-//! beside it). The cold baseline is `keel lint --format json` of the same tip, whose
-//! `tip` is checked too. The hook rows time `git update-ref refs/heads/bench-N HEAD`
+//! beside it). The cold baseline is `keel lint --format json` of the same tip with the
+//! on-disk memo cleared first, whose `tip` is checked too. The memo rows time a second
+//! `keel lint` process after one new commit (reading the memo the previous process wrote)
+//! against a cold process on the same tip, and require both reports to be equal. The hook rows time `git update-ref refs/heads/bench-N HEAD`
 //! (plumbing: HEAD is already on a branch) with keel's hook installed and with none.
 //! Owns: the command line, the timing and the table; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
@@ -68,6 +70,7 @@ fn run() -> Result<(), String> {
     println!("repository  {} (a clone)", source.display());
     println!("edited      {file} (one line appended per run)");
     watch_rows(&keel, &repo, &file, runs)?;
+    memo_rows(&keel, &repo, &file, runs)?;
     hook_rows(&keel, &repo, runs)
 }
 
@@ -174,20 +177,10 @@ fn watch_rows(keel: &Path, repo: &Path, file: &str, runs: usize) -> Result<(), S
             let _ = child.kill();
             return Err(format!("watch judged {tip}, not the new tip {commit}"));
         }
-        let started = Instant::now();
-        let output = Command::new(keel)
-            .args([
-                "lint",
-                "--repo",
-                &repo.display().to_string(),
-                "--format",
-                "json",
-            ])
-            .output()
-            .map_err(|e| e.to_string())?;
-        cold.push(started.elapsed());
-        let report: serde_json::Value =
-            serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
+        clear_memo(keel, repo)?;
+        let (output, _, took) = lint_process(keel, repo)?;
+        cold.push(took);
+        let report: serde_json::Value = serde_json::from_str(&output).map_err(|e| e.to_string())?;
         if report["tip"] != commit.as_str() {
             let _ = child.kill();
             return Err(format!("cold lint judged {}, not {commit}", report["tip"]));
@@ -210,6 +203,84 @@ fn watch_rows(keel: &Path, repo: &Path, file: &str, runs: usize) -> Result<(), S
         "ratio watch / cold                {:>8.3}   (each verdict's tip checked: {runs}/{runs})",
         ms(watch) / ms(cold)
     );
+    Ok(())
+}
+
+/// `keel cache clear`: the next lint starts cold.
+fn clear_memo(keel: &Path, repo: &Path) -> Result<(), String> {
+    let cleared = Command::new(keel)
+        .args(["cache", "clear", "--repo"])
+        .arg(repo)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !cleared.status.success() {
+        return Err(String::from_utf8_lossy(&cleared.stderr).into_owned());
+    }
+    Ok(())
+}
+
+/// `keel lint --stats --format json` in its own process: the report, the stats, the time.
+fn lint_process(keel: &Path, repo: &Path) -> Result<(String, serde_json::Value, Duration), String> {
+    let started = Instant::now();
+    let output = Command::new(keel)
+        .args(["lint", "--stats", "--format", "json", "--repo"])
+        .arg(repo)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stats = stderr.lines().last().unwrap_or_default();
+    let stats = serde_json::from_str(stats).map_err(|e| format!("{e}: {stderr}"))?;
+    Ok((
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        stats,
+        took,
+    ))
+}
+
+/// A second process after one new commit, reading the memo the previous run wrote,
+/// against a cold process (memo cleared) on the same tip; both reports must be equal.
+fn memo_rows(keel: &Path, repo: &Path, file: &str, runs: usize) -> Result<(), String> {
+    let branch = git(repo, &["symbolic-ref", "HEAD"])?;
+    lint_process(keel, repo)?;
+    let (mut warm, mut cold, mut parsed, mut diffed) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for run in 0..runs {
+        let commit = next_commit(repo, file, runs + run)?;
+        git(repo, &["update-ref", &branch, &commit])?;
+        let (warm_report, stats, took) = lint_process(keel, repo)?;
+        warm.push(took);
+        parsed.push(stats["images_parsed"].as_u64().unwrap_or(u64::MAX));
+        diffed.push(stats["hunk_sets_diffed"].as_u64().unwrap_or(u64::MAX));
+        clear_memo(keel, repo)?;
+        let (cold_report, _, took) = lint_process(keel, repo)?;
+        cold.push(took);
+        if warm_report != cold_report || !warm_report.contains(&commit) {
+            return Err(format!(
+                "run {run}: the memo's report differs from the cold report"
+            ));
+        }
+    }
+    let (warm, cold) = (median(&mut warm), median(&mut cold));
+    parsed.sort_unstable();
+    diffed.sort_unstable();
+    println!(
+        "keel lint, 2nd process, +1 commit {:>8.1} ms median (images parsed {:?}, hunk sets diffed {:?})",
+        ms(warm),
+        parsed,
+        diffed
+    );
+    println!(
+        "keel lint, cold process           {:>8.1} ms median",
+        ms(cold)
+    );
+    println!(
+        "ratio 2nd process / cold          {:>8.3}   (reports equal: {runs}/{runs})",
+        ms(warm) / ms(cold)
+    );
+    let memo = repo.join(".git/keel/memo.bin");
+    let bytes = std::fs::metadata(&memo).map_err(|e| e.to_string())?.len();
+    println!("memo size                         {bytes:>8} bytes");
     Ok(())
 }
 

@@ -47,7 +47,7 @@ const COMMITS_SHOWN: usize = 5;
 const SUGGESTIONS: usize = 3;
 
 pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
-    let db = KeelDatabase::open(&args.repo)?;
+    let db = super::cache::open_repo(&args.repo)?;
     let target = db.prepare_ack()?;
     let message = checkpoint_message(&args.node, args.message.as_deref())?;
     let tip = Tip::get(&db)

@@ -11,7 +11,7 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
-use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_engine::ChangeEvent;
 use keel_queries::extract::thread_parse_counts;
 use keel_queries::fresh::{FreshError, FreshReport, fresh, fresh_json};
 use std::fmt::Write;
@@ -48,7 +48,7 @@ pub(crate) struct FreshArgs {
 }
 
 pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
-    let mut db = KeelDatabase::open(&args.repo)?;
+    let mut db = super::cache::open_repo(&args.repo)?;
     let readings = db.load_readings(&args.readings)?;
     // The working tree is judged as it would be committed: an in-memory commit on top of
     // HEAD (HEAD itself when nothing differs). A bare repository has none: HEAD is judged.
@@ -74,9 +74,11 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
         }
     };
     write_stdout(&text)?;
+    let counts = render::work_counts(&db, parses);
     if args.stats {
-        eprintln!("{}", render::stats_line(render::work_counts(&db, parses)));
+        eprintln!("{}", render::stats_line(counts));
     }
+    super::cache::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
     Ok(if args.strict && report.stale() > 0 {
         ExitStatus::Blocked
     } else {

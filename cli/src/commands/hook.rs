@@ -156,19 +156,28 @@ fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
 }
 
 /// Judges each update that brings a new commit; exit 1 with the refusal when one blocks.
+/// Plumbing is told apart first, on a database that reads no history, so a reset or
+/// checkout costs no lint and no memo.
 fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
-    let mut db = KeelDatabase::open_objects(repo)?;
-    let mut judged: Vec<Oid> = Vec::new();
+    let objects = KeelDatabase::open_objects(repo)?;
+    let mut candidates: Vec<&Update> = Vec::new();
     for update in updates {
-        if judged.contains(&update.new)
-            || !db.is_commit(update.new)?
-            || db.is_plumbing(update.new)?
+        if candidates.iter().all(|known| known.new != update.new)
+            && objects.is_commit(update.new)?
+            && !objects.is_plumbing(update.new)?
         {
-            continue;
+            candidates.push(update);
         }
-        judged.push(update.new);
+    }
+    if candidates.is_empty() {
+        return Ok(ExitStatus::Clean);
+    }
+    let mut db = super::cache::open_repo(repo)?;
+    for update in candidates {
         db.apply_changes(&[ChangeEvent::TipAt(update.new)])?;
-        let (report, _) = lint_or_refuse(&db, Scope::Pending)?;
+        let (report, parses) = lint_or_refuse(&db, Scope::Pending)?;
+        let counts = render::work_counts(&db, parses);
+        super::cache::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
         if report.blocks() {
             eprint!("{}", refusal(&report, update, db.operation_in_progress()?));
             return Ok(ExitStatus::Blocked);

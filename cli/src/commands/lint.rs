@@ -3,10 +3,12 @@
 //! Owns: opening the database, running lint, choosing the exit status, `--stats`.
 //! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
 
+use super::cache::{open_repo, save_memo};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid, WORKTREE};
+
 use keel_queries::extract::ParseCounts;
 use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses};
 use std::path::PathBuf;
@@ -41,7 +43,7 @@ pub(crate) struct LintArgs {
 }
 
 pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
-    let mut db = KeelDatabase::open(&args.repo)?;
+    let mut db = open_repo(&args.repo)?;
     let mut worktree = None;
     let scope = match &args.pending {
         Some(rev) => {
@@ -59,9 +61,11 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     let (mut report, parses) = lint_or_refuse(&db, scope)?;
     name_worktree(&mut report, worktree);
     print_report(&report, args.format)?;
+    let counts = render::work_counts(&db, parses);
     if args.stats {
-        eprintln!("{}", render::stats_line(render::work_counts(&db, parses)));
+        eprintln!("{}", render::stats_line(counts));
     }
+    save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
     Ok(status_of(&report))
 }
 

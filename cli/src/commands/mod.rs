@@ -3,6 +3,7 @@
 //! Owns: the clap definitions and dispatch. Does not own: rendering (`render`).
 
 mod ack;
+mod cache;
 mod callgraph;
 mod demo;
 mod fresh;
@@ -36,6 +37,7 @@ enum Command {
     Hook(hook::HookArgs),
     Ack(ack::AckArgs),
     Fresh(fresh::FreshArgs),
+    Cache(cache::CacheArgs),
     Demo(demo::DemoArgs),
     Sessions(sessions::SessionsArgs),
     Callgraph(callgraph::CallgraphArgs),
@@ -90,5 +92,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
         Command::Callgraph(args) => callgraph::cmd_callgraph(&args),
         Command::Impact(args) => impact::cmd_impact(&args),
         Command::Ack(args) => ack::cmd_ack(&args),
+        Command::Cache(args) => cache::cmd_cache(&args),
     }
 }

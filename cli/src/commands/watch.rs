@@ -10,11 +10,12 @@
 //! stdout (`keel watch | head`).
 //! Does not own: noticing change (`keel_engine::watch`) or judging (`keel_queries::lint`).
 
+use super::cache::{open_repo, save_memo};
 use super::lint::{lint_or_refuse, name_worktree};
 use super::{CommandError, Format};
 use crate::exit::ExitStatus;
 use crate::render;
-use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_engine::ChangeEvent;
 use keel_queries::lint::{LintReport, Scope};
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -38,7 +39,7 @@ pub(crate) struct WatchArgs {
 }
 
 pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
-    let mut db = KeelDatabase::open(&args.repo)?;
+    let mut db = open_repo(&args.repo)?;
     let mut watcher = db.watcher(args.worktree)?;
     let stop = watcher.stop_handle();
     ctrlc::set_handler(move || stop.stop())
@@ -62,12 +63,14 @@ pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
     loop {
         match db.apply_changes(&[event]) {
             Ok(result) if result.tip_moved || owed => match lint_or_refuse(&db, Scope::Full) {
-                Ok((mut report, _)) => {
+                Ok((mut report, parses)) => {
                     name_worktree(&mut report, result.worktree);
                     owed = false;
                     if !printer.print(&report) {
                         return Ok(ExitStatus::Clean);
                     }
+                    let counts = render::work_counts(&db, parses);
+                    save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
                 }
                 Err(err) => {
                     owed = true;

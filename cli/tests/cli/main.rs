@@ -16,6 +16,7 @@ mod exit_codes;
 mod fresh;
 mod hook;
 mod impact;
+mod memo;
 mod pending;
 mod reports;
 mod sessions;

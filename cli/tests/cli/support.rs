@@ -147,6 +147,8 @@ pub(crate) fn repo_with_spec(spec_text: &[u8]) -> FixtureRepo {
 /// Every path under `root` (recursively, `.git/` included), with the content of each file
 /// outside `.git/`. Files inside `.git/` are listed by path only: git itself may rewrite
 /// them (the index on `git status`), but a new one means someone wrote into the repository.
+/// `.git/keel/` is left out: keel's on-disk memo lives there, written by any run that
+/// parsed something (the memo's own tests check it).
 pub(crate) fn listing(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.to_owned()];
@@ -156,6 +158,9 @@ pub(crate) fn listing(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
             let path = entry.expect("a folder entry").path();
             let relative = path.strip_prefix(root).expect("inside root").to_owned();
             let in_git = relative.starts_with(".git");
+            if relative.starts_with(".git/keel") {
+                continue;
+            }
             if path.is_dir() {
                 stack.push(path);
                 out.insert(relative, None);

@@ -181,7 +181,7 @@ impl TreeFiles for Sources {
 
     fn image<'db>(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>> {
         self.blob(db, path)
-            .map(|blob| Image::new(db, blob, path.to_owned()))
+            .map(|blob| Image::at(db, blob, path.to_owned()))
     }
 
     fn source_paths(self, db: &dyn Db) -> impl Iterator<Item = &str> {

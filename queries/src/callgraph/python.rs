@@ -151,7 +151,7 @@ pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgr
         .iter()
         .filter(|(path, _)| Language::for_path(path) == Some(Language::Python))
         .map(|(path, blob)| {
-            let image = Image::new(db, *blob, path.clone());
+            let image = Image::at(db, *blob, path.clone());
             (path.clone(), python_interface(db, image).clone())
         })
         .collect();

@@ -16,7 +16,7 @@
 use super::Hunk;
 
 /// What a merge owns of one file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Owned {
     /// Result lines (0-based) added against every parent, ascending.
     pub added: Vec<u32>,

@@ -30,7 +30,7 @@ use std::ops::Range;
 /// An empty `before` is a pure addition placed before old line `before.start`; an empty
 /// `after` is a pure deletion placed before new line `after.start`, exactly as
 /// `git diff -U0` positions them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Hunk {
     pub before: Range<u32>,
     pub after: Range<u32>,
@@ -70,7 +70,7 @@ impl fmt::Display for HeaderRange<'_> {
 }
 
 /// What comparing two images yields.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum HunkSet {
     /// Text on both sides: the hunks in order.
     Text(Vec<Hunk>),

@@ -29,6 +29,11 @@ pub(crate) use syntax::qualify;
 use tree_sitter::Tree;
 pub(crate) use typescript::unwrap_expression;
 
+/// The grammar crates keel parses with, as `Cargo.lock` pins them (a test checks).
+const GRAMMAR_PYTHON: &str = "tree-sitter-python 0.25.0";
+const GRAMMAR_TYPESCRIPT: &str = "tree-sitter-typescript 0.23.2";
+const GRAMMAR_CORE: &str = "tree-sitter 0.27.1";
+
 /// A language with a designated extractor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Language {
@@ -60,6 +65,18 @@ impl Language {
             Self::TypeScript => "typescript-ts@2",
             Self::Tsx => "tsx-ts@2",
         }
+    }
+
+    /// Everything that decides what this language's extractor reads from given bytes:
+    /// the extractor's id and version and the grammar crates it parses with. Part of
+    /// every image's key ([`crate::images::Image`]), in memory and on disk, so a new
+    /// extractor or grammar never reuses an old answer.
+    pub fn reader_id(self) -> String {
+        let grammar = match self {
+            Self::Python => GRAMMAR_PYTHON,
+            Self::TypeScript | Self::Tsx => GRAMMAR_TYPESCRIPT,
+        };
+        format!("{} {grammar} {GRAMMAR_CORE}", self.extractor_id())
     }
 
     /// The tree-sitter grammar and its name in messages.
@@ -100,7 +117,9 @@ impl Language {
 }
 
 /// What kind of declaration a unit is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum UnitKind {
     /// A function (Python `def`/`async def`, TS function declaration or a `const`
     /// holding an arrow/function expression).
@@ -118,14 +137,14 @@ pub enum UnitKind {
 }
 
 /// Lines of an image: 1-based, inclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct LineRange {
     pub start: u32,
     pub end: u32,
 }
 
 /// One code unit: a qualified name and the lines it covers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Unit {
     /// Lexical qualified name joined with `.`: `login`, `Session.refresh`, `Class.#name`.
     pub name: String,
@@ -137,7 +156,7 @@ pub struct Unit {
 }
 
 /// Why an image does not yield all its units.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ExtractError {
     /// The content does not parse (its first syntax error is at `line`, 1-based), or is
     /// not text (not UTF-8, or not in the encoding a Python coding cookie declares, or in
@@ -154,7 +173,7 @@ pub enum ExtractError {
 
 /// What a file that does not parse yields anyway: tolerant extraction. Empty (the
 /// default) when nothing did, or the content is not text.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Partial {
     /// Every unit such that neither it nor any unit enclosing it (a unit whose qualified
     /// name is a prefix of its own and whose lines hold its lines) is broken, in [`Unit`]
@@ -191,6 +210,21 @@ pub fn extract_as(language: Language, content: &[u8]) -> Result<Vec<Unit>, Extra
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reader_ids_name_the_grammar_versions_cargo_lock_pins() {
+        let lock = include_str!("../../../Cargo.lock");
+        for grammar in [GRAMMAR_PYTHON, GRAMMAR_TYPESCRIPT, GRAMMAR_CORE] {
+            let (name, version) = grammar.split_once(' ').expect("name and version");
+            let pinned = format!("name = \"{name}\"\nversion = \"{version}\"\n");
+            assert!(
+                lock.contains(&pinned),
+                "Cargo.lock pins another {name} than {version}"
+            );
+        }
+        assert!(Language::Python.reader_id().starts_with("python-ts@"));
+        assert_ne!(Language::TypeScript.reader_id(), Language::Tsx.reader_id());
+    }
 
     #[test]
     fn for_path_decides_by_extension_alone() {

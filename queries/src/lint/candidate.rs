@@ -131,7 +131,7 @@ fn former_nodes(db: &dyn Db, commit: Commit) -> Result<Vec<SpecNode>, ObjectErro
         if path.rsplit('/').next() != Some(SPEC_FILE) {
             continue;
         }
-        if let Ok(node) = spec_node(db, Image::new(db, blob, path)).clone()? {
+        if let Ok(node) = spec_node(db, Image::at(db, blob, path)).clone()? {
             nodes.push(node);
         }
     }

@@ -27,7 +27,7 @@ pub fn spec_nodes(db: &dyn Db, tip: Commit) -> Result<Vec<SpecNode>, LintError> 
     let mut files = Vec::new();
     spec_files(db, tip.tree(db), &mut files, &mut errors)?;
     for (path, blob) in files {
-        match spec_node(db, Image::new(db, blob, path)).clone() {
+        match spec_node(db, Image::at(db, blob, path)).clone() {
             Ok(Ok(node)) => match check_against_tree(db, tip, &node) {
                 Ok(()) => nodes.push(node),
                 Err(error) => errors.push(error),

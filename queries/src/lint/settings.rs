@@ -24,7 +24,7 @@ pub fn tip_settings(
     };
     let what = match (item.kind, item.symlink) {
         (EntryKind::File, false) => {
-            let image = Image::new(db, item.oid, SETTINGS_FILE.to_owned());
+            let image = Image::at(db, item.oid, SETTINGS_FILE.to_owned());
             return settings_image(db, image).clone();
         }
         (EntryKind::File, true) => {

@@ -1,0 +1,180 @@
+//! The on-disk memo, through the real binary: a second process after one new commit parses
+//! only that commit's image and diffs only its hunk set, and answers as a cold run does;
+//! a truncated, corrupt, foreign or garbage memo is discarded with one warning and the
+//! answer is the cold answer; two processes at once leave a readable memo; `keel cache
+//! info` and `keel cache clear` say and do what they claim.
+
+use super::support::{APP_PY, lint, run, spec};
+use crate::APP_PY_F_CHANGED;
+use keel_fixtures::FixtureRepo;
+use std::path::{Path, PathBuf};
+
+/// A repository with `app.py`, `other.py` and node `app` anchoring `app.py#f`.
+fn anchored_repo() -> FixtureRepo {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write("other.py", "def h():\n    return 1\n"))
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    repo.write("other.py", "def h():\n    return 2\n")
+        .expect("write");
+    repo.commit("Change other").expect("commit");
+    repo
+}
+
+fn memo(repo: &FixtureRepo) -> PathBuf {
+    repo.path().join(".git/keel/memo.bin")
+}
+
+/// `keel lint --stats --format json`: the report, the stats line, stderr's other lines.
+fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<String>) {
+    let run = lint(dir, &["--stats", "--format", "json"]);
+    run.assert_no_panic();
+    let mut lines: Vec<String> = run.stderr.lines().map(str::to_owned).collect();
+    let stats = lines.pop().expect("a stats line");
+    let stats = serde_json::from_str(&stats).expect("stats are JSON");
+    (run.json(), stats, lines)
+}
+
+#[test]
+fn a_second_process_parses_only_the_new_commits_image_and_answers_as_cold() {
+    let mut repo = anchored_repo();
+    let (first, cold_stats, warnings) = lint_with_stats(repo.path());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(
+        cold_stats["images_parsed"].as_u64() >= Some(1),
+        "{cold_stats}"
+    );
+    assert!(memo(&repo).exists(), "the first run writes the memo");
+
+    let (again, stats, warnings) = lint_with_stats(repo.path());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(again, first);
+    assert_eq!(stats["images_parsed"], 0, "{stats}");
+    assert_eq!(stats["hunk_sets_diffed"], 0, "{stats}");
+
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    let changed = repo.commit("Change f").expect("commit");
+    let (warm, stats, _) = lint_with_stats(repo.path());
+    assert_eq!(stats["images_parsed"], 1, "only the new app.py: {stats}");
+    assert_eq!(stats["hunk_sets_diffed"], 1, "only its hunks: {stats}");
+    assert_eq!(warm["findings"][0]["hits"][0]["commit"], changed.as_str());
+
+    let cleared = run(repo.path(), &["cache", "clear"]);
+    assert!(cleared.stdout.starts_with("removed "), "{}", cleared.stdout);
+    assert!(!memo(&repo).exists());
+    let (cold, stats, _) = lint_with_stats(repo.path());
+    assert_eq!(cold, warm, "the memo's answer is the cold answer");
+    assert!(
+        stats["images_parsed"].as_u64() >= Some(2),
+        "both app.py images: {stats}"
+    );
+}
+
+#[test]
+fn an_unusable_memo_is_discarded_with_one_warning_and_the_cold_answer() {
+    let repo = anchored_repo();
+    let (cold, _, _) = lint_with_stats(repo.path());
+    let good = std::fs::read(memo(&repo)).expect("the memo was written");
+    let newline = good
+        .iter()
+        .position(|&b| b == b'\n')
+        .expect("a header line");
+    let header = String::from_utf8(good[..newline].to_vec()).expect("an ASCII header");
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0xff;
+    let foreign = {
+        let words: Vec<&str> = header.split(' ').collect();
+        let mut bytes = format!(
+            "{} {} 0000000000000000 {} {}",
+            words[0], words[1], words[3], words[4]
+        )
+        .into_bytes();
+        bytes.extend_from_slice(&good[newline..]);
+        bytes
+    };
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "truncated",
+            good[..good.len() / 2].to_vec(),
+            "truncated or corrupt",
+        ),
+        ("one byte flipped", flipped, "truncated or corrupt"),
+        ("another build", foreign, "another keel build"),
+        ("not a memo", b"hello\n".to_vec(), "not a keel memo"),
+    ];
+    for (what, bytes, reason) in cases {
+        std::fs::write(memo(&repo), &bytes).expect("spoil the memo");
+        let (report, stats, warnings) = lint_with_stats(repo.path());
+        assert_eq!(report, cold, "{what}: the cold answer");
+        assert_eq!(warnings.len(), 1, "{what}: one warning: {warnings:?}");
+        assert!(warnings[0].contains(reason), "{what}: {}", warnings[0]);
+        assert!(stats["images_parsed"].as_u64() > Some(0), "{what}: {stats}");
+        let info = run(repo.path(), &["cache", "info"]);
+        assert!(
+            info.stdout.contains("readable by this build"),
+            "{what}: rewritten: {}",
+            info.stdout
+        );
+    }
+}
+
+#[test]
+fn two_processes_at_once_leave_a_readable_memo() {
+    let repo = anchored_repo();
+    let repo_arg = repo.path().display().to_string();
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(memo(&repo));
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                super::support::keel(repo.path())
+                    .args(["lint", "--repo", &repo_arg, "--format", "json"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("keel starts")
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().expect("keel runs");
+            assert!(output.stderr.is_empty(), "{output:?}");
+        }
+        let (_, stats, warnings) = lint_with_stats(repo.path());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(stats["images_parsed"], 0, "{stats}");
+    }
+}
+
+#[test]
+fn cache_info_names_the_file_its_size_and_entries() {
+    let repo = anchored_repo();
+    let none = run(repo.path(), &["cache", "info"]);
+    assert!(none.stdout.contains("none yet"), "{}", none.stdout);
+    lint(repo.path(), &[]);
+    let info = run(repo.path(), &["cache", "info"]);
+    assert_eq!(info.code, 0);
+    let size = std::fs::metadata(memo(&repo)).expect("memo").len();
+    assert!(
+        info.stdout.contains(&format!("size     {size} bytes")),
+        "{}",
+        info.stdout
+    );
+    let entries: usize = info
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("entries  "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("an entry count");
+    assert!(
+        entries >= 3,
+        "images, their parses and hunk sets: {}",
+        info.stdout
+    );
+    let cleared = run(repo.path(), &["cache", "clear"]);
+    assert_eq!(cleared.code, 0);
+    let again = run(repo.path(), &["cache", "clear"]);
+    assert!(again.stdout.starts_with("no memo at"), "{}", again.stdout);
+}

@@ -1,0 +1,312 @@
+//! The on-disk memo: what one keel process parsed and diffed, read back by the next, so a
+//! lint after one new commit parses only that commit's images and diffs only its hunk sets.
+//!
+//! Owns: the file (`<git common folder>/keel/memo.bin`, the one place keel writes in a
+//! repository besides `keel ack` and the hook), its header, loading it into a freshly
+//! opened database, writing it atomically, `keel cache info` and `clear`.
+//! Does not own: what is kept — salsa's persistence writes the ingredients marked
+//! `persist` in `keel-queries`: images and their parses and hunk sets (`Image`,
+//! `image_units`, `image_hunks`), what a merge owns of a file (`EventImages`,
+//! `merge_owned`) and tree diffs and renames (`tree_diff`, `tree_renames`) — all pure
+//! functions of object ids, paths and readers, so they hold in any repository state and
+//! need no invalidation — nor when to save (the commands).
+//!
+//! The file is a header line and a MessagePack body (`rmp-serde`):
+//! `keel-memo 1 <build> <sha256 of the body> <body length>\n`. `<build>` names the exact
+//! keel build (a hash of its sources, `Cargo.lock`, compiler and profile, given by the
+//! binary): salsa numbers its ingredients in registration order, so a body is only
+//! readable by the build that wrote it, and any other build — an upgrade, a local edit —
+//! starts cold. A file that is truncated, corrupt, of another build or of another format is
+//! discarded with one warning and the answer is the cold answer: the body is checked
+//! against its length and digest before salsa reads a byte of it, and a body salsa still
+//! refuses leaves a fresh database. Writes go to a temporary file in the same folder,
+//! then a rename: a reader sees the old file or the new one, never a mix, and two keel
+//! processes at once each leave a whole file (the last rename wins).
+//!
+//! Bounded: a body larger than [`MAX_BYTES`] is not written (and an older file is
+//! removed), so a history too large for the memo costs a cold run, never a huge file. The
+//! memo holds what the last process had in memory: memos of images no longer read (an old
+//! tip's history that a reset dropped) stay until a process that no longer reads them
+//! writes the file without them — they are only kept while some process still loads them.
+
+use crate::database::{EngineError, KeelDatabase};
+use sha2::{Digest, Sha256};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The header's first word and the format's version.
+const FORMAT: &str = "keel-memo 1";
+
+/// The largest body a write keeps (click's whole history: about 4 MiB).
+pub const MAX_BYTES: usize = 256 << 20;
+
+/// What `keel cache info` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoInfo {
+    pub path: PathBuf,
+    /// `None` when there is no memo file.
+    pub file: Option<MemoFileInfo>,
+}
+
+/// A memo file on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoFileInfo {
+    pub bytes: u64,
+    pub modified: Option<SystemTime>,
+    /// The build that wrote it, and whether it is this build (else it is discarded).
+    pub build: String,
+    pub readable: bool,
+    /// Memoized answers held (images, parses and hunk sets), when the body is readable.
+    pub entries: Option<usize>,
+}
+
+/// Why a memo file was not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoDiscard {
+    #[error("written by another keel build ({0})")]
+    OtherBuild(String),
+    #[error("not a keel memo of format {FORMAT}")]
+    OtherFormat,
+    #[error("truncated or corrupt (its length or digest does not match)")]
+    Corrupt,
+    #[error("its body could not be read ({0})")]
+    Unreadable(String),
+}
+
+impl KeelDatabase {
+    /// The memo file's path: in the common git folder, shared by linked work trees.
+    pub fn memo_path(&self) -> Result<PathBuf, EngineError> {
+        let Some(repo) = self.objects_store().fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
+        Ok(repo.common_dir().join("keel").join("memo.bin"))
+    }
+
+    /// Opens the repository holding `path` with the memo `build` wrote, and reads HEAD
+    /// (as [`KeelDatabase::open`]). A memo that cannot be used is discarded: the second
+    /// value says why (one warning line for the user) and the database starts cold.
+    pub fn open_with_memo(
+        path: &Path,
+        build: &str,
+    ) -> Result<(Self, Option<MemoDiscard>), EngineError> {
+        let mut db = Self::open_objects(path)?;
+        let discarded = match db.read_memo(build)? {
+            None => None,
+            Some(Ok(body)) => match db.load_body(&body) {
+                Ok(()) => None,
+                Err(reason) => {
+                    db = Self::open_objects(path)?;
+                    Some(reason)
+                }
+            },
+            Some(Err(reason)) => Some(reason),
+        };
+        db.apply_changes(&[crate::ChangeEvent::Rescan])?;
+        Ok((db, discarded))
+    }
+
+    /// Writes every persisted memo of this database for `build`, atomically; removes the
+    /// file instead when its body would be larger than [`MAX_BYTES`].
+    pub fn save_memo(&mut self, build: &str) -> Result<(), EngineError> {
+        let path = self.memo_path()?;
+        let written = rmp_serde::to_vec(&<dyn salsa::Database>::as_serialize(self));
+        let body = written.map_err(|err| self.unreadable(&err))?;
+        let io = |err: std::io::Error| EngineError::Unreadable {
+            path: path.clone(),
+            reason: err.to_string(),
+        };
+        if body.len() > MAX_BYTES {
+            return match std::fs::remove_file(&path) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(io(err)),
+                _ => Ok(()),
+            };
+        }
+        let folder = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(folder).map_err(io)?;
+        let mut temporary = tempfile::NamedTempFile::new_in(folder).map_err(io)?;
+        temporary
+            .write_all(header(build, &body).as_bytes())
+            .and_then(|()| temporary.write_all(&body))
+            .and_then(|()| temporary.as_file().sync_all())
+            .map_err(io)?;
+        temporary.persist(&path).map_err(|err| io(err.error))?;
+        Ok(())
+    }
+
+    /// What the memo file holds, for `keel cache info`.
+    pub fn memo_info(&self, build: &str) -> Result<MemoInfo, EngineError> {
+        let path = self.memo_path()?;
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Ok(MemoInfo { path, file: None });
+        };
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        let (written_by, checked) = match split(&bytes) {
+            Some((fields, body)) => (
+                fields.build.to_owned(),
+                fields.check(build, body).map(|()| body),
+            ),
+            None => (String::new(), Err(MemoDiscard::OtherFormat)),
+        };
+        Ok(MemoInfo {
+            file: Some(MemoFileInfo {
+                bytes: bytes.len() as u64,
+                modified,
+                readable: checked.is_ok(),
+                entries: checked.ok().and_then(entries),
+                build: written_by,
+            }),
+            path,
+        })
+    }
+
+    /// Removes the memo file; `false` when there was none.
+    pub fn clear_memo(&self) -> Result<bool, EngineError> {
+        let path = self.memo_path()?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(err) => Err(EngineError::Unreadable {
+                path,
+                reason: err.to_string(),
+            }),
+        }
+    }
+
+    /// The memo's checked body; `None` when there is no file.
+    fn read_memo(&self, build: &str) -> Result<Option<Result<Vec<u8>, MemoDiscard>>, EngineError> {
+        let path = self.memo_path()?;
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => {
+                return Err(EngineError::Unreadable {
+                    path,
+                    reason: err.to_string(),
+                });
+            }
+        };
+        let Some((fields, body)) = split(&bytes) else {
+            return Ok(Some(Err(MemoDiscard::OtherFormat)));
+        };
+        Ok(Some(fields.check(build, body).map(|()| body.to_vec())))
+    }
+
+    /// Reads a checked body into this fresh database.
+    fn load_body(&mut self, body: &[u8]) -> Result<(), MemoDiscard> {
+        let mut reader = rmp_serde::Deserializer::from_read_ref(body);
+        <dyn salsa::Database>::deserialize(self, &mut reader)
+            .map_err(|err| MemoDiscard::Unreadable(err.to_string()))
+    }
+}
+
+/// The header fields.
+struct Fields<'a> {
+    build: &'a str,
+    digest: &'a str,
+    length: usize,
+}
+
+impl Fields<'_> {
+    /// Is `body` the body this header describes, written by `build`?
+    fn check(&self, build: &str, body: &[u8]) -> Result<(), MemoDiscard> {
+        if self.build != build {
+            return Err(MemoDiscard::OtherBuild(self.build.to_owned()));
+        }
+        if body.len() != self.length || digest(body) != self.digest {
+            return Err(MemoDiscard::Corrupt);
+        }
+        Ok(())
+    }
+}
+
+fn header(build: &str, body: &[u8]) -> String {
+    format!("{FORMAT} {build} {} {}\n", digest(body), body.len())
+}
+
+/// The header's fields and the body after it; `None` when the file is no keel memo.
+fn split(bytes: &[u8]) -> Option<(Fields<'_>, &[u8])> {
+    let newline = bytes.iter().position(|&byte| byte == b'\n')?;
+    let line = std::str::from_utf8(&bytes[..newline]).ok()?;
+    let rest = line.strip_prefix(FORMAT)?.strip_prefix(' ')?;
+    let mut words = rest.split(' ');
+    let fields = Fields {
+        build: words.next()?,
+        digest: words.next()?,
+        length: words.next()?.parse().ok()?,
+    };
+    words
+        .next()
+        .is_none()
+        .then_some((fields, &bytes[newline + 1..]))
+}
+
+fn digest(body: &[u8]) -> String {
+    Sha256::digest(body)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// How many memos a body holds: the entries of every ingredient's map, counted without
+/// building them.
+fn entries(body: &[u8]) -> Option<usize> {
+    #[derive(serde::Deserialize)]
+    struct Body {
+        #[serde(rename = "runtime")]
+        _runtime: serde::de::IgnoredAny,
+        ingredients: Counted<Counted<()>>,
+    }
+    let body: Body = rmp_serde::from_slice(body).ok()?;
+    Some(body.ingredients.total)
+}
+
+/// A map whose values are ignored (`V = ()`) or counted themselves (`V = Counted<_>`):
+/// `total` is the number of entries at the innermost level.
+struct Counted<V> {
+    total: usize,
+    inner: std::marker::PhantomData<V>,
+}
+
+/// How many innermost entries a value counts for.
+trait Tally {
+    fn tally<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Option<usize>, A::Error>;
+}
+
+impl Tally for () {
+    fn tally<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Option<usize>, A::Error> {
+        map.next_value::<serde::de::IgnoredAny>().map(|_| Some(1))
+    }
+}
+
+impl<V: Tally> Tally for Counted<V> {
+    fn tally<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Option<usize>, A::Error> {
+        Ok(Some(map.next_value::<Counted<V>>()?.total))
+    }
+}
+
+impl<'de, V: Tally> serde::Deserialize<'de> for Counted<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Tally> serde::de::Visitor<'de> for Visit<V> {
+            type Value = Counted<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut total = 0;
+                while map.next_key::<serde::de::IgnoredAny>()?.is_some() {
+                    total += V::tally(&mut map)?.unwrap_or(0);
+                }
+                Ok(Counted {
+                    total,
+                    inner: std::marker::PhantomData,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
