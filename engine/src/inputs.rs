@@ -9,8 +9,9 @@
 
 use crate::oid::Oid;
 
-/// One commit, as git stores it. Immutable: created once per id, never set again.
-#[salsa::input(debug)]
+/// One commit, as git stores it. Immutable: created once per id, never set again. Kept
+/// in the on-disk memo with the index from ids to inputs (`memo`).
+#[salsa::input(debug, persist)]
 pub struct Commit {
     #[returns(copy)]
     pub id: Oid,

@@ -5,19 +5,26 @@
 //! repository besides `keel ack` and the hook), its header, loading it into a freshly
 //! opened database, writing it atomically, `keel cache info` and `clear`.
 //! Does not own: what is kept — salsa's persistence writes the ingredients marked
-//! `persist` in `keel-queries`: images and their parses and hunk sets (`Image`,
-//! `image_units`, `image_hunks`), what a merge owns of a file (`EventImages`,
-//! `merge_owned`) and tree diffs and renames (`tree_diff`, `tree_renames`) — all pure
-//! functions of object ids, paths and readers, so they hold in any repository state and
-//! need no invalidation — nor when to save (the commands).
+//! `persist`: the commit inputs (`Commit`, with this file's index from ids to inputs),
+//! and in `keel-queries` images and their parses and hunk sets (`Image`, `image_units`,
+//! `image_hunks`), what a merge owns of a file (`EventImages`, `merge_owned`), tree
+//! diffs and renames (`tree_diff`, `tree_renames`) and what each commit changed and
+//! holds (`commit_changes`, `parent_paths`, `entry_at`) — all functions of object ids,
+//! paths and readers, so they hold in any state of the refs and need no invalidation as
+//! long as an id names the same commit (the history fingerprint below) — nor when to save
+//! (the commands). Nothing that depends on the tip (windows, verdicts) is kept.
 //!
-//! The file is a header line and a MessagePack body (`rmp-serde`):
-//! `keel-memo 1 <build> <sha256 of the body> <body length>\n`. `<build>` names the exact
+//! The file is a header line and a body:
+//! `keel-memo 2 <build> <sha256 of the body> <body length>\n`; the body is the commit
+//! index (its length as 8 bytes, then MessagePack: the history fingerprint and each
+//! commit id's input) and salsa's MessagePack (`rmp-serde`). `<build>` names the exact
 //! keel build (a hash of its sources, `Cargo.lock`, compiler and profile, given by the
 //! binary): salsa numbers its ingredients in registration order, so a body is only
 //! readable by the build that wrote it, and any other build — an upgrade, a local edit —
 //! starts cold. A file that is truncated, corrupt, of another build or of another format is
-//! discarded with one warning and the answer is the cold answer: the body is checked
+//! discarded with one warning and the answer is the cold answer, and so is a memo
+//! written before the repository's shallow boundary, grafts or replace refs changed
+//! (which change what a commit id names): the body is checked
 //! against its length and digest before salsa reads a byte of it, and a body salsa still
 //! refuses leaves a fresh database. Writes go to a temporary file in the same folder,
 //! then a rename: a reader sees the old file or the new one, never a mix, and two keel
@@ -30,13 +37,15 @@
 //! writes the file without them — they are only kept while some process still loads them.
 
 use crate::database::{EngineError, KeelDatabase};
+use crate::inputs::Commit;
+use crate::oid::Oid;
 use sha2::{Digest, Sha256};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The header's first word and the format's version.
-const FORMAT: &str = "keel-memo 1";
+const FORMAT: &str = "keel-memo 2";
 
 /// The largest body a write keeps (click's whole history: about 4 MiB).
 pub const MAX_BYTES: usize = 256 << 20;
@@ -72,6 +81,8 @@ pub enum MemoDiscard {
     Corrupt,
     #[error("its body could not be read ({0})")]
     Unreadable(String),
+    #[error("written before the repository's shallow boundary, grafts or replace refs changed")]
+    OtherHistory,
 }
 
 impl KeelDatabase {
@@ -110,8 +121,21 @@ impl KeelDatabase {
     /// file instead when its body would be larger than [`MAX_BYTES`].
     pub fn save_memo(&mut self, build: &str) -> Result<(), EngineError> {
         let path = self.memo_path()?;
+        let index = CommitIndex {
+            history: self.history_fingerprint()?,
+            commits: self
+                .commits
+                .iter()
+                .map(|(oid, commit)| (*oid, salsa::plumbing::AsId::as_id(commit).as_bits()))
+                .collect(),
+        };
+        let index = rmp_serde::to_vec(&index).map_err(|err| self.unreadable(&err))?;
         let written = rmp_serde::to_vec(&<dyn salsa::Database>::as_serialize(self));
-        let body = written.map_err(|err| self.unreadable(&err))?;
+        let salsa = written.map_err(|err| self.unreadable(&err))?;
+        let mut body = Vec::with_capacity(8 + index.len() + salsa.len());
+        body.extend_from_slice(&(index.len() as u64).to_le_bytes());
+        body.extend_from_slice(&index);
+        body.extend_from_slice(&salsa);
         let io = |err: std::io::Error| EngineError::Unreadable {
             path: path.clone(),
             reason: err.to_string(),
@@ -192,12 +216,77 @@ impl KeelDatabase {
         Ok(Some(fields.check(build, body).map(|()| body.to_vec())))
     }
 
-    /// Reads a checked body into this fresh database.
+    /// Reads a checked body into this fresh database: salsa's memos and inputs, then the
+    /// index from commit ids to the restored commit inputs.
     fn load_body(&mut self, body: &[u8]) -> Result<(), MemoDiscard> {
-        let mut reader = rmp_serde::Deserializer::from_read_ref(body);
-        <dyn salsa::Database>::deserialize(self, &mut reader)
-            .map_err(|err| MemoDiscard::Unreadable(err.to_string()))
+        let unreadable =
+            |reason: &dyn std::fmt::Display| MemoDiscard::Unreadable(reason.to_string());
+        let (length, rest) = body
+            .split_first_chunk::<8>()
+            .ok_or_else(|| unreadable(&"no commit index"))?;
+        let length =
+            usize::try_from(u64::from_le_bytes(*length)).map_err(|err| unreadable(&err))?;
+        if length > rest.len() {
+            return Err(unreadable(&"the commit index overruns the body"));
+        }
+        let (index, salsa) = rest.split_at(length);
+        let index: CommitIndex = rmp_serde::from_slice(index).map_err(|err| unreadable(&err))?;
+        let history = self.history_fingerprint().map_err(|err| unreadable(&err))?;
+        if index.history != history {
+            return Err(MemoDiscard::OtherHistory);
+        }
+        let mut reader = rmp_serde::Deserializer::from_read_ref(salsa);
+        <dyn salsa::Database>::deserialize(self, &mut reader).map_err(|err| unreadable(&err))?;
+        self.commits = index
+            .commits
+            .into_iter()
+            .map(|(oid, bits)| {
+                let id = salsa::Id::from_bits(bits);
+                (oid, <Commit as salsa::plumbing::FromId>::from_id(id))
+            })
+            .collect();
+        Ok(())
     }
+
+    /// What decides which commits an id names besides the id: the shallow boundary, the
+    /// grafts file and the replace refs (git applies them when reading). A memo written
+    /// under other ones is discarded whole.
+    fn history_fingerprint(&self) -> Result<String, EngineError> {
+        let Some(repo) = self.objects_store().fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
+        let common = repo.common_dir();
+        let mut hasher = Sha256::new();
+        for file in ["shallow", "info/grafts"] {
+            hasher.update(file.as_bytes());
+            hasher.update(std::fs::read(common.join(file)).unwrap_or_default());
+        }
+        let platform = repo.references().map_err(|err| self.unreadable(&err))?;
+        let replaced = platform
+            .prefixed("refs/replace/")
+            .map_err(|err| self.unreadable(&err))?;
+        let mut replace: Vec<String> = replaced
+            .filter_map(Result::ok)
+            .map(|reference| format!("{} {:?}", reference.name().as_bstr(), reference.target()))
+            .collect();
+        replace.sort();
+        for line in replace {
+            hasher.update(line.as_bytes());
+        }
+        Ok(hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect())
+    }
+}
+
+/// The memo's own section: which repository history its commit inputs were read under,
+/// and each commit id's input.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CommitIndex {
+    history: String,
+    commits: Vec<(Oid, u64)>,
 }
 
 /// The header fields.
@@ -249,8 +338,10 @@ fn digest(body: &[u8]) -> String {
 }
 
 /// How many memos a body holds: the entries of every ingredient's map, counted without
-/// building them.
+/// building them (after the commit index).
 fn entries(body: &[u8]) -> Option<usize> {
+    let (length, rest) = body.split_first_chunk::<8>()?;
+    let body = rest.get(usize::try_from(u64::from_le_bytes(*length)).ok()?..)?;
     #[derive(serde::Deserialize)]
     struct Body {
         #[serde(rename = "runtime")]

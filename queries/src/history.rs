@@ -144,7 +144,7 @@ pub fn order(db: &dyn Db, tip: Commit, a: Commit, b: Commit) -> Order {
 /// the first parent's blob). Memoized per commit: one tree diff against the first parent,
 /// then a lookup of each changed path in the other parents (a side branch's tree can be
 /// far from the merge's; only the paths the first diff names matter).
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), persist)]
 pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, ObjectError> {
     let tree = commit.tree(db);
     let parents = commit.parents(db);
@@ -189,7 +189,7 @@ pub fn path_changed(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, Obj
 /// commit's file at `path`: the same path when the parent has it (or neither has it), the
 /// source of a rename `git diff -M parent commit` finds, or `None` when the file is new
 /// against that parent. A root commit has no parents and so no entries.
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), persist)]
 pub fn parent_paths<'db>(
     db: &'db dyn Db,
     commit: Commit,

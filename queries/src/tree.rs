@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A repository-relative path, interned so queries can be keyed by it.
-#[salsa::interned(debug)]
+#[salsa::interned(debug, persist)]
 pub struct RepoPath<'db> {
     #[returns(ref)]
     pub text: String,
@@ -27,7 +27,7 @@ pub struct TreeId<'db> {
 }
 
 /// What sits at a path in a tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct PathEntry {
     pub kind: EntryKind,
     pub oid: Oid,
@@ -47,8 +47,8 @@ pub fn tree_items<'db>(db: &'db dyn Db, tree: TreeId<'db>) -> Result<Arc<[TreeIt
     db.objects().tree(tree.oid(db)).map(Arc::from)
 }
 
-/// What `commit`'s tree holds at `path`, if anything.
-#[salsa::tracked(returns(clone))]
+/// What `commit`'s tree holds at `path`, if anything. Kept in the on-disk memo.
+#[salsa::tracked(returns(clone), persist)]
 pub fn entry_at<'db>(
     db: &'db dyn Db,
     commit: Commit,

@@ -178,3 +178,22 @@ fn cache_info_names_the_file_its_size_and_entries() {
     let again = run(repo.path(), &["cache", "clear"]);
     assert!(again.stdout.starts_with("no memo at"), "{}", again.stdout);
 }
+
+#[test]
+fn a_replace_ref_discards_the_memo() {
+    let repo = anchored_repo();
+    let (_, _, warnings) = lint_with_stats(repo.path());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let (_, _, warnings) = lint_with_stats(repo.path());
+    assert!(warnings.is_empty(), "the memo is read back: {warnings:?}");
+    repo.git(&["replace", "HEAD~1", "HEAD"])
+        .expect("a replace ref");
+    let (_, stats, warnings) = lint_with_stats(repo.path());
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("replace refs changed"),
+        "{}",
+        warnings[0]
+    );
+    assert!(stats["images_parsed"].as_u64() >= Some(1), "{stats}");
+}
