@@ -23,6 +23,8 @@ mod fresh;
 mod history;
 mod impact_incremental;
 mod incremental;
+mod loop_events;
+mod loop_property;
 mod no_silent_pass;
 mod positive_control;
 mod renames;
