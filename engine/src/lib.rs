@@ -19,6 +19,7 @@ pub mod database;
 pub mod events;
 pub mod hook;
 pub mod inputs;
+mod jsonl;
 pub mod memo;
 pub mod objects;
 pub mod oid;

@@ -11,8 +11,9 @@
 //! (`keel-queries`' `fresh`).
 
 use crate::database::KeelDatabase;
+use crate::jsonl::{Refusal, object, refuse, required_string, text_lines};
 use crate::oid::Oid;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -49,6 +50,17 @@ pub struct ReadingsError {
     pub repair: String,
 }
 
+impl From<Refusal> for ReadingsError {
+    fn from(refusal: Refusal) -> Self {
+        Self {
+            location: refusal.location,
+            field: refusal.field,
+            message: refusal.message,
+            repair: refusal.repair,
+        }
+    }
+}
+
 /// A reading before its commit is resolved in a repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawReading {
@@ -57,77 +69,6 @@ pub struct RawReading {
     pub commit: String,
     pub code: Vec<String>,
     pub line: usize,
-}
-
-fn refuse(
-    file: &str,
-    line: usize,
-    field: &str,
-    message: impl Into<String>,
-    repair: &str,
-) -> ReadingsError {
-    ReadingsError {
-        location: format!("{file}:{line}"),
-        field: field.to_owned(),
-        message: message.into(),
-        repair: repair.to_owned(),
-    }
-}
-
-/// The file's non-blank lines with their 1-based numbers, refusing bytes that are not
-/// UTF-8 (naming their line). A byte order mark before the first line is dropped.
-fn text_lines<'a>(file: &str, bytes: &'a [u8]) -> Result<Vec<(usize, &'a str)>, ReadingsError> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|err| {
-        let offset = err.valid_up_to();
-        let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
-        refuse(
-            file,
-            line,
-            "line",
-            format!("not UTF-8 (invalid byte at offset {offset})"),
-            "save the file as UTF-8",
-        )
-    })?;
-    Ok(text
-        .split('\n')
-        .enumerate()
-        .map(|(index, line)| (index + 1, line.trim_end_matches('\r')))
-        .filter(|(_, line)| !line.trim().is_empty())
-        .collect())
-}
-
-/// A required non-empty string field.
-fn required_string(
-    file: &str,
-    line: usize,
-    map: &Map<String, Value>,
-    field: &str,
-) -> Result<String, ReadingsError> {
-    match map.get(field) {
-        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.clone()),
-        Some(Value::String(_)) => Err(refuse(
-            file,
-            line,
-            field,
-            "is empty",
-            &format!("give `{field}` a non-empty string"),
-        )),
-        Some(_) => Err(refuse(
-            file,
-            line,
-            field,
-            "expected a string",
-            &format!("write `{field}` as a JSON string"),
-        )),
-        None => Err(refuse(
-            file,
-            line,
-            field,
-            "required field is missing",
-            &format!("add `{field}` to the line"),
-        )),
-    }
 }
 
 /// The example every refusal of a whole line points at.
@@ -141,27 +82,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
     let mut readings = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (line, text) in text_lines(file, bytes)? {
-        let map = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => {
-                return Err(refuse(
-                    file,
-                    line,
-                    "line",
-                    "expected a JSON object",
-                    &format!("write one JSON object per line, e.g. {EXAMPLE}"),
-                ));
-            }
-            Err(err) => {
-                return Err(refuse(
-                    file,
-                    line,
-                    "line",
-                    format!("not valid JSON ({err})"),
-                    &format!("write one complete JSON object per line, e.g. {EXAMPLE}"),
-                ));
-            }
-        };
+        let map = object(file, line, text, Some(EXAMPLE))?;
         let id = required_string(file, line, &map, "id")?;
         if let Some(first) = seen.get(&id) {
             return Err(refuse(

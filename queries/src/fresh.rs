@@ -404,7 +404,7 @@ fn unresolved_wording(
         Verdict::Ambiguous(ranges) => format!(
             "{anchor} is ambiguous: {} units of {path} are named {selector} (lines {})",
             ranges.len(),
-            line_list(ranges)
+            LineRange::list(ranges)
         ),
         Verdict::Unparseable {
             line,
@@ -415,7 +415,7 @@ fn unresolved_wording(
         ),
         Verdict::Unparseable { line, reason, .. } => format!(
             "{anchor} is unparseable: it names no unit of {path} that parses at the tip (lines {} did not parse; {path}:{line}: {reason})",
-            line_list(units.unparsed())
+            LineRange::list(units.unparsed())
         ),
         Verdict::NoExtractor => format!(
             "{anchor} cannot be resolved: keel has no extractor for {path} (units are read in .py .pyi .ts .mts .cts .tsx .js .jsx .mjs .cjs files)"
@@ -425,21 +425,6 @@ fn unresolved_wording(
             format!("{anchor} is unverified: the {extractor} extractor cannot run here ({reason})")
         }
     })
-}
-
-/// `4-6, 12`.
-fn line_list(ranges: &[LineRange]) -> String {
-    ranges
-        .iter()
-        .map(|r| {
-            if r.start == r.end {
-                r.start.to_string()
-            } else {
-                format!("{}-{}", r.start, r.end)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// One window commit that changed one of a reading's files, with what to ask of it.

@@ -1,9 +1,19 @@
 //! Commit trailers, read as git reads them: the message's last paragraph.
 //!
-//! Owns: finding the trailer block and splitting it into `(key, value)` pairs, with
+//! Owns: a commit's subject, finding the trailer block and splitting it into `(key, value)` pairs, with
 //! folded continuation lines unfolded. Used by `Spec-OK` acknowledgement (and by agent
 //! trailer links).
 //! Does not own: what a trailer means to a reader.
+
+/// A commit's subject: the first line of its message.
+pub fn subject(db: &dyn keel_engine::Db, commit: keel_engine::inputs::Commit) -> String {
+    commit
+        .message(db)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
 
 /// One trailer line: `Key: value`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

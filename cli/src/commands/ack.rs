@@ -10,9 +10,8 @@
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render::counted;
-use keel_engine::KeelDatabase;
 use keel_engine::ack::checkpoint_message;
-use keel_engine::inputs::{Commit, Tip};
+use keel_engine::inputs::Tip;
 use keel_queries::history::SPEC_OK;
 use keel_queries::lint::{Finding, Scope, Severity};
 use keel_queries::spec::NodeId;
@@ -109,7 +108,7 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
             out,
             "  {} {}",
             commit.id(&db).short(12),
-            subject_of(&db, commit)
+            keel_queries::trailers::subject(&db, commit)
         );
     }
     if acknowledged.len() > COMMITS_SHOWN {
@@ -163,16 +162,6 @@ fn known_node(nodes: &[String], id: &str) -> Result<(), CommandError> {
         closest.join(", "),
         closest[0]
     )))
-}
-
-/// The first line of `commit`'s message.
-fn subject_of(db: &KeelDatabase, commit: Commit) -> String {
-    commit
-        .message(db)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// Levenshtein distance between `a` and `b`, in characters.

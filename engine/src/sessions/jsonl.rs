@@ -7,6 +7,7 @@
 //! and a resolver), nor what a session or decision means (`keel-queries`).
 
 use super::inputs::{Decimal, DecisionData, Instant, SessionData};
+use crate::jsonl::{Refusal, object, refuse, required_string, text_lines};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -26,6 +27,17 @@ pub struct SessionsError {
     pub repair: String,
 }
 
+impl From<Refusal> for SessionsError {
+    fn from(refusal: Refusal) -> Self {
+        Self {
+            location: refusal.location,
+            field: refusal.field,
+            message: refusal.message,
+            repair: refusal.repair,
+        }
+    }
+}
+
 /// Something keel read but had to assume about; printed, never silent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionsWarning {
@@ -36,96 +48,6 @@ pub struct SessionsWarning {
 impl fmt::Display for SessionsWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.location, self.message)
-    }
-}
-
-fn refuse(
-    file: &str,
-    line: usize,
-    field: &str,
-    message: impl Into<String>,
-    repair: &str,
-) -> SessionsError {
-    SessionsError {
-        location: format!("{file}:{line}"),
-        field: field.to_owned(),
-        message: message.into(),
-        repair: repair.to_owned(),
-    }
-}
-
-/// The file's lines as text, refusing bytes that are not UTF-8 (naming their line).
-fn text_lines<'a>(file: &str, bytes: &'a [u8]) -> Result<Vec<(usize, &'a str)>, SessionsError> {
-    let text = std::str::from_utf8(bytes).map_err(|err| {
-        let offset = err.valid_up_to();
-        let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
-        refuse(
-            file,
-            line,
-            "line",
-            format!("not UTF-8 (invalid byte at offset {offset})"),
-            "save the file as UTF-8",
-        )
-    })?;
-    Ok(text
-        .split('\n')
-        .enumerate()
-        .map(|(index, line)| (index + 1, line.trim_end_matches('\r')))
-        .filter(|(_, line)| !line.trim().is_empty())
-        .collect())
-}
-
-/// One line parsed as a JSON object.
-fn object(file: &str, line: usize, text: &str) -> Result<Map<String, Value>, SessionsError> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(refuse(
-            file,
-            line,
-            "line",
-            "expected a JSON object",
-            "write one JSON object per line",
-        )),
-        Err(err) => Err(refuse(
-            file,
-            line,
-            "line",
-            format!("not valid JSON ({err})"),
-            "write one complete JSON object per line",
-        )),
-    }
-}
-
-/// A required non-empty string field.
-fn required_string(
-    file: &str,
-    line: usize,
-    map: &Map<String, Value>,
-    field: &str,
-) -> Result<String, SessionsError> {
-    match map.get(field) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        Some(Value::String(_)) => Err(refuse(
-            file,
-            line,
-            field,
-            "is empty",
-            &format!("give `{field}` a non-empty string"),
-        )),
-        Some(_) => Err(refuse(
-            file,
-            line,
-            field,
-            "expected a string",
-            &format!("write `{field}` as a JSON string"),
-        )),
-        None => Err(refuse(
-            file,
-            line,
-            field,
-            "required field is missing",
-            &format!("add `{field}` to the line"),
-        )),
     }
 }
 
@@ -177,7 +99,7 @@ fn non_negative_number(
     value: &Value,
 ) -> Result<Decimal, SessionsError> {
     let number = value.as_f64().filter(|n| n.is_finite()).ok_or_else(|| {
-        refuse(
+        refuse::<SessionsError>(
             file,
             line,
             field,
@@ -220,7 +142,7 @@ pub fn parse_sessions(
     let mut warnings = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (line, text) in text_lines(file, bytes)? {
-        let map = object(file, line, text)?;
+        let map = object(file, line, text, None)?;
         let session_id = required_string(file, line, &map, "session_id")?;
         if let Some(first) = seen.get(&session_id) {
             return Err(refuse(
@@ -342,7 +264,7 @@ fn is_subject(subject: &str) -> bool {
 pub fn parse_decisions(file: &str, bytes: &[u8]) -> Result<Vec<DecisionData>, SessionsError> {
     let mut decisions = Vec::new();
     for (line, text) in text_lines(file, bytes)? {
-        let map = object(file, line, text)?;
+        let map = object(file, line, text, None)?;
         let point = required_string(file, line, &map, "point")?;
         if point != COMMIT_LINK_POINT {
             continue;

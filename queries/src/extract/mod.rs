@@ -143,6 +143,23 @@ pub struct LineRange {
     pub end: u32,
 }
 
+impl LineRange {
+    /// Ranges as messages list them: `4-6, 12`.
+    pub fn list(ranges: &[Self]) -> String {
+        ranges
+            .iter()
+            .map(|r| {
+                if r.start == r.end {
+                    r.start.to_string()
+                } else {
+                    format!("{}-{}", r.start, r.end)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// One code unit: a qualified name and the lines it covers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Unit {

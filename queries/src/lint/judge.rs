@@ -11,6 +11,7 @@ use crate::events::image_at;
 use crate::extract::Language;
 use crate::images::units_of;
 use crate::spec::{Entry, Relation, SpecNode, Target};
+use crate::trailers::subject;
 use crate::tree::{RepoPath, entry_at};
 use crate::window::{Node, Window, node_base, window};
 use keel_engine::Db;
@@ -617,21 +618,11 @@ fn commits(n: usize) -> String {
 
 /// `line 4`, `lines 4-6, 12`.
 fn line_list(ranges: &[LineRange]) -> String {
-    let listed: Vec<String> = ranges
-        .iter()
-        .map(|r| {
-            if r.start == r.end {
-                r.start.to_string()
-            } else {
-                format!("{}-{}", r.start, r.end)
-            }
-        })
-        .collect();
     let word = match ranges {
         [one] if one.start == one.end => "line",
         _ => "lines",
     };
-    format!("{word} {}", listed.join(", "))
+    format!("{word} {}", LineRange::list(ranges))
 }
 
 /// A window commit that changed a file without a selector hit (`path`: the file's path
@@ -645,14 +636,4 @@ fn change_record(db: &dyn Db, commit: Commit, path: Option<String>) -> HitRecord
         side: None,
         conservative: false,
     }
-}
-
-/// A commit's subject: the first line of its message.
-fn subject(db: &dyn Db, commit: Commit) -> String {
-    commit
-        .message(db)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned()
 }

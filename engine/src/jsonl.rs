@@ -1,0 +1,158 @@
+//! What the engine's JSONL readers share (`sessions.jsonl`, `decisions.jsonl`, `keel
+//! fresh`'s readings): the file's lines as text and the strict reading of one line's
+//! object and its required string fields, every refusal naming file:line, the field, what
+//! was expected and the repair.
+//! Does not own: any file's schema (each reader's own module) or its error type (each
+//! reader converts a [`Refusal`] into its own).
+
+use serde_json::{Map, Value};
+
+/// One refused input: where, which field, what was expected, the repair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// `file:line`.
+    pub(crate) location: String,
+    pub(crate) field: String,
+    pub(crate) message: String,
+    pub(crate) repair: String,
+}
+
+/// A refusal at `file:line`, as the caller's error type (the helpers below return a
+/// [`Refusal`], which `?` converts).
+pub(crate) fn refuse<E: From<Refusal>>(
+    file: &str,
+    line: usize,
+    field: &str,
+    message: impl Into<String>,
+    repair: &str,
+) -> E {
+    E::from(Refusal {
+        location: format!("{file}:{line}"),
+        field: field.to_owned(),
+        message: message.into(),
+        repair: repair.to_owned(),
+    })
+}
+
+/// The file's non-blank lines with their 1-based numbers, refusing bytes that are not
+/// UTF-8 (naming their line). A UTF-8 byte order mark before the first line is dropped.
+pub(crate) fn text_lines<'a>(
+    file: &str,
+    bytes: &'a [u8],
+) -> Result<Vec<(usize, &'a str)>, Refusal> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|err| {
+        let offset = err.valid_up_to();
+        let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+        refuse(
+            file,
+            line,
+            "line",
+            format!("not UTF-8 (invalid byte at offset {offset})"),
+            "save the file as UTF-8",
+        )
+    })?;
+    Ok(text
+        .split('\n')
+        .enumerate()
+        .map(|(index, line)| (index + 1, line.trim_end_matches('\r')))
+        .filter(|(_, line)| !line.trim().is_empty())
+        .collect())
+}
+
+/// One line parsed as a JSON object; a refusal's repair ends with `example` when given.
+pub(crate) fn object(
+    file: &str,
+    line: usize,
+    text: &str,
+    example: Option<&str>,
+) -> Result<Map<String, Value>, Refusal> {
+    let for_example = example.map_or_else(String::new, |example| format!(", e.g. {example}"));
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(refuse(
+            file,
+            line,
+            "line",
+            "expected a JSON object",
+            &format!("write one JSON object per line{for_example}"),
+        )),
+        Err(err) => Err(refuse(
+            file,
+            line,
+            "line",
+            format!("not valid JSON ({err})"),
+            &format!("write one complete JSON object per line{for_example}"),
+        )),
+    }
+}
+
+/// A required non-empty string field.
+pub(crate) fn required_string(
+    file: &str,
+    line: usize,
+    map: &Map<String, Value>,
+    field: &str,
+) -> Result<String, Refusal> {
+    match map.get(field) {
+        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.clone()),
+        Some(Value::String(_)) => Err(refuse(
+            file,
+            line,
+            field,
+            "is empty",
+            &format!("give `{field}` a non-empty string"),
+        )),
+        Some(_) => Err(refuse(
+            file,
+            line,
+            field,
+            "expected a string",
+            &format!("write `{field}` as a JSON string"),
+        )),
+        None => Err(refuse(
+            file,
+            line,
+            field,
+            "required field is missing",
+            &format!("add `{field}` to the line"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_drop_a_byte_order_mark_carriage_returns_and_blank_lines() {
+        let lines = text_lines("f.jsonl", b"\xEF\xBB\xBF{\"a\": 1}\r\n\n  \n{\"b\": 2}\n")
+            .expect("UTF-8 text");
+        assert_eq!(lines, [(1, "{\"a\": 1}"), (4, "{\"b\": 2}")]);
+        let refused = text_lines("f.jsonl", b"{}\n{\"a\": \"\xff\"}\n").expect_err("not UTF-8");
+        assert_eq!(refused.location, "f.jsonl:2");
+        assert_eq!(refused.repair, "save the file as UTF-8");
+    }
+
+    #[test]
+    fn objects_and_string_fields_are_refused_with_their_repair() {
+        let not_object = object("f", 3, "[1]", Some("{}")).expect_err("a list");
+        assert_eq!(not_object.repair, "write one JSON object per line, e.g. {}");
+        let broken = object("f", 3, "{", None).expect_err("not JSON");
+        assert!(
+            broken.message.starts_with("not valid JSON"),
+            "{}",
+            broken.message
+        );
+        let map = object("f", 1, r#"{"id": "", "n": 1}"#, None).expect("an object");
+        let empty = required_string("f", 1, &map, "id").expect_err("empty");
+        assert_eq!(
+            (empty.field.as_str(), empty.message.as_str()),
+            ("id", "is empty")
+        );
+        let number = required_string("f", 1, &map, "n").expect_err("a number");
+        assert_eq!(number.message, "expected a string");
+        let missing = required_string("f", 1, &map, "x").expect_err("missing");
+        assert_eq!(missing.repair, "add `x` to the line");
+    }
+}
