@@ -74,8 +74,11 @@ use super::splice::{self, Level, Outline, Refusal};
 use super::{ExtractError, Language, Unit, syntax};
 use crate::diff::changed_stretch_hunks;
 
-/// Trees kept per cache (per thread for [`extract_reusing`]).
-pub const MAX_HINTS: usize = 4;
+/// Trees kept per cache (per thread for [`extract_reusing`]). The byte bound below is
+/// what bounds memory; this one is high enough that a call graph of a source folder
+/// (click's `src/`: 17 files) keeps every file's tree, so an edit reparses incrementally
+/// (4 evicted most of them: an edit of `core.py` then cost a full parse).
+pub const MAX_HINTS: usize = 32;
 
 /// Total source bytes of the trees kept per cache.
 pub const MAX_HINT_BYTES: usize = 1 << 20;
