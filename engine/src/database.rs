@@ -216,6 +216,19 @@ impl KeelDatabase {
         Ok(Oid(tree.detach()))
     }
 
+    /// The parents and tree of the commit `commit`, read from the repository alone (no
+    /// input is made: the gate's fast classification reads no history).
+    pub fn commit_shape(&self, commit: Oid) -> Result<(Vec<Oid>, Oid), EngineError> {
+        let Some(repo) = self.objects.fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
+        let found = repo
+            .find_commit(commit.0)
+            .map_err(|err| self.unreadable(&err))?;
+        let decoded = found.decode().map_err(|err| self.unreadable(&err))?;
+        Ok((decoded.parents().map(Oid).collect(), Oid(decoded.tree())))
+    }
+
     pub(crate) fn read_head(&self) -> Result<Option<Oid>, EngineError> {
         let Some(repo) = self.objects.fresh_handle() else {
             return Ok(None);

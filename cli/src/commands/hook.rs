@@ -16,7 +16,7 @@ use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::hook::Operation;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid};
-use keel_queries::lint::{LintReport, Scope};
+use keel_queries::lint::{LintReport, Scope, candidate};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -156,14 +156,15 @@ fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
 }
 
 /// Judges each update that brings a new commit; exit 1 with the refusal when one blocks.
-/// Plumbing is told apart first, on a database that reads no history, so a reset or
-/// checkout costs no lint and no memo.
+/// Plumbing, and a commit that touches nothing any spec governs, are told apart first, on
+/// a database that reads no history, so they cost no lint and no memo.
 fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
     let objects = KeelDatabase::open_objects(repo)?;
     let mut candidates: Vec<&Update> = Vec::new();
     for update in updates {
         if candidates.iter().all(|known| known.new != update.new)
             && objects.is_commit(update.new)?
+            && !claims_nothing(&objects, update.new)?
             && !objects.is_plumbing(update.new)?
         {
             candidates.push(update);
@@ -184,6 +185,18 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
         }
     }
     Ok(ExitStatus::Clean)
+}
+
+/// Does the new commit pass the seed's fast classification: one parent, and no change
+/// to governance metadata or to a path any spec entry covers (so no node is in scope)?
+fn claims_nothing(objects: &KeelDatabase, commit: Oid) -> Result<bool, CommandError> {
+    let (parents, tree) = objects.commit_shape(commit)?;
+    let [parent] = parents[..] else {
+        return Ok(false);
+    };
+    let (_, parent_tree) = objects.commit_shape(parent)?;
+    candidate::claims_nothing(objects, parent_tree, tree)
+        .map_err(|err| CommandError(format!("{err}; repair: run `git fsck` on the repository")))
 }
 
 /// The candidate's report, then what was refused and how to go on.

@@ -302,3 +302,29 @@ fn the_gate_works_in_a_bare_repository_receiving_a_push() {
         text(&pushed.stderr)
     );
 }
+
+#[test]
+fn a_commit_no_spec_governs_passes_without_a_lint_and_a_governed_one_is_linted() {
+    let repo = gated_repo();
+    let dir = repo.path();
+    let memo = dir.join(".git/keel/memo.bin");
+    repo.write("README.md", "docs\n").expect("write");
+    let docs = git(dir, &["add", "README.md"], false);
+    assert!(docs.status.success());
+    let ungoverned = git(dir, &["commit", "-qm", "Docs"], false);
+    assert!(ungoverned.status.success(), "{}", text(&ungoverned.stderr));
+    assert!(
+        !memo.exists(),
+        "no spec governs README.md: nothing was linted"
+    );
+
+    // Positive control: a change to the anchored file outside the unit is linted (and
+    // passes), which leaves the lint's memo behind.
+    repo.write("app.py", APP_PY_G_CHANGED).expect("edit g");
+    let governed = git(dir, &["commit", "-qam", "Change g"], false);
+    assert!(governed.status.success(), "{}", text(&governed.stderr));
+    assert!(
+        memo.exists(),
+        "app.py is governed: the candidate was linted"
+    );
+}

@@ -7,7 +7,9 @@
 //! that deletes a spec node must delete each file that node's `code:` entries governed,
 //! or leave it governed by another node of the same tree. `Spec-OK` cannot waive it.
 //! Changed paths narrow which nodes are judged, never which events exist: a node in scope
-//! is judged by the same code as full lint.
+//! is judged by the same code as full lint. The gate's fast classification
+//! ([`claims_nothing`]) lets a candidate whose scope is empty through without reading any
+//! history.
 //! Does not own: judging a node (`judge`), reading nodes (`nodes`).
 
 use super::nodes::spec_node;
@@ -16,10 +18,10 @@ use crate::drift::PathPattern;
 use crate::images::Image;
 use crate::spec::{Entry, NodeId, Relation, SPEC_FILE, SPEC_ROOT, SpecNode, Target, glob_pattern};
 use crate::tree::{files_under, tree_diff};
-use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use keel_engine::settings::SETTINGS_FILE;
+use keel_engine::{Db, Oid};
 use std::collections::BTreeSet;
 
 /// Every path the candidate changed against any of its parents (every file, for a root).
@@ -55,6 +57,36 @@ pub fn covers(entry: &Entry, path: &str) -> bool {
 fn governs(node: &SpecNode, path: &str) -> bool {
     let folder = format!("{SPEC_ROOT}/{}/", node.id.0);
     path.starts_with(&folder) || node.entries.iter().any(|entry| covers(entry, path))
+}
+
+/// The seed's one fast classification, decided from two trees and no history: a
+/// single-parent candidate (`parent_tree` → `tree`) that changes no governance metadata
+/// (nothing under `.spec/`, not `keel.toml`) and no path any entry — `code:` or
+/// `related:` — of the candidate's spec nodes covers changes no governed subject, so no
+/// node is in its scope and the candidate lint would judge nothing. A spec that does not
+/// parse is governance keel cannot read: the candidate is not cleared (its lint says why).
+pub fn claims_nothing(db: &dyn Db, parent_tree: Oid, tree: Oid) -> Result<bool, ObjectError> {
+    let changes = tree_diff(db, Some(parent_tree), tree).clone()?;
+    let spec_folder = format!("{SPEC_ROOT}/");
+    if changes
+        .iter()
+        .any(|change| change.path == SETTINGS_FILE || change.path.starts_with(&spec_folder))
+    {
+        return Ok(false);
+    }
+    let mut entries = Vec::new();
+    for (path, blob) in files_under(db, tree, SPEC_ROOT)? {
+        if path.rsplit('/').next() != Some(SPEC_FILE) {
+            continue;
+        }
+        match spec_node(db, Image::at(db, blob, path)).clone()? {
+            Ok(node) => entries.extend(node.entries),
+            Err(_) => return Ok(false),
+        }
+    }
+    Ok(!changes
+        .iter()
+        .any(|change| entries.iter().any(|entry| covers(entry, &change.path))))
 }
 
 /// The ids of the nodes a candidate touches, given the nodes of its tree.
