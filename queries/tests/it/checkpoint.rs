@@ -4,19 +4,12 @@
 //! lint reports without the checkpoint, so each one can fail. Every expected value is
 //! derived by hand from the fixture.
 
-use crate::support::{commit, lint_repo, node_findings, repo, spec, strings};
+use crate::support::{
+    TWO_FUNCTIONS_PY, commit, edit, git, lint_repo, node_findings, repo, spec, strings,
+};
 use keel_fixtures::FixtureRepo;
 
-const PY: &str = "import os\n\n\ndef f():\n    a = 1\n    return a\n\n\ndef g():\n    return 2\n";
-
-fn edit(text: &str, from: &str, to: &str) -> String {
-    assert!(text.contains(from), "fixture edit must apply: {from}");
-    text.replacen(from, to, 1)
-}
-
-fn git(repo: &FixtureRepo, args: &[&str]) {
-    repo.git(args).expect("git runs");
-}
+const PY: &str = TWO_FUNCTIONS_PY;
 
 /// A commit that changes nothing (its parent's tree) with `message`.
 fn empty_commit(repo: &mut FixtureRepo, message: &str) -> String {

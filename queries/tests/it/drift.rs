@@ -2,16 +2,11 @@
 //! misses, related entries, bare entries, unparseable history and merges. Every expected
 //! value is derived by hand from the fixture.
 
-use crate::support::{commit, lint_repo, node_findings, repo, spec, strings};
+use crate::support::{commit, edit, lint_repo, node_findings, repo, spec, strings};
 use keel_queries::anchors::Side;
 use keel_queries::lint::Severity;
 
 const PY: &str = "import os\n\n\ndef f():\n    a = 1\n    return a\n\n\nclass C:\n    @property\n    def m(self):\n        return 1\n\n\ndef g():\n    return 2\n";
-
-fn edit(text: &str, from: &str, to: &str) -> String {
-    assert!(text.contains(from), "fixture edit must apply: {from}");
-    text.replacen(from, to, 1)
-}
 
 #[test]
 fn a_new_spec_version_closes_the_window() {

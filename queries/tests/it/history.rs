@@ -4,21 +4,14 @@
 //! information-lower-bound case with its no-hit control, and a shallow clone. Every
 //! expected value is derived by hand from the fixture.
 
-use crate::support::{commit, lint_repo, node_findings, repo, spec, strings};
+use crate::support::{
+    TWO_FUNCTIONS_PY, commit, edit, git, lint_repo, node_findings, repo, spec, strings,
+};
 use keel_engine::KeelDatabase;
 use keel_fixtures::FixtureRepo;
 use keel_queries::lint::lint;
 
-const PY: &str = "import os\n\n\ndef f():\n    a = 1\n    return a\n\n\ndef g():\n    return 2\n";
-
-fn edit(text: &str, from: &str, to: &str) -> String {
-    assert!(text.contains(from), "fixture edit must apply: {from}");
-    text.replacen(from, to, 1)
-}
-
-fn git(repo: &FixtureRepo, args: &[&str]) {
-    repo.git(args).expect("git runs");
-}
+const PY: &str = TWO_FUNCTIONS_PY;
 
 /// Moves `from` to `to` in the work tree (with `git mv`, creating folders).
 fn git_mv(repo: &FixtureRepo, from: &str, to: &str) {

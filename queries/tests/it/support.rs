@@ -60,6 +60,21 @@ pub(crate) fn node_findings(
         .collect()
 }
 
+/// A Python file with two functions: `f` on lines 4-6, `g` on lines 9-10.
+pub(crate) const TWO_FUNCTIONS_PY: &str =
+    "import os\n\n\ndef f():\n    a = 1\n    return a\n\n\ndef g():\n    return 2\n";
+
+/// `text` with the first `from` replaced by `to`; the fixture's edit must apply.
+pub(crate) fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "fixture edit must apply: {from}");
+    text.replacen(from, to, 1)
+}
+
+/// Runs `git ARGS` in the fixture, which must succeed.
+pub(crate) fn git(repo: &FixtureRepo, args: &[&str]) {
+    repo.git(args).expect("git runs");
+}
+
 /// Owned strings from literals.
 pub(crate) fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
