@@ -235,3 +235,32 @@ fn watch_worktree_sees_a_save_and_recovers_from_a_spec_broken_mid_save() {
     let (code, stderr) = watch.interrupt();
     assert_eq!(code, Some(0), "Ctrl-C exits 0; stderr:\n{stderr}");
 }
+
+#[test]
+fn watch_follows_a_rebase_that_stops_on_a_conflict_and_its_abort() {
+    let mut repo = anchored_repo();
+    let base = repo.git(&["rev-parse", "HEAD"]).expect("rev-parse");
+    repo.write("app.py", APP_PY_F_CHANGED)
+        .expect("edit f on main");
+    let on_main = repo.commit("Change f on main").expect("commit");
+    repo.git(&["checkout", "--quiet", "-b", "side", base.trim()])
+        .expect("branch from the base");
+    repo.write("app.py", &APP_PY.replace("x + 1", "x + 7"))
+        .expect("a conflicting edit of f");
+    let on_side = repo.commit("Change f on side").expect("commit");
+
+    let mut watch = Watch::start(&repo, &[]);
+    assert_eq!(watch.verdict()["tip"], on_side.as_str());
+    let stopped = repo.git(&["rebase", "main"]);
+    assert!(stopped.is_err(), "the rebase stops on the conflict");
+    let during = watch.verdict();
+    assert_eq!(
+        during["tip"],
+        on_main.as_str(),
+        "mid-rebase, HEAD is detached at main"
+    );
+    repo.git(&["rebase", "--abort"]).expect("abort");
+    assert_eq!(watch.verdict()["tip"], on_side.as_str());
+    let (code, stderr) = watch.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+}
