@@ -825,7 +825,13 @@ fn appending_a_decision_reruns_only_the_record_of_its_subject() {
     ];
     let mut run = run(dir.path(), &sessions, &[], None);
     assert_eq!(run.report().pending.len(), 2);
-    let _ = run.db.take_executed_queries();
+    let cold = run.db.take_executed_queries();
+    for query in ["session_record", "assignment", "agent_harness"] {
+        assert!(
+            count(&cold, query) > 0,
+            "the cold run runs {query}: {cold:?}"
+        );
+    }
     let line = decision_line("2026-01-15T20:00:00Z", &hand_subject("s1", &[&c1]), "0.7");
     write_file(&dir.path().join("decisions.jsonl"), &format!("{line}\n")).expect("append");
     run.refresh(&[keel_engine::ChangeEvent::DecisionsAppended]);
@@ -884,6 +890,7 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
     );
     let names = run.db.take_executed_queries();
     assert_eq!(count(&names, "agent_harness"), 1, "{names:?}");
+    assert_eq!(count(&names, "trailer_lines"), 1, "{names:?}");
     assert_eq!(count(&names, "revert_target"), 1, "{names:?}");
     assert_eq!(run.db.scan_counters().numstats, counters.numstats + 1);
 }

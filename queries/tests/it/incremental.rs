@@ -91,7 +91,15 @@ fn a_settings_commit_reparses_no_image() {
     build_demo(&mut repo).expect("demo builds");
     let mut db = KeelDatabase::open(repo.path()).expect("opens");
     let before = lint(&db).expect("lints");
-    db.take_executed_queries();
+    let cold = db.take_executed_queries();
+    assert!(
+        count(&cold, "image_units") > 0,
+        "the cold lint parses: {cold:?}"
+    );
+    assert!(
+        count(&cold, "image_hunks") > 0,
+        "the cold lint diffs: {cold:?}"
+    );
     commit(
         &mut repo,
         &[("keel.toml", "[lint]\nscoped_code_miss = \"ignore\"\n")],
