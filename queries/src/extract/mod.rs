@@ -116,10 +116,12 @@ impl Language {
     }
 }
 
-/// What kind of declaration a unit is.
+/// What kind of declaration a unit is. Kept in the on-disk memo as one byte (every unit
+/// of every image carries one: its name would be a string each).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
+#[serde(into = "u8", try_from = "u8")]
 pub enum UnitKind {
     /// A function (Python `def`/`async def`, TS function declaration or a `const`
     /// holding an arrow/function expression).
@@ -134,6 +136,33 @@ pub enum UnitKind {
     Enum,
     /// A TS `type` alias or `interface`: resolves, but anchoring it warns.
     TypeOnly,
+}
+
+/// Every kind, in its byte's order.
+const UNIT_KINDS: [UnitKind; 6] = [
+    UnitKind::Function,
+    UnitKind::Class,
+    UnitKind::Method,
+    UnitKind::Variable,
+    UnitKind::Enum,
+    UnitKind::TypeOnly,
+];
+
+impl From<UnitKind> for u8 {
+    fn from(kind: UnitKind) -> Self {
+        kind as u8
+    }
+}
+
+impl TryFrom<u8> for UnitKind {
+    type Error = String;
+
+    fn try_from(byte: u8) -> Result<Self, Self::Error> {
+        UNIT_KINDS
+            .get(usize::from(byte))
+            .copied()
+            .ok_or_else(|| format!("no unit kind {byte}"))
+    }
 }
 
 /// Lines of an image: 1-based, inclusive.
@@ -241,6 +270,14 @@ mod tests {
         }
         assert!(Language::Python.reader_id().starts_with("python-ts@"));
         assert_ne!(Language::TypeScript.reader_id(), Language::Tsx.reader_id());
+    }
+
+    #[test]
+    fn unit_kinds_round_trip_through_their_byte() {
+        for kind in UNIT_KINDS {
+            assert_eq!(UnitKind::try_from(u8::from(kind)), Ok(kind));
+        }
+        assert!(UnitKind::try_from(UNIT_KINDS.len() as u8).is_err());
     }
 
     #[test]
