@@ -193,15 +193,11 @@ impl RepoWatcher {
         Ok(())
     }
 
-    /// Watches `top` and every folder under it that no ignore rule hides. A folder that
+    /// Watches `top` and every folder under it the working tree's commit reads (no ignore
+    /// rule hides it, no nested repository holds it). A folder that
     /// vanished before its watch was added is skipped: its removal is an event already.
     fn watch_folders(&mut self, top: &Path) {
-        let walk = ignore::WalkBuilder::new(top)
-            .hidden(false)
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .build();
-        for entry in walk.flatten() {
+        for entry in crate::worktree_commit::committable_walk(top).flatten() {
             if entry.file_type().is_some_and(|kind| kind.is_dir()) {
                 let _ = self
                     .watcher

@@ -108,17 +108,7 @@ impl KeelDatabase {
             .map(|(path, _)| path.as_str())
             .collect();
         let mut files = Files::new();
-        let walk = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .require_git(false)
-            .filter_entry(|entry| {
-                let nested_repository = entry.depth() > 0
-                    && entry.file_type().is_some_and(|kind| kind.is_dir())
-                    && entry.path().join(".git").exists();
-                entry.file_name() != ".git" && !nested_repository
-            })
-            .build();
-        for entry in walk {
+        for entry in committable_walk(root) {
             let entry = entry.map_err(|err| EngineError::Unreadable {
                 path: root.to_owned(),
                 reason: err.to_string(),
@@ -184,6 +174,22 @@ impl KeelDatabase {
         }
         root.store(self)
     }
+}
+
+/// The files and folders under `top` that `git add -A` would see: no ignore rule hides
+/// them (hidden files included), outside the `.git` folder and outside any nested
+/// repository. The one walk both the working tree's commit and `keel watch` use.
+pub(crate) fn committable_walk(top: &Path) -> ignore::Walk {
+    ignore::WalkBuilder::new(top)
+        .hidden(false)
+        .require_git(false)
+        .filter_entry(|entry| {
+            let nested_repository = entry.depth() > 0
+                && entry.file_type().is_some_and(|kind| kind.is_dir())
+                && entry.path().join(".git").exists();
+            entry.file_name() != ".git" && !nested_repository
+        })
+        .build()
 }
 
 /// A folder of the tree being built.

@@ -217,6 +217,16 @@ impl Walk {
         )
     }
 
+    /// A branch other than the current one, picked at random.
+    fn other_branch(&mut self) -> &'static str {
+        let others: Vec<&'static str> = BRANCHES
+            .iter()
+            .copied()
+            .filter(|b| *b != self.branch)
+            .collect();
+        self.pick::<&'static str>(&others).to_owned()
+    }
+
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.rng.below(items.len())]
     }
@@ -554,12 +564,7 @@ fn make_move(walk: &mut Walk, kind: Kind) -> (ChangeEvent, String, Expect) {
             }
         }
         Kind::Merge => {
-            let others: Vec<&'static str> = BRANCHES
-                .iter()
-                .copied()
-                .filter(|b| *b != walk.branch)
-                .collect();
-            let other = *walk.pick(&others);
+            let other = walk.other_branch();
             let message = format!("Merge {other} into {}", walk.branch);
             let before = walk.head();
             let how = if walk.try_git(&[
@@ -582,12 +587,7 @@ fn make_move(walk: &mut Walk, kind: Kind) -> (ChangeEvent, String, Expect) {
             )
         }
         Kind::Switch => {
-            let others: Vec<&'static str> = BRANCHES
-                .iter()
-                .copied()
-                .filter(|b| *b != walk.branch)
-                .collect();
-            let other = *walk.pick(&others);
+            let other = walk.other_branch();
             walk.git(&["checkout", "--quiet", other]);
             walk.branch = other;
             format!("switch to {other}")
