@@ -122,7 +122,7 @@ fn run(options: &Options) -> Result<bool, String> {
     let mut total_versions = 0;
     let mut refusals: BTreeMap<String, u64> = BTreeMap::new();
     println!(
-        "{:<28} {:>8} {:>8} {:>10} {:>12} {:>7} {:>12} {:>7} {:>10} {:>7}  counts (splice: spliced/in bodies/deep/fallbacks; incremental/full/retried)",
+        "{:<28} {:>8} {:>8} {:>10} {:>12} {:>7} {:>12} {:>7} {:>10} {:>7}  counts (splice: spliced/in bodies/deep/fallbacks bytes parsed alone; incremental/full/retried)",
         "file",
         "versions",
         "avg KB",
@@ -171,7 +171,7 @@ fn run(options: &Options) -> Result<bool, String> {
         let average_kb = bytes as f64 / versions.len().max(1) as f64 / 1024.0;
         let counts = modes[2].counts;
         println!(
-            "{:<28} {:>8} {:>8.1} {:>10.1} {:>12.1} {:>6.1}x {:>12.1} {:>6.1}x {:>10.1} {:>6.1}x  {}/{}/{}/{}; {}/{}/{}",
+            "{:<28} {:>8} {:>8.1} {:>10.1} {:>12.1} {:>6.1}x {:>12.1} {:>6.1}x {:>10.1} {:>6.1}x  {}/{}/{}/{} {} KB; {}/{}/{}",
             short(file),
             versions.len(),
             average_kb,
@@ -186,6 +186,7 @@ fn run(options: &Options) -> Result<bool, String> {
             counts.spliced_members,
             counts.spliced_deep,
             counts.splice_fallbacks,
+            counts.spliced_bytes / 1024,
             counts.incremental,
             counts.full,
             counts.retried,

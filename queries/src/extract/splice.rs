@@ -5,8 +5,9 @@
 //! ranges, each with the raw declarations it produced, and for a `def` or `class` the
 //! same for the statements of its body, down to [`MAX_DEPTH`] bodies), building it from a
 //! tree, and [`splice`]: mapping the line diff's hunks onto the outline — at each level, a
-//! hunk inside the body of a definition whose header it leaves alone goes one level down,
-//! any other stays at that level; at each level the smallest runs of touched statements
+//! hunk inside the body of a definition goes one level down, one inside its header (the
+//! rows up to its body's first statement) is parsed with that header alone, any other
+//! stays at that level; at each level the smallest runs of touched statements
 //! ("middles") covering them, a changed row between statements or a pure insertion at a
 //! boundary touching both neighbours, a middle whose new first line starts no statement
 //! taking in the statement before it — parsing each middle alone, checking that the
@@ -49,6 +50,14 @@
 //! sentinel at its level), with every statement of the middle inside the innermost, so
 //! nothing dedented out of the body. Where the middle reaches the end of a body, each
 //! definition that ends with it takes its new last row from its wrapper.
+//!
+//! A header is parsed the same way, followed by a stand-in body (`def _(): pass` at the
+//! body's indentation) that nothing on the header's logical line can absorb; it must come
+//! back as one definition of the same name and kind whose body is the stand-in, and no
+//! line of the header may end with `\` (neither in the new version nor in the one the
+//! outline describes: a body after a continued header is not described at all). The
+//! header then ends with its `:` and a new line that opens the body as before, so the
+//! unchanged body parses as it did, its rows moved by what the header grew.
 //!
 //! Only error-free isolated parses are accepted (an error means refusal, never an answer),
 //! so an `Unparseable` answer always comes from a full parse. Declarations carry only
@@ -172,6 +181,9 @@ pub enum Refusal {
     SyntaxError,
     /// The isolated tree is not the middle inside its wrappers followed by the sentinel.
     Shape,
+    /// A line of a definition's new header ends with `\`, which would join the body's
+    /// first line to it.
+    Continuation,
 }
 
 impl Refusal {
@@ -185,6 +197,7 @@ impl Refusal {
             Self::SuffixStart => "suffix start",
             Self::SyntaxError => "syntax error",
             Self::Shape => "shape",
+            Self::Continuation => "line continuation",
         }
     }
 }
@@ -252,6 +265,7 @@ pub(super) fn splice(
         indents: vec![b""],
         follower: None,
         enclosing: Enclosing::Module,
+        grown: 0,
     };
     let mut splicer = Splicer {
         text: &text,
@@ -316,6 +330,16 @@ impl Change {
             } else {
                 self.old_start <= zone.end
             }
+    }
+
+    /// Whether the change lies strictly in old rows `zone`: a modification inside it, or a
+    /// pure insertion between two of its rows (one at either edge belongs to a neighbour).
+    fn inside(&self, zone: &Range<usize>) -> bool {
+        if self.old_start < self.old_end {
+            zone.start <= self.old_start && self.old_end <= zone.end
+        } else {
+            zone.start < self.old_start && self.old_start < zone.end
+        }
     }
 
     /// How far rows before this change move (none of the earlier changes lies between).
@@ -402,7 +426,9 @@ fn touched(spans: &[Span], change: &Change, zone: &Range<usize>) -> Option<(usiz
 enum Claim {
     /// Statements spliced as one middle.
     Run(Run),
-    /// The body of definition `at` spliced one level down, its header untouched.
+    /// Definition `at` spliced in two parts: the changes inside its header (its rows up
+    /// to its body's first statement) by parsing the new header alone, those in its body
+    /// one level down.
     Descend { at: usize, changes: Range<usize> },
 }
 
@@ -438,6 +464,9 @@ struct Block<'o> {
     follower: Option<usize>,
     /// What its statements are walked in.
     enclosing: Enclosing<'o>,
+    /// How many rows its owner's header grew (a body's rows count from its owner's start,
+    /// which a header change leaves in place).
+    grown: isize,
 }
 
 impl Block<'_> {
@@ -459,6 +488,14 @@ impl Block<'_> {
                 end: moved(member.end, origin),
             })
             .collect()
+    }
+
+    /// The old rows of the header of definition `at` (decorators, signature, and any
+    /// comment before its body): from its first row to its body's first statement.
+    fn header_zone(&self, spans: &[Span], at: usize) -> Option<Range<usize>> {
+        let body = self.members.get(at)?.body.as_ref()?;
+        let start = spans.get(at)?.start;
+        Some(start..start + body.members.first()?.start)
     }
 
     /// The old rows of the body of statement `at` and the gap after it: from its first
@@ -484,6 +521,17 @@ struct BlockSplice {
     /// When the change reaches this block's end: the new last rows (absolute) of the
     /// definitions that end with it, innermost (this block's owner) first.
     tails: Vec<usize>,
+    /// The owner's new header, when a change lies in it.
+    header: Option<Header>,
+}
+
+/// A definition's header parsed alone.
+struct Header {
+    /// The definition's own declaration, lines in absolute new rows (its end is the
+    /// stand-in body's).
+    own: Declaration,
+    /// How many rows longer the header became (its body moved that far down within it).
+    grown: isize,
 }
 
 /// The state one splice threads through its levels.
@@ -531,7 +579,8 @@ impl Splicer<'_, '_> {
         self.assemble(block, &spans, changes, &claims, done)
     }
 
-    /// Splices the body of statement `at` of `block`.
+    /// Splices definition `at` of `block`: the changes inside its header by parsing the
+    /// new header alone ([`Splicer::header`]), the rest in its body one level down.
     fn descend(
         &mut self,
         block: &Block<'_>,
@@ -542,26 +591,157 @@ impl Splicer<'_, '_> {
         let owner = block.members.get(at).ok_or(Refusal::NotOneClass)?;
         let body = owner.body.as_ref().ok_or(Refusal::NotOneClass)?;
         let own = owner.declarations.first().ok_or(Refusal::NotOneClass)?;
-        let zone = block.body_zone(spans, at).ok_or(Refusal::NotOneClass)?;
-        let mut indents = block.indents.clone();
-        indents.push(&body.indent);
-        let inner = Block {
-            members: &body.members,
-            origin: spans[at].start,
-            zone,
-            indents,
-            follower: if at + 1 < block.members.len() {
-                Some(block.depth())
-            } else {
-                block.follower
-            },
-            enclosing: if body.class {
-                Enclosing::Class(&own.name)
-            } else {
-                Enclosing::Function(&own.name)
-            },
+        let header_zone = block.header_zone(spans, at).ok_or(Refusal::NotOneClass)?;
+        let in_header = changes
+            .iter()
+            .take_while(|change| change.inside(&header_zone))
+            .count();
+        let (header_changes, body_changes) = changes.split_at(in_header);
+        let header = match header_changes {
+            [] => None,
+            _ => Some(self.header(block, &header_zone, own, body, header_changes)?),
         };
-        self.block(&inner, changes)
+        let grown = header.as_ref().map_or(0, |(header, _)| header.grown);
+        let mut splice = if body_changes.is_empty() {
+            BlockSplice {
+                changes: 0..0,
+                members: body
+                    .members
+                    .iter()
+                    .map(|member| member.shifted(grown))
+                    .collect(),
+                middles: Vec::new(),
+                shallowest: None,
+                tails: Vec::new(),
+                header: None,
+            }
+        } else {
+            let zone = block.body_zone(spans, at).ok_or(Refusal::NotOneClass)?;
+            let mut indents = block.indents.clone();
+            indents.push(&body.indent);
+            let inner = Block {
+                members: &body.members,
+                origin: spans[at].start,
+                zone,
+                indents,
+                follower: if at + 1 < block.members.len() {
+                    Some(block.depth())
+                } else {
+                    block.follower
+                },
+                enclosing: if body.class {
+                    Enclosing::Class(&own.name)
+                } else {
+                    Enclosing::Function(&own.name)
+                },
+                grown,
+            };
+            self.block(&inner, body_changes)?
+        };
+        if let Some((header, rows)) = header {
+            splice.middles.insert(0, rows);
+            splice.shallowest = Some(
+                splice
+                    .shallowest
+                    .map_or(block.depth(), |depth| depth.min(block.depth())),
+            );
+            splice.header = Some(header);
+        }
+        Ok(splice)
+    }
+
+    /// Parses the new header of a definition (old rows `zone`, its `changes` all inside)
+    /// alone: inside the wrappers of `block`, followed by the stand-in `def _(): pass` at
+    /// its body's indentation for the body. Accepted only if the isolated tree is one
+    /// definition of the same name and kind (its body's declarations are named after it)
+    /// starting where the header does, whose body is exactly the stand-in. A `def` cannot
+    /// share its header's logical line (a trailing `\` would join them), so the header
+    /// then ends, as before, with its `:` and a new line whose indentation opens the
+    /// body, and the unchanged body after it parses as it did — provided no line of the
+    /// header ends with `\` (which the stand-in would accept where the body's first line
+    /// may not continue it).
+    fn header(
+        &mut self,
+        block: &Block<'_>,
+        zone: &Range<usize>,
+        own: &Declaration,
+        body: &Body,
+        changes: &[Change],
+    ) -> Result<(Header, Rows), Refusal> {
+        let text = self.text;
+        let (Some(first), Some(last)) = (changes.first(), changes.last()) else {
+            return Err(Refusal::Misaligned);
+        };
+        let new_start = usize::try_from(signed(zone.start) + first.shift_before())
+            .map_err(|_| Refusal::Misaligned)?;
+        let new_end = usize::try_from(signed(zone.end) + last.shift_after())
+            .map_err(|_| Refusal::Misaligned)?;
+        if new_start >= new_end {
+            return Err(Refusal::Shape);
+        }
+        let line = text
+            .new_lines
+            .line(text.new, new_start)
+            .ok_or(Refusal::StartNotStatement)?;
+        statement_start(line, block.indent(), false).map_err(|refusal| match refusal {
+            Refusal::SuffixStart => Refusal::StartNotStatement,
+            other => other,
+        })?;
+        let header_text = text.new_lines.slice(text.new, new_start..new_end);
+        if header_text.split(|&byte| byte == b'\n').any(continued) {
+            return Err(Refusal::Continuation);
+        }
+        let depth = block.depth();
+        let mut isolated = Vec::new();
+        for wrapper in &block.indents[..depth] {
+            isolated.extend_from_slice(wrapper);
+            isolated.extend_from_slice(b"class _:\n");
+        }
+        isolated.extend_from_slice(header_text);
+        isolated.extend_from_slice(&body.indent);
+        isolated.extend_from_slice(b"def _(): pass\n");
+        let source = std::str::from_utf8(&isolated).map_err(|_| Refusal::Misaligned)?;
+        *self.parsed += u64::try_from(isolated.len()).unwrap_or(u64::MAX);
+        let tree = parse(self.parser, &isolated)?;
+        let isolated_rows = Isolated {
+            indents: &block.indents,
+            sentinel: None,
+        };
+        let (inside, _) = isolated_rows.unwrap(tree.root_node())?;
+        let [node] = inside.as_slice() else {
+            return Err(Refusal::Shape);
+        };
+        let start = node.start_position();
+        if start.row != depth || start.column != block.indent().len() {
+            return Err(Refusal::Shape);
+        }
+        let definition =
+            python::definition_statement(*node, source, block.enclosing).ok_or(Refusal::Shape)?;
+        if definition.class != body.class || definition.own.name != own.name {
+            return Err(Refusal::Shape);
+        }
+        let body_statements = statements(definition.body);
+        let [stand_in] = body_statements.as_slice() else {
+            return Err(Refusal::Shape);
+        };
+        let at = stand_in.start_position();
+        if stand_in.kind() != "function_definition"
+            || at.row != depth + (new_end - new_start)
+            || at.column != body.indent.len()
+        {
+            return Err(Refusal::Shape);
+        }
+        let header = Header {
+            own: shifted(&definition.own, signed(new_start) - signed(depth)),
+            grown: signed(new_end - new_start) - signed(zone.len()),
+        };
+        Ok((
+            header,
+            Rows {
+                old: zone.clone(),
+                new: new_start..new_end,
+            },
+        ))
     }
 
     /// The new statements of `block` from its claims, the bodies in `done` spliced.
@@ -573,7 +753,9 @@ impl Splicer<'_, '_> {
         claims: &[Claim],
         mut done: Vec<(usize, BlockSplice)>,
     ) -> Result<BlockSplice, Refusal> {
-        let base = changes.first().ok_or(Refusal::Misaligned)?.shift_before();
+        // How far the owner's start moves: as far as the rows before the first change,
+        // less what the owner's header grew. Rows relative to it move by the difference.
+        let base = changes.first().ok_or(Refusal::Misaligned)?.shift_before() - block.grown;
         let new_origin = moved(block.origin, base);
         let mut out = BlockSplice {
             changes: 0..changes.len(),
@@ -581,6 +763,7 @@ impl Splicer<'_, '_> {
             middles: Vec::new(),
             shallowest: None,
             tails: Vec::new(),
+            header: None,
         };
         let mut next = 0;
         let mut shift = base;
@@ -625,11 +808,14 @@ impl Splicer<'_, '_> {
                     if reaches_end {
                         out.tails = tails.collect();
                     }
-                    let mut declarations: Vec<Declaration> = owner
-                        .declarations
-                        .iter()
-                        .map(|declaration| shifted(declaration, before))
-                        .collect();
+                    let mut declarations: Vec<Declaration> = match inner.header {
+                        Some(header) => vec![shifted(&header.own, -signed(new_origin))],
+                        None => owner
+                            .declarations
+                            .iter()
+                            .map(|declaration| shifted(declaration, before))
+                            .collect(),
+                    };
                     let own = declarations.first_mut().ok_or(Refusal::NotOneClass)?;
                     own.lines.end = line_of(end);
                     let body = owner.body.as_ref().ok_or(Refusal::NotOneClass)?;
@@ -846,6 +1032,9 @@ fn plan(
                 block
                     .body_zone(spans, at)
                     .is_some_and(|zone| change.within(&zone))
+                    || block
+                        .header_zone(spans, at)
+                        .is_some_and(|zone| change.inside(&zone))
             });
         let mut claim = match owner {
             Some(at) => Claim::Descend {
@@ -1087,7 +1276,8 @@ fn segments(
 /// The statements of the body of `definition` (statement `node`, in a block indented by
 /// `outer`), when the splice may descend into them: the body has a statement, starts
 /// below the header's `:`, and its first statement is indented by spaces or tabs that
-/// extend `outer`. Their rows count from `node`'s first row.
+/// extend `outer`, and no line of its header is [`continued`]. Their rows count from
+/// `node`'s first row.
 fn body(
     node: Node<'_>,
     definition: &python::DefinitionStatement<'_>,
@@ -1104,6 +1294,13 @@ fn body(
         .start_byte()
         .checked_sub(first.start_position().column)?;
     let indent = source.as_bytes().get(line_start..first.start_byte())?;
+    let header_start = node
+        .start_byte()
+        .checked_sub(node.start_position().column)?;
+    let header = source.as_bytes().get(header_start..line_start)?;
+    if header.split(|&byte| byte == b'\n').any(continued) {
+        return None;
+    }
     if indent.len() <= outer.len()
         || !indent.starts_with(outer)
         || !indent.iter().all(|&byte| byte == b' ' || byte == b'\t')
@@ -1122,6 +1319,13 @@ fn body(
         class: definition.class,
         members: segments(&members, source, enclosing, indent, depth + 1, -origin),
     })
+}
+
+/// Whether `line` ends with `\` (trailing whitespace aside): a header with such a line may
+/// have its body's first line joined to it, so neither its body is described nor a new
+/// header spliced.
+fn continued(line: &[u8]) -> bool {
+    line.trim_ascii_end().ends_with(b"\\")
 }
 
 /// The last row a node covers (a node ending at column 0 ends on the row before).
@@ -1424,6 +1628,107 @@ def h():
         let (counts, refusals) = run(CLASS, &new);
         assert_eq!(
             (counts.spliced, counts.spliced_members),
+            (1, 0),
+            "{refusals:?}"
+        );
+        // The header alone, not the class with its methods.
+        let class = &new[new.find("class A").unwrap_or(0)..new.find("def h").unwrap_or(0)];
+        assert!(counts.spliced_bytes < class.len() as u64 / 2, "{counts:?}");
+    }
+
+    const SIGNATURE: &str = "\
+class A:
+    @property
+    def f(
+        self,
+        x: int,
+    ) -> int:
+        # what f does
+        y = x + 1
+        z = y * 2
+        return z
+
+    def g(self):
+        return 2
+";
+
+    /// The text of method `f` in `source`, decorators included.
+    fn method_f(source: &str) -> &str {
+        let start = source.find("    @").unwrap_or(0);
+        let end = source.find("\n\n    def g").unwrap_or(source.len());
+        &source[start..end]
+    }
+
+    #[test]
+    fn a_header_edit_parses_the_header_alone() {
+        for (from, to) in [
+            ("x: int,", "x: str,"),
+            ("x: int,\n", "x: int,\n        y: int = 0,\n"),
+            (") -> int:", ") -> str:"),
+            ("@property", "@functools.cached_property"),
+            ("@property\n", "@property\n    @other(\n        1,\n    )\n"),
+            ("# what f does", "# what f really does"),
+        ] {
+            let new = SIGNATURE.replace(from, to);
+            let (counts, refusals) = run(SIGNATURE, &new);
+            assert_eq!(
+                (counts.spliced, counts.spliced_members),
+                (1, 1),
+                "{to}: {refusals:?}"
+            );
+            assert!(refusals.is_empty(), "{to}: {refusals:?}");
+            // The header, its wrapper and the stand-in are shorter than the method: the
+            // body was not parsed.
+            assert!(
+                counts.spliced_bytes < method_f(&new).len() as u64,
+                "{to}: {counts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_header_and_a_body_edit_are_spliced_in_their_two_parts() {
+        let new = SIGNATURE
+            .replace("x: int,\n", "x: int,\n        w: int,\n")
+            .replace("z = y * 2", "z = y * w");
+        let (counts, refusals) = run(SIGNATURE, &new);
+        assert_eq!(
+            (counts.spliced, counts.spliced_members, counts.spliced_deep),
+            (1, 1, 0),
+            "{refusals:?}"
+        );
+        assert!(refusals.is_empty(), "{refusals:?}");
+    }
+
+    #[test]
+    fn a_renamed_definition_is_spliced_whole() {
+        // Its body's declarations are named after it.
+        let new = NESTED.replace("def f(self):", "def f2(self):");
+        let (counts, refusals) = run(NESTED, &new);
+        assert_eq!(counts.spliced, 1, "{refusals:?}");
+        assert!(
+            refused(&refusals, Level::Member, Refusal::Shape),
+            "{refusals:?}"
+        );
+    }
+
+    #[test]
+    fn a_header_line_continued_into_the_body_is_refused() {
+        for (from, to) in [(") -> int:", ") -> int: \\"), ("# what f does", "\\")] {
+            let new = SIGNATURE.replace(from, to);
+            let (_, refusals) = run(SIGNATURE, &new);
+            assert!(
+                refused(&refusals, Level::Member, Refusal::Continuation),
+                "{to}: {refusals:?}"
+            );
+        }
+        // A body that followed a continued header is not described: an edit in it is
+        // spliced with the whole method.
+        let continued = SIGNATURE.replace(") -> int:", ") -> int: \\");
+        let new = continued.replace("z = y * 2", "z = y * 3");
+        let (counts, refusals) = run(&continued, &new);
+        assert_eq!(
+            (counts.spliced, counts.spliced_deep),
             (1, 0),
             "{refusals:?}"
         );

@@ -5,7 +5,8 @@
 //! off.
 //!
 //! The histories edit method bodies, add and remove methods, classes and functions, change
-//! decorators (`@overload` groups and `@property`/`.setter`/`.deleter` groups whose parts
+//! decorators and headers (parameters and return annotations spanning lines, a comment
+//! before the body), `@overload` groups and `@property`/`.setter`/`.deleter` groups whose parts
 //! end up on both sides of a splice boundary), rename, edit class headers, nest classes,
 //! hold defs in `if TYPE_CHECKING:`/`else:` and `try:`/`except:` blocks at the top level and
 //! in `if`/`else` inside class bodies, vary blank lines and the class body's indentation
@@ -32,6 +33,11 @@ type Answer = Result<Vec<Unit>, ExtractError>;
 struct Def {
     decorators: Vec<String>,
     name: String,
+    /// Parameters after the caller's (may span lines), the return annotation, and whether
+    /// a comment sits between the header and the body: header edits.
+    signature: String,
+    returns: String,
+    header_comment: bool,
     body: Vec<String>,
 }
 
@@ -125,6 +131,20 @@ const DECORATORS: &[&str] = &[
     "@other(1,\n       2)",
 ];
 
+const SIGNATURES: &[&str] = &[
+    "",
+    ", y: int = {n}",
+    ",\n    y: dict[str,\n             int] | None = None,\n",
+    ", *args: t.Any,\n**kwargs: t.Any",
+];
+
+const RETURNS: &[&str] = &[
+    "",
+    " -> int",
+    " -> tuple[\n    int,\n    str,\n]",
+    " -> \"Klass{n}\"",
+];
+
 const NOISE_LINES: &[&str] = &[
     "# column zero comment",
     "  # odd comment",
@@ -180,6 +200,9 @@ impl Model {
         Def {
             decorators: Vec::new(),
             name: format!("{prefix}{n}"),
+            signature: String::new(),
+            returns: String::new(),
+            header_comment: false,
             body,
         }
     }
@@ -311,7 +334,7 @@ impl Model {
             self.noise.remove(at);
         }
         for _ in 0..=rng.below(2) {
-            match rng.below(20) {
+            match rng.below(22) {
                 0..=4 => {
                     let line = self.pick(rng, BODY);
                     let choice = rng.below(3);
@@ -441,6 +464,22 @@ impl Model {
                                 }
                             }
                         }
+                    }
+                }
+                18 | 19 => {
+                    // A header edit: parameters, the return annotation (either may span
+                    // lines), or a comment between the header and the body.
+                    let signature = self.pick(rng, SIGNATURES);
+                    let returns = self.pick(rng, RETURNS);
+                    let choice = rng.below(3);
+                    let which = rng.next_u64() as usize;
+                    let Some(def) = self.def_at(which) else {
+                        continue;
+                    };
+                    match choice {
+                        0 => def.signature = signature,
+                        1 => def.returns = returns,
+                        _ => def.header_comment = !def.header_comment,
                     }
                 }
                 _ if self.noise.len() < 2 => {
@@ -604,8 +643,15 @@ fn render_def(lines: &mut Vec<String>, def: &Def, at: &str, params: &str, step: 
     for decorator in &def.decorators {
         lines.extend(decorator.split('\n').map(|line| format!("{at}{line}")));
     }
-    lines.push(format!("{at}def {}({params}):", def.name));
+    let header = format!(
+        "def {}({params}{}){}:",
+        def.name, def.signature, def.returns
+    );
+    lines.extend(header.split('\n').map(|line| format!("{at}{line}")));
     let inner = format!("{at}{step}");
+    if def.header_comment {
+        lines.push(format!("{inner}# what {} does", def.name));
+    }
     if def.body.is_empty() {
         lines.push(format!("{inner}pass"));
     }
