@@ -6,12 +6,14 @@
 //! same for the statements of its body, down to [`MAX_DEPTH`] bodies), building it from a
 //! tree, and [`splice`]: mapping the line diff's hunks onto the outline — at each level, a
 //! hunk inside the body of a definition goes one level down, one inside its header (the
-//! rows up to its body's first statement) is parsed with that header alone, any other
-//! stays at that level; at each level the smallest runs of touched statements
-//! ("middles") covering them, a changed row between statements or a pure insertion at a
-//! boundary touching both neighbours, a middle whose new first line starts no statement
-//! taking in the statement before it — parsing each middle alone, checking that the
-//! isolated parse says what a full parse would, and reassembling declarations and outline.
+//! rows up to its body's first statement) is parsed with that header alone, one strictly
+//! inside a docstring that brings no quote or backslash is not parsed at all (the string
+//! still ends at its unchanged closing delimiter), any other stays at that level; at each
+//! level the smallest runs of touched statements ("middles") covering them, a changed
+//! row between statements or a pure insertion at a boundary touching both neighbours, a
+//! middle whose new first line starts no statement taking in the statement before it —
+//! parsing each middle alone, checking that the isolated parse says what a full parse
+//! would, and reassembling declarations and outline.
 //! A refused body is retried one level up; a refusal at the top level is a [`Refusal`] of
 //! the whole version, and the caller then parses as before.
 //! Does not own: the walk (`python`), grouping declarations into units (`Collector`),
@@ -88,6 +90,9 @@ struct Segment {
     declarations: Vec<Declaration>,
     /// The statements of a `def` or `class` body the splice may descend into.
     body: Option<Arc<Body>>,
+    /// For a statement that is one triple-quoted string alone (a docstring; no f-string):
+    /// the quote its delimiter repeats.
+    quote: Option<u8>,
 }
 
 /// The statements of one `def` or `class` body, rows relative to the definition's start.
@@ -160,6 +165,7 @@ impl Segment {
                 .map(|declaration| shifted(declaration, delta))
                 .collect(),
             body: self.body.clone(),
+            quote: self.quote,
         }
     }
 }
@@ -430,20 +436,23 @@ enum Claim {
     /// to its body's first statement) by parsing the new header alone, those in its body
     /// one level down.
     Descend { at: usize, changes: Range<usize> },
+    /// Changes strictly inside the string of statement `at` (a docstring, not the last
+    /// statement of its block) that bring no quote or backslash: nothing is parsed.
+    Text { at: usize, changes: Range<usize> },
 }
 
 impl Claim {
     fn statements(&self) -> Range<usize> {
         match self {
             Self::Run(run) => run.first..run.after,
-            Self::Descend { at, .. } => *at..*at + 1,
+            Self::Descend { at, .. } | Self::Text { at, .. } => *at..*at + 1,
         }
     }
 
     fn changes(&self) -> Range<usize> {
         match self {
             Self::Run(run) => run.changes.clone(),
-            Self::Descend { changes, .. } => changes.clone(),
+            Self::Descend { changes, .. } | Self::Text { changes, .. } => changes.clone(),
         }
     }
 }
@@ -793,6 +802,31 @@ impl Splicer<'_, '_> {
                         out.tails = tails;
                     }
                 }
+                Claim::Text { at, .. } => {
+                    let owner = &block.members[*at];
+                    let span = spans[*at];
+                    out.members.push(Segment {
+                        start: moved(owner.start, before),
+                        end: moved(owner.end, last_change.shift_after() - base),
+                        declarations: owner
+                            .declarations
+                            .iter()
+                            .map(|declaration| shifted(declaration, before))
+                            .collect(),
+                        body: None,
+                        quote: owner.quote,
+                    });
+                    // Its rows changed without a parse: `inside_text` vouched for them.
+                    out.middles.push(Rows {
+                        old: span.start..span.end + 1,
+                        new: moved(span.start, first_change.shift_before())
+                            ..moved(span.end + 1, last_change.shift_after()),
+                    });
+                    out.shallowest = Some(
+                        out.shallowest
+                            .map_or(block.depth(), |depth| depth.min(block.depth())),
+                    );
+                }
                 Claim::Descend { at, changes: mine } => {
                     let position = done
                         .iter()
@@ -828,6 +862,7 @@ impl Splicer<'_, '_> {
                             class: body.class,
                             members: inner.members,
                         })),
+                        quote: None,
                     });
                     out.middles.extend(inner.middles);
                     out.shallowest = match (out.shallowest, inner.shallowest) {
@@ -988,8 +1023,9 @@ impl Isolated<'_, '_> {
     }
 }
 
-/// Assigns each change of `block` to the body of one of its definitions (when it lies in
-/// that body's zone and the definition is not `forbidden`) or to a run of statements, then
+/// Assigns each change of `block` to one of its definitions (when it lies in that body's
+/// zone or strictly inside its header, and the definition is not `forbidden`), to the
+/// text of a docstring ([`inside_text`]), or to a run of statements, then
 /// merges: runs that overlap or touch, a body inside a run, and a body whose next
 /// statement starts a run (its last statement would then be followed by a changed line)
 /// all become one run. A run whose middle would begin with a line that starts no
@@ -1036,12 +1072,22 @@ fn plan(
                         .header_zone(spans, at)
                         .is_some_and(|zone| change.inside(&zone))
             });
-        let mut claim = match owner {
-            Some(at) => Claim::Descend {
+        let text_owner = || {
+            spans
+                .partition_point(|span| span.start <= probe)
+                .checked_sub(1)
+                .filter(|&at| inside_text(block, spans, at, change, text))
+        };
+        let mut claim = match (owner, text_owner()) {
+            (Some(at), _) => Claim::Descend {
                 at,
                 changes: index..index + 1,
             },
-            None => {
+            (None, Some(at)) => Claim::Text {
+                at,
+                changes: index..index + 1,
+            },
+            (None, None) => {
                 let (first, after) =
                     touched(spans, change, &block.zone).ok_or(Refusal::Misaligned)?;
                 Claim::Run(Run {
@@ -1066,6 +1112,12 @@ fn plan(
                         at: *at,
                         changes: merged_changes,
                     }),
+                (Claim::Text { at, .. }, Claim::Text { at: other, .. }) if at == other => {
+                    Some(Claim::Text {
+                        at: *at,
+                        changes: merged_changes,
+                    })
+                }
                 _ if current.start < previous.end => Some(Claim::Run(Run {
                     first: previous.start.min(current.start),
                     after: previous.end.max(current.end),
@@ -1085,6 +1137,36 @@ fn plan(
         out.push(claim);
     }
     Ok(out)
+}
+
+/// Whether `change` lies strictly inside the string of statement `at` of `block` (one
+/// triple-quoted string alone, followed by another statement of the block) — after its
+/// first row, before its last, so both delimiters stay — and its new lines hold no quote
+/// of the delimiter's kind and no backslash. The string then still ends at its closing
+/// delimiter (only a quote could end it early, only a backslash change what a character
+/// means), so the statement is the same string, its last row moved.
+fn inside_text(
+    block: &Block<'_>,
+    spans: &[Span],
+    at: usize,
+    change: &Change,
+    text: &Texts<'_>,
+) -> bool {
+    let (Some(quote), Some(span)) = (block.members.get(at).and_then(|m| m.quote), spans.get(at))
+    else {
+        return false;
+    };
+    let strictly_inside = if change.old_start < change.old_end {
+        span.start < change.old_start && change.old_end <= span.end
+    } else {
+        span.start < change.old_start && change.old_start <= span.end
+    };
+    let new = text
+        .new_lines
+        .slice(text.new, change.new_start..change.new_end);
+    at + 1 < block.members.len()
+        && strictly_inside
+        && !new.iter().any(|&byte| byte == quote || byte == b'\\')
 }
 
 /// Whether the middle of a run whose first statement starts at old row `start`, its first
@@ -1242,6 +1324,7 @@ fn segments(
             last.end = last.end.max(end);
             last.declarations = declarations;
             last.body = None;
+            last.quote = None;
             continue;
         }
         let definition = (depth < MAX_DEPTH)
@@ -1257,6 +1340,7 @@ fn segments(
                 end,
                 declarations: vec![shifted(&definition.own, offset)],
                 body: Some(Arc::new(body)),
+                quote: None,
             },
             None => Segment {
                 start,
@@ -1266,6 +1350,7 @@ fn segments(
                     .map(|declaration| shifted(declaration, offset))
                     .collect(),
                 body: None,
+                quote: string_quote(node, source),
             },
         };
         out.push(segment);
@@ -1319,6 +1404,29 @@ fn body(
         class: definition.class,
         members: segments(&members, source, enclosing, indent, depth + 1, -origin),
     })
+}
+
+/// The quote of `statement` when it is one triple-quoted string alone whose prefix is at
+/// most `r`/`u` (no f-string: its text holds no expressions, so it ends only at its
+/// closing delimiter, or early at a quote or after a backslash).
+fn string_quote(statement: Node<'_>, source: &str) -> Option<u8> {
+    if statement.kind() != "expression_statement" || statement.named_child_count() != 1 {
+        return None;
+    }
+    let string = statement.named_child(0)?;
+    if string.kind() != "string" || string.byte_range() != statement.byte_range() {
+        return None;
+    }
+    let opening = source.as_bytes().get(string.child(0)?.byte_range())?;
+    let delimiter = match opening {
+        [b'r' | b'R' | b'u' | b'U', rest @ ..] => rest,
+        _ => opening,
+    };
+    match delimiter {
+        b"\"\"\"" => Some(b'"'),
+        b"'''" => Some(b'\''),
+        _ => None,
+    }
 }
 
 /// Whether `line` ends with `\` (trailing whitespace aside): a header with such a line may
@@ -1710,6 +1818,58 @@ class A:
             refused(&refusals, Level::Member, Refusal::Shape),
             "{refusals:?}"
         );
+    }
+
+    const DOCSTRING: &str = "\
+class A:
+    \"\"\"What A is.
+
+    More about it.
+    \"\"\"
+
+    def f(self):
+        r'''What f does.
+
+        Details.
+        '''
+        return 1
+";
+
+    #[test]
+    fn an_edit_inside_a_docstring_parses_nothing() {
+        for (from, to) in [
+            ("More about it.", "More about it, reworded."),
+            ("More about it.\n", "More about it.\n    And a line more.\n"),
+            ("\n    More about it.", ""),
+            ("Details.", "Other {details}."),
+        ] {
+            let new = DOCSTRING.replace(from, to);
+            let (counts, refusals) = run(DOCSTRING, &new);
+            assert_eq!(counts.spliced, 1, "{to}: {refusals:?}");
+            assert_eq!(counts.spliced_bytes, 0, "{to}: {counts:?}");
+        }
+    }
+
+    #[test]
+    fn a_docstring_edit_that_could_end_or_change_the_string_is_parsed() {
+        for (from, to) in [
+            // A quote of the delimiter's kind, a backslash, the delimiter's lines.
+            ("More about it.", "More \"about\" it."),
+            ("More about it.", "More about it. \\"),
+            ("Details.", "It's."),
+            ("\"\"\"What A is.", "\"\"\"What A was."),
+            ("\n    \"\"\"\n\n    def f", "\n    \"\"\"  \n\n    def f"),
+        ] {
+            let new = DOCSTRING.replace(from, to);
+            let (counts, refusals) = run(DOCSTRING, &new);
+            assert_eq!(counts.spliced, 1, "{to}: {refusals:?}");
+            assert!(counts.spliced_bytes > 0, "{to}: {counts:?}");
+        }
+        // A docstring that ends its block: the block's end moves with it.
+        let alone = "class B:\n    \"\"\"B.\n\n    Text.\n    \"\"\"\n\n\nx = 1\n";
+        let new = alone.replace("Text.", "Text.\n    More.");
+        let (counts, _) = run(alone, &new);
+        assert!(counts.spliced_bytes > 0, "{counts:?}");
     }
 
     #[test]

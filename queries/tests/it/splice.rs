@@ -5,7 +5,8 @@
 //! off.
 //!
 //! The histories edit method bodies, add and remove methods, classes and functions, change
-//! decorators and headers (parameters and return annotations spanning lines, a comment
+//! docstrings' interiors (quotes and backslashes that end or change them), decorators and
+//! headers (parameters and return annotations spanning lines, a comment
 //! before the body), `@overload` groups and `@property`/`.setter`/`.deleter` groups whose parts
 //! end up on both sides of a splice boundary), rename, edit class headers, nest classes,
 //! hold defs in `if TYPE_CHECKING:`/`else:` and `try:`/`except:` blocks at the top level and
@@ -119,6 +120,23 @@ const BODY: &[&str] = &[
     "call(\n    x,\n    {n},\n)",
     "match x:\n    case {n}:\n        x = 0\n    case _:\n        pass",
     "text = '''multi\nline {n}\n'''",
+    "\"\"\"\nSummary {n}.\n\"\"\"",
+    "r'''\nRaw {n}.\n'''",
+    "f\"\"\"\nFormatted {n}.\n\"\"\"",
+];
+
+/// Lines a docstring's interior is rewritten to: plain text, and what could end or change
+/// the string (quotes of either kind, a backslash, braces in an f-string). A delimiter
+/// that closes it early comes as line noise.
+const DOC_LINES: &[&str] = &[
+    "plain text {n}",
+    "",
+    "    indented {n}",
+    "a \"quoted\" word",
+    "it's",
+    "a \\ backslash",
+    "ends with a backslash \\",
+    "{braces} {n}",
 ];
 
 const DECORATORS: &[&str] = &[
@@ -222,7 +240,8 @@ impl Model {
             3 => {
                 let line = match rng.below(3) {
                     0 => format!("attr_{} = {}", self.next(), rng.below(9)),
-                    1 => format!("\"\"\"Class doc {}.\"\"\"", self.next()),
+                    1 if rng.below(2) == 0 => format!("\"\"\"Class doc {}.\"\"\"", self.next()),
+                    1 => format!("\"\"\"\nClass doc {}.\n\"\"\"", self.next()),
                     _ => format!("items = [\n    {},\n]", self.next()),
                 };
                 Member::Line(line)
@@ -334,7 +353,7 @@ impl Model {
             self.noise.remove(at);
         }
         for _ in 0..=rng.below(2) {
-            match rng.below(22) {
+            match rng.below(24) {
                 0..=4 => {
                     let line = self.pick(rng, BODY);
                     let choice = rng.below(3);
@@ -480,6 +499,27 @@ impl Model {
                         0 => def.signature = signature,
                         1 => def.returns = returns,
                         _ => def.header_comment = !def.header_comment,
+                    }
+                }
+                20 | 21 => {
+                    // A docstring's interior rewritten, its delimiter lines kept.
+                    let lines: Vec<String> = (0..=rng.below(3))
+                        .map(|_| self.pick(rng, DOC_LINES))
+                        .collect();
+                    let which = rng.next_u64() as usize;
+                    let Some(def) = self.def_at(which) else {
+                        continue;
+                    };
+                    let quoted = |entry: &String| {
+                        let lines: Vec<&str> = entry.split('\n').collect();
+                        lines.len() >= 3 && ["\"\"\"", "'''", "r'''", "f\"\"\""].contains(&lines[0])
+                    };
+                    if let Some(entry) = def.body.iter_mut().find(|entry| quoted(entry)) {
+                        let parts: Vec<&str> = entry.split('\n').collect();
+                        let mut rewritten = vec![parts[0]];
+                        rewritten.extend(lines.iter().map(String::as_str));
+                        rewritten.push(parts[parts.len() - 1]);
+                        *entry = rewritten.join("\n");
                     }
                 }
                 _ if self.noise.len() < 2 => {
