@@ -9,7 +9,7 @@
 
 use crate::anchors::ImageUnits;
 use crate::diff::{HunkSet, diff_images};
-use crate::extract::{Language, extract_reusing};
+use crate::extract::{Language, extract_reusing, remember_hunks};
 use keel_engine::objects::ObjectError;
 use keel_engine::{Db, Oid};
 use std::sync::Arc;
@@ -63,7 +63,7 @@ pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
             reason: err.to_string(),
             partial: crate::extract::Partial::default(),
         })
-        .and_then(|bytes| extract_reusing(language, path, &bytes));
+        .and_then(|bytes| extract_reusing(language, path, &bytes, Some(image.blob(db))));
     ImageUnits::Extracted(extracted)
 }
 
@@ -78,7 +78,13 @@ pub fn image_hunks<'db>(
     let read = |image: Option<Image<'db>>| -> Result<Arc<[u8]>, ObjectError> {
         image.map_or_else(|| Ok(Arc::from(&b""[..])), |image| image_bytes(db, image))
     };
-    Ok(diff_images(&read(old)?, &read(new)?))
+    let hunks = diff_images(&read(old)?, &read(new)?);
+    if let (Some(old), Some(new), HunkSet::Text(text)) = (old, new, &hunks) {
+        // Exact hunks between the two blobs: the splice of one from the other's outline,
+        // which usually comes next, takes them instead of diffing again.
+        remember_hunks(old.blob(db), new.blob(db), text);
+    }
+    Ok(hunks)
 }
 
 /// What an optional image yields for the classifier: an absent file is

@@ -21,7 +21,7 @@ mod typescript;
 
 pub use reuse::{
     EditScript, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, cached_tree, extract_reusing,
-    thread_parse_counts,
+    remember_hunks, thread_parse_counts,
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
 use std::borrow::Cow;

@@ -72,7 +72,8 @@ use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 use super::splice::{self, Level, Outline, Refusal};
 use super::{ExtractError, Language, Unit, syntax};
-use crate::diff::changed_stretch_hunks;
+use crate::diff::{Hunk, changed_stretch_hunks};
+use keel_engine::Oid;
 
 /// Trees kept per cache (per thread for [`extract_reusing`]). The byte bound below is
 /// what bounds memory; this one is high enough that a call graph of a source folder
@@ -157,7 +158,21 @@ struct Hint {
     tree: Option<(Arc<[u8]>, Tree)>,
     /// Python: the outline of the latest error-free version, with its bytes.
     outline: Option<(Arc<[u8]>, Outline)>,
+    /// The blob the outline's bytes are, when the caller said.
+    outline_blob: Option<Oid>,
 }
+
+/// Hunks some reader already computed between two blobs (`diff::line_hunks`, exact), so a
+/// splice between them need not diff again.
+struct KnownDiff {
+    old: Oid,
+    new: Oid,
+    hunks: Vec<Hunk>,
+}
+
+/// Known diffs kept per cache: a lint diffs an event's images right before reading their
+/// units, so the last few are the ones a splice asks for.
+const MAX_KNOWN_DIFFS: usize = 4;
 
 impl Hint {
     /// The source bytes it holds (a source shared by tree and outline counts once).
@@ -184,6 +199,8 @@ pub struct ParseCache {
     counts: ParseCounts,
     /// Refused splices by level and reason.
     refusals: Vec<(Level, Refusal, u64)>,
+    /// Most recent last.
+    known: VecDeque<KnownDiff>,
 }
 
 impl Default for ParseCache {
@@ -202,6 +219,7 @@ impl ParseCache {
             splice: true,
             counts: ParseCounts::default(),
             refusals: Vec::new(),
+            known: VecDeque::new(),
         }
     }
 
@@ -233,6 +251,18 @@ impl ParseCache {
         lineage: &str,
         content: &Arc<[u8]>,
     ) -> Result<Vec<Unit>, ExtractError> {
+        self.extract_blob(language, lineage, content, None)
+    }
+
+    /// [`Self::extract`] of `content` known as `blob`: a splice from a version whose hunks
+    /// to this one were [remembered](Self::remember) takes them instead of diffing.
+    pub fn extract_blob(
+        &mut self,
+        language: Language,
+        lineage: &str,
+        content: &Arc<[u8]>,
+        blob: Option<Oid>,
+    ) -> Result<Vec<Unit>, ExtractError> {
         // The same checks in the same order as `extract_as`, so errors are the same.
         let source = match language.text(content)? {
             Cow::Borrowed(source) => source,
@@ -246,7 +276,7 @@ impl ParseCache {
         let (_, grammar_name) = language.grammar();
         let hint = self.hint_for(language, lineage);
         if let Some(index) = hint.filter(|_| self.splice && language == Language::Python)
-            && let Some(units) = self.splice(index, content)?
+            && let Some(units) = self.splice(index, content, blob)?
         {
             return Ok(units);
         }
@@ -279,6 +309,7 @@ impl ParseCache {
                 language,
                 lineage: lineage.to_owned(),
                 tree: Some((Arc::clone(content), tree)),
+                outline_blob: outline.as_ref().and(blob),
                 outline,
             });
         }
@@ -306,16 +337,24 @@ impl ParseCache {
         &mut self,
         index: usize,
         content: &Arc<[u8]>,
+        blob: Option<Oid>,
     ) -> Result<Option<Vec<Unit>>, ExtractError> {
         let parser = parser_in(&mut self.parsers, Language::Python)?;
-        let Some((old, outline)) = self.hints.get(index).and_then(|hint| hint.outline.as_ref())
-        else {
+        let Some(hint) = self.hints.get(index) else {
             return Ok(None);
         };
+        let Some((old, outline)) = hint.outline.as_ref() else {
+            return Ok(None);
+        };
+        let known = hint
+            .outline_blob
+            .zip(blob)
+            .and_then(|(from, to)| known_hunks(&self.known, from, to));
         match splice::splice(
             outline,
             old,
             content,
+            known.as_deref(),
             parser,
             &mut self.counts.spliced_bytes,
         ) {
@@ -332,6 +371,7 @@ impl ParseCache {
                 }
                 if let Some(mut hint) = self.hints.remove(index) {
                     hint.outline = Some((Arc::clone(content), spliced.outline));
+                    hint.outline_blob = blob;
                     self.keep(hint);
                 }
                 Ok(Some(spliced.units))
@@ -344,6 +384,19 @@ impl ParseCache {
                 Ok(None)
             }
         }
+    }
+
+    /// Remembers the exact line hunks from blob `old` to blob `new` (either way round a
+    /// later splice may ask for them), forgetting the oldest beyond [`MAX_KNOWN_DIFFS`].
+    pub fn remember(&mut self, old: Oid, new: Oid, hunks: &[Hunk]) {
+        if self.known.len() == MAX_KNOWN_DIFFS {
+            self.known.pop_front();
+        }
+        self.known.push_back(KnownDiff {
+            old,
+            new,
+            hunks: hunks.to_vec(),
+        });
     }
 
     /// Keeps `hint` for its lineage (replacing the older one), evicting the least recently
@@ -398,23 +451,57 @@ thread_local! {
     static THREAD_CACHE: RefCell<ParseCache> = RefCell::default();
 }
 
-/// [`ParseCache::extract`] with this thread's cache: what `image_units` parses with. Falls
-/// back to a full parse if the cache is unreachable (thread teardown, re-entry).
+/// [`ParseCache::extract_blob`] with this thread's cache: what `image_units` parses with.
+/// Falls back to a full parse if the cache is unreachable (thread teardown, re-entry).
 pub fn extract_reusing(
     language: Language,
     lineage: &str,
     content: &Arc<[u8]>,
+    blob: Option<Oid>,
 ) -> Result<Vec<Unit>, ExtractError> {
     THREAD_CACHE
         .try_with(|cache| {
             cache
                 .try_borrow_mut()
                 .ok()
-                .map(|mut cache| cache.extract(language, lineage, content))
+                .map(|mut cache| cache.extract_blob(language, lineage, content, blob))
         })
         .ok()
         .flatten()
         .unwrap_or_else(|| super::extract_as(language, content))
+}
+
+/// [`ParseCache::remember`] with this thread's cache: `image_hunks` tells it the hunks it
+/// computed, which the next splice between the same two blobs takes. Does nothing if the
+/// cache is unreachable.
+pub fn remember_hunks(old: Oid, new: Oid, hunks: &[Hunk]) {
+    let _ = THREAD_CACHE.try_with(|cache| {
+        if let Ok(mut cache) = cache.try_borrow_mut() {
+            cache.remember(old, new, hunks);
+        }
+    });
+}
+
+/// The hunks from blob `from` to blob `to` among `known`, turned round if they were
+/// remembered the other way.
+fn known_hunks(known: &VecDeque<KnownDiff>, from: Oid, to: Oid) -> Option<Vec<Hunk>> {
+    known.iter().rev().find_map(|diff| {
+        if (diff.old, diff.new) == (from, to) {
+            Some(diff.hunks.clone())
+        } else if (diff.old, diff.new) == (to, from) {
+            Some(
+                diff.hunks
+                    .iter()
+                    .map(|hunk| Hunk {
+                        before: hunk.after.clone(),
+                        after: hunk.before.clone(),
+                    })
+                    .collect(),
+            )
+        } else {
+            None
+        }
+    })
 }
 
 /// An error-free tree of `content` (a version of `lineage`) for a second reader of the
@@ -736,6 +823,65 @@ mod tests {
     }
 
     #[test]
+    fn a_splice_takes_remembered_hunks_either_way_round_and_stays_exact() {
+        let methods: String = (0..40)
+            .map(|i| format!("    def m{i}(self):\n        return {i}\n\n"))
+            .collect();
+        let old = bytes(&format!("class A:\n{methods}"));
+        let new = bytes(&format!(
+            "class A:\n{}",
+            methods.replace("return 7\n", "return 8\n")
+        ));
+        let (a, b) = (
+            Oid::from_hex(&"a".repeat(40)),
+            Oid::from_hex(&"b".repeat(40)),
+        );
+        let (Some(a), Some(b)) = (a, b) else {
+            panic!("forty hex digits are an id");
+        };
+        let lines = |text: &[u8]| text.iter().filter(|&&byte| byte == b'\n').count() as u32;
+        // An exact but coarse script: everything changed. Taken, the splice parses the
+        // whole class; diffing itself, it parses one statement.
+        let coarse = [Hunk {
+            before: 0..lines(&old),
+            after: 0..lines(&new),
+        }];
+        let spliced_bytes = |remember: Option<(Oid, Oid)>| {
+            let mut cache = ParseCache::default();
+            let _ = cache.extract_blob(Language::Python, "m.py", &old, Some(a));
+            if let Some((from, to)) = remember {
+                cache.remember(from, to, &coarse);
+            }
+            let before = cache.counts();
+            let units = cache.extract_blob(Language::Python, "m.py", &new, Some(b));
+            assert_eq!(units, extract_as(Language::Python, &new));
+            let counts = cache.counts().since(before);
+            assert_eq!(counts.spliced, 1, "{counts:?}");
+            counts.spliced_bytes
+        };
+        let own = spliced_bytes(None);
+        assert!(own < 100, "{own}");
+        // Remembered from `a` to `b`, or from `b` to `a` (turned round).
+        assert!(spliced_bytes(Some((a, b))) > old.len() as u64 / 2);
+        let coarse_reversed: Vec<Hunk> = coarse
+            .iter()
+            .map(|hunk| Hunk {
+                before: hunk.after.clone(),
+                after: hunk.before.clone(),
+            })
+            .collect();
+        let mut cache = ParseCache::default();
+        let _ = cache.extract_blob(Language::Python, "m.py", &old, Some(a));
+        cache.remember(b, a, &coarse_reversed);
+        let before = cache.counts();
+        let units = cache.extract_blob(Language::Python, "m.py", &new, Some(b));
+        assert_eq!(units, extract_as(Language::Python, &new));
+        assert!(cache.counts().since(before).spliced_bytes > old.len() as u64 / 2);
+        // Hunks of other blobs are not taken.
+        assert_eq!(spliced_bytes(Some((b, b))), own);
+    }
+
+    #[test]
     fn changes_leave_out_shared_bytes_and_tell_whole_lines_before_their_newline() {
         let change = |start, old_end, new_start, new_end| Change {
             start,
@@ -789,7 +935,7 @@ mod tests {
         for version in versions {
             let content = bytes(version);
             assert_eq!(
-                extract_reusing(Language::Python, lineage, &content),
+                extract_reusing(Language::Python, lineage, &content, None),
                 extract_as(Language::Python, &content),
                 "{version}"
             );

@@ -237,6 +237,7 @@ pub(super) fn splice(
     outline: &Outline,
     old: &[u8],
     new: &[u8],
+    known: Option<&[Hunk]>,
     parser: &mut Parser,
     parsed: &mut u64,
 ) -> Result<Spliced, Vec<(Level, Refusal)>> {
@@ -253,10 +254,13 @@ pub(super) fn splice(
         return Err(vec![(Level::Top, Refusal::Misaligned)]);
     }
     let new_lines = LineIndex::new(new);
-    let changes: Vec<Change> = changed_stretch_hunks(old, new)
-        .iter()
-        .map(Change::of)
-        .collect();
+    let changes: Vec<Change> = match known {
+        Some(hunks) => hunks.iter().map(Change::of).collect(),
+        None => changed_stretch_hunks(old, new)
+            .iter()
+            .map(Change::of)
+            .collect(),
+    };
     let text = Texts {
         old,
         new,
@@ -804,7 +808,6 @@ impl Splicer<'_, '_> {
                 }
                 Claim::Text { at, .. } => {
                     let owner = &block.members[*at];
-                    let span = spans[*at];
                     out.members.push(Segment {
                         start: moved(owner.start, before),
                         end: moved(owner.end, last_change.shift_after() - base),
@@ -816,12 +819,13 @@ impl Splicer<'_, '_> {
                         body: None,
                         quote: owner.quote,
                     });
-                    // Its rows changed without a parse: `inside_text` vouched for them.
-                    out.middles.push(Rows {
-                        old: span.start..span.end + 1,
-                        new: moved(span.start, first_change.shift_before())
-                            ..moved(span.end + 1, last_change.shift_after()),
-                    });
+                    // The changed rows, which `inside_text` vouched for, are its only
+                    // middles: every other row of the string is checked unchanged.
+                    out.middles
+                        .extend(changes[mine.clone()].iter().map(|change| Rows {
+                            old: change.old_start..change.old_end,
+                            new: change.new_start..change.new_end,
+                        }));
                     out.shallowest = Some(
                         out.shallowest
                             .map_or(block.depth(), |depth| depth.min(block.depth())),
