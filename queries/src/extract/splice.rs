@@ -491,6 +491,30 @@ impl Block<'_> {
         self.indents.last().copied().unwrap_or_default()
     }
 
+    /// The wrapper headers an isolated parse of this block's statements starts with: one
+    /// `class _:` per enclosing level, at that level's indentation.
+    fn wrappers(&self) -> Vec<u8> {
+        let mut isolated = Vec::new();
+        for wrapper in &self.indents[..self.depth()] {
+            isolated.extend_from_slice(wrapper);
+            isolated.extend_from_slice(b"class _:\n");
+        }
+        isolated
+    }
+
+    /// New row `row` starts a statement of this block (a string allowed when `quote`), or
+    /// why not.
+    fn starts_statement(&self, text: &Texts<'_>, row: usize, quote: bool) -> Result<(), Refusal> {
+        let line = text
+            .new_lines
+            .line(text.new, row)
+            .ok_or(Refusal::StartNotStatement)?;
+        statement_start(line, self.indent(), quote).map_err(|refusal| match refusal {
+            Refusal::SuffixStart => Refusal::StartNotStatement,
+            other => other,
+        })
+    }
+
     /// The absolute old rows of its statements.
     fn spans(&self) -> Vec<Span> {
         let origin = signed(self.origin);
@@ -692,24 +716,13 @@ impl Splicer<'_, '_> {
         if new_start >= new_end {
             return Err(Refusal::Shape);
         }
-        let line = text
-            .new_lines
-            .line(text.new, new_start)
-            .ok_or(Refusal::StartNotStatement)?;
-        statement_start(line, block.indent(), false).map_err(|refusal| match refusal {
-            Refusal::SuffixStart => Refusal::StartNotStatement,
-            other => other,
-        })?;
+        block.starts_statement(text, new_start, false)?;
         let header_text = text.new_lines.slice(text.new, new_start..new_end);
         if header_text.split(|&byte| byte == b'\n').any(continued) {
             return Err(Refusal::Continuation);
         }
         let depth = block.depth();
-        let mut isolated = Vec::new();
-        for wrapper in &block.indents[..depth] {
-            isolated.extend_from_slice(wrapper);
-            isolated.extend_from_slice(b"class _:\n");
-        }
+        let mut isolated = block.wrappers();
         isolated.extend_from_slice(header_text);
         isolated.extend_from_slice(&body.indent);
         isolated.extend_from_slice(b"def _(): pass\n");
@@ -905,23 +918,13 @@ impl Splicer<'_, '_> {
         let text = self.text;
         let rows = middle_rows(spans, run, changes, &block.zone)?;
         let depth = block.depth();
-        let indent = block.indent();
         let at_file_start = depth == 0 && run.first == 0;
         if !at_file_start {
             // The first line after the prefix: the middle's, or the suffix's when the
             // middle is empty (none at the end of the file: refused, to keep the context
             // a statement). Right after a header the isolated context (the wrapper) is the
             // real one, so a body's first statement may be a string (its docstring).
-            let line = text
-                .new_lines
-                .line(text.new, rows.new.start)
-                .ok_or(Refusal::StartNotStatement)?;
-            statement_start(line, indent, depth > 0 && run.first == 0).map_err(|refusal| {
-                match refusal {
-                    Refusal::SuffixStart => Refusal::StartNotStatement,
-                    other => other,
-                }
-            })?;
+            block.starts_statement(text, rows.new.start, depth > 0 && run.first == 0)?;
         }
         let sentinel = if run.after < block.members.len() {
             Some(depth)
@@ -935,11 +938,7 @@ impl Splicer<'_, '_> {
                 .ok_or(Refusal::SuffixStart)?;
             statement_start(line, block.indents[level], false).map_err(|_| Refusal::SuffixStart)?;
         }
-        let mut isolated = Vec::new();
-        for wrapper in &block.indents[..depth] {
-            isolated.extend_from_slice(wrapper);
-            isolated.extend_from_slice(b"class _:\n");
-        }
+        let mut isolated = block.wrappers();
         isolated.extend_from_slice(text.new_lines.slice(text.new, rows.new.clone()));
         if let Some(level) = sentinel {
             isolated.extend_from_slice(block.indents[level]);
