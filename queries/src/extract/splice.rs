@@ -364,12 +364,15 @@ impl Change {
 }
 
 /// A run of touched statements of one block: `first..after` are replaced, and `changes`
-/// (indices into the block's changes) are the changes inside it.
+/// (indices into the block's changes) are the changes inside it. `from`: the old row its
+/// middle starts at when that is not statement `first`'s start (a run of no statements
+/// inserted in the gap before it, see [`inserted_between`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Run {
     first: usize,
     after: usize,
     changes: Range<usize>,
+    from: Option<usize>,
 }
 
 /// The old and new rows of one middle: old rows `old` became new rows `new`.
@@ -1045,6 +1048,7 @@ fn plan(
     let widen = |claim: &mut Claim| match claim {
         Claim::Run(run)
             if run.first > 0
+                && run.from.is_none()
                 && bad_start(
                     text,
                     spans[run.first].start,
@@ -1081,22 +1085,33 @@ fn plan(
                 .checked_sub(1)
                 .filter(|&at| inside_text(block, spans, at, change, text))
         };
-        let mut claim = match (owner, text_owner()) {
-            (Some(at), _) => Claim::Descend {
+        // Lines inserted at this block's indentation would dedent out of the body of the
+        // definition before them: they go between the two statements, not into it.
+        let between = inserted_between(block, spans, change, text)
+            .filter(|&at| out.last().is_none_or(|last| last.statements().end < at));
+        let mut claim = match (between, owner, text_owner()) {
+            (Some(at), _, _) => Claim::Run(Run {
+                first: at,
+                after: at,
+                changes: index..index + 1,
+                from: Some(change.old_start),
+            }),
+            (None, Some(at), _) => Claim::Descend {
                 at,
                 changes: index..index + 1,
             },
-            (None, Some(at)) => Claim::Text {
+            (None, None, Some(at)) => Claim::Text {
                 at,
                 changes: index..index + 1,
             },
-            (None, None) => {
+            (None, None, None) => {
                 let (first, after) =
                     touched(spans, change, &block.zone).ok_or(Refusal::Misaligned)?;
                 Claim::Run(Run {
                     first,
                     after,
                     changes: index..index + 1,
+                    from: None,
                 })
             }
         };
@@ -1125,6 +1140,7 @@ fn plan(
                     first: previous.start.min(current.start),
                     after: previous.end.max(current.end),
                     changes: merged_changes,
+                    from: None,
                 })),
                 _ => None,
             };
@@ -1172,6 +1188,32 @@ fn inside_text(
         && !new.iter().any(|&byte| byte == quote || byte == b'\\')
 }
 
+/// The statement `at` of `block` before which `change` only inserts lines that start with
+/// a statement: a pure insertion strictly between two statements of the block (after the
+/// end of one, at or before the start of the next) whose first new line starts a
+/// statement at the block's indentation. It then touches neither neighbour: the prefix
+/// ends before a statement start as before, and the middle (the inserted lines and the
+/// gap rows after them) ends before statement `at`, which starts a statement as before.
+fn inserted_between(
+    block: &Block<'_>,
+    spans: &[Span],
+    change: &Change,
+    text: &Texts<'_>,
+) -> Option<usize> {
+    if change.old_start != change.old_end || change.new_start == change.new_end {
+        return None;
+    }
+    let row = change.old_start;
+    let at = spans.partition_point(|span| span.start < row);
+    let (before, next) = (spans.get(at.checked_sub(1)?)?, spans.get(at)?);
+    let between = before.end < row && row <= next.start;
+    (between
+        && block
+            .starts_statement(text, change.new_start, false)
+            .is_ok())
+    .then_some(at)
+}
+
 /// Whether the middle of a run whose first statement starts at old row `start`, its first
 /// change `change`, would begin with a line that is no statement start at `indent`.
 fn bad_start(text: &Texts<'_>, start: usize, change: &Change, indent: &[u8]) -> bool {
@@ -1214,10 +1256,10 @@ fn middle_rows(
     changes: &[Change],
     zone: &Range<usize>,
 ) -> Result<Rows, Refusal> {
-    let start = if run.first == 0 {
-        zone.start
-    } else {
-        spans.get(run.first).map_or(zone.end, |span| span.start)
+    let start = match run.from {
+        Some(row) => row,
+        None if run.first == 0 => zone.start,
+        None => spans.get(run.first).map_or(zone.end, |span| span.start),
     };
     let end = spans.get(run.after).map_or(zone.end, |span| span.start);
     let (Some(first), Some(last)) = (
@@ -1675,11 +1717,12 @@ def h():
 
     #[test]
     fn a_method_body_middle_that_dedents_is_spliced_one_level_up() {
-        // The new line starts a method: the middle leaves `f`'s body, so `f` is spliced
-        // as a member of `A`.
+        // The new lines (a comment in `f`'s body first, so they are no statement inserted
+        // between two members) end with a method: the middle leaves `f`'s body, so `f` is
+        // spliced as a member of `A`.
         let edited = NESTED.replace(
             "        return inner\n",
-            "        return inner\n\n    def between(self):\n        pass\n",
+            "        return inner\n        # end of f\n    def between(self):\n        pass\n",
         );
         let (counts, refusals) = run(NESTED, &edited);
         assert!(
@@ -1712,6 +1755,31 @@ def h():
         let gap = "class A:\n    def f(self):\n        return 2\n\n";
         let (counts, refusals) = run(gap, &format!("{gap}        x = 3\n"));
         assert_eq!(counts.spliced_members, 1, "{refusals:?}");
+    }
+
+    #[test]
+    fn a_statement_inserted_between_two_parses_neither_neighbour() {
+        let body = |name: &str| {
+            (0..12)
+                .map(|i| format!("        {name}_{i} = {i}\n"))
+                .collect::<String>()
+        };
+        let old = format!(
+            "class A:\n    def f(self):\n{}    def g(self):\n{}",
+            body("f"),
+            body("g")
+        );
+        let inserted = "    def new(self):\n        return 0\n";
+        let new = old.replace("    def g", &format!("{inserted}    def g"));
+        let (counts, refusals) = run(&old, &new);
+        assert_eq!(counts.spliced, 1, "{refusals:?}");
+        assert!(counts.spliced_bytes < 100, "{counts:?}");
+        // Inserted lines that do not start with a statement (a comment first): the
+        // neighbours are parsed with them, as before.
+        let commented = old.replace("    def g", &format!("    # new\n{inserted}    def g"));
+        let (counts, refusals) = run(&old, &commented);
+        assert_eq!(counts.spliced, 1, "{refusals:?}");
+        assert!(counts.spliced_bytes > 150, "{counts:?}");
     }
 
     #[test]
@@ -1929,9 +1997,10 @@ class A:
 
     #[test]
     fn a_member_middle_that_dedents_out_of_its_class_is_spliced_at_the_top_level() {
+        // A comment first: no statement inserted between two top-level statements.
         let new = CLASS.replace(
             "        return 2\n",
-            "        return 2\ndef stray():\n    pass\n",
+            "        return 2\n        # then\ndef stray():\n    pass\n",
         );
         let (counts, refusals) = run(CLASS, &new);
         assert!(
