@@ -846,11 +846,18 @@ mod tests {
             before: 0..lines(&old),
             after: 0..lines(&new),
         }];
-        let spliced_bytes = |remember: Option<(Oid, Oid)>| {
+        let coarse_reversed: Vec<Hunk> = coarse
+            .iter()
+            .map(|hunk| Hunk {
+                before: hunk.after.clone(),
+                after: hunk.before.clone(),
+            })
+            .collect();
+        let spliced_bytes = |remember: Option<(Oid, Oid, &[Hunk])>| {
             let mut cache = ParseCache::default();
             let _ = cache.extract_blob(Language::Python, "m.py", &old, Some(a));
-            if let Some((from, to)) = remember {
-                cache.remember(from, to, &coarse);
+            if let Some((from, to, hunks)) = remember {
+                cache.remember(from, to, hunks);
             }
             let before = cache.counts();
             let units = cache.extract_blob(Language::Python, "m.py", &new, Some(b));
@@ -862,23 +869,10 @@ mod tests {
         let own = spliced_bytes(None);
         assert!(own < 100, "{own}");
         // Remembered from `a` to `b`, or from `b` to `a` (turned round).
-        assert!(spliced_bytes(Some((a, b))) > old.len() as u64 / 2);
-        let coarse_reversed: Vec<Hunk> = coarse
-            .iter()
-            .map(|hunk| Hunk {
-                before: hunk.after.clone(),
-                after: hunk.before.clone(),
-            })
-            .collect();
-        let mut cache = ParseCache::default();
-        let _ = cache.extract_blob(Language::Python, "m.py", &old, Some(a));
-        cache.remember(b, a, &coarse_reversed);
-        let before = cache.counts();
-        let units = cache.extract_blob(Language::Python, "m.py", &new, Some(b));
-        assert_eq!(units, extract_as(Language::Python, &new));
-        assert!(cache.counts().since(before).spliced_bytes > old.len() as u64 / 2);
+        assert!(spliced_bytes(Some((a, b, &coarse))) > old.len() as u64 / 2);
+        assert!(spliced_bytes(Some((b, a, &coarse_reversed))) > old.len() as u64 / 2);
         // Hunks of other blobs are not taken.
-        assert_eq!(spliced_bytes(Some((b, b))), own);
+        assert_eq!(spliced_bytes(Some((b, b, &coarse))), own);
     }
 
     #[test]

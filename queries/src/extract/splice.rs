@@ -570,8 +570,15 @@ struct Header {
     /// The definition's own declaration, lines in absolute new rows (its end is the
     /// stand-in body's).
     own: Declaration,
+    /// Its old and new rows.
+    rows: Rows,
+}
+
+impl Header {
     /// How many rows longer the header became (its body moved that far down within it).
-    grown: isize,
+    fn grown(&self) -> isize {
+        signed(self.rows.new.len()) - signed(self.rows.old.len())
+    }
 }
 
 /// The state one splice threads through its levels.
@@ -641,7 +648,7 @@ impl Splicer<'_, '_> {
             [] => None,
             _ => Some(self.header(block, &header_zone, own, body, header_changes)?),
         };
-        let grown = header.as_ref().map_or(0, |(header, _)| header.grown);
+        let grown = header.as_ref().map_or(0, Header::grown);
         let mut splice = if body_changes.is_empty() {
             BlockSplice {
                 changes: 0..0,
@@ -678,8 +685,8 @@ impl Splicer<'_, '_> {
             };
             self.block(&inner, body_changes)?
         };
-        if let Some((header, rows)) = header {
-            splice.middles.insert(0, rows);
+        if let Some(header) = header {
+            splice.middles.insert(0, header.rows.clone());
             splice.shallowest = Some(
                 splice
                     .shallowest
@@ -707,7 +714,7 @@ impl Splicer<'_, '_> {
         own: &Declaration,
         body: &Body,
         changes: &[Change],
-    ) -> Result<(Header, Rows), Refusal> {
+    ) -> Result<Header, Refusal> {
         let text = self.text;
         let (Some(first), Some(last)) = (changes.first(), changes.last()) else {
             return Err(Refusal::Misaligned);
@@ -760,17 +767,13 @@ impl Splicer<'_, '_> {
         {
             return Err(Refusal::Shape);
         }
-        let header = Header {
+        Ok(Header {
             own: shifted(&definition.own, signed(new_start) - signed(depth)),
-            grown: signed(new_end - new_start) - signed(zone.len()),
-        };
-        Ok((
-            header,
-            Rows {
+            rows: Rows {
                 old: zone.clone(),
                 new: new_start..new_end,
             },
-        ))
+        })
     }
 
     /// The new statements of `block` from its claims, the bodies in `done` spliced.
@@ -1067,9 +1070,11 @@ fn plan(
         } else {
             change.old_start.saturating_sub(1)
         };
-        let owner = spans
+        // The statement the change starts in (or, for an insertion, right after).
+        let container = spans
             .partition_point(|span| span.start <= probe)
-            .checked_sub(1)
+            .checked_sub(1);
+        let owner = container
             .filter(|at| !forbidden.contains(at))
             .filter(|&at| {
                 block
@@ -1079,17 +1084,12 @@ fn plan(
                         .header_zone(spans, at)
                         .is_some_and(|zone| change.inside(&zone))
             });
-        let text_owner = || {
-            spans
-                .partition_point(|span| span.start <= probe)
-                .checked_sub(1)
-                .filter(|&at| inside_text(block, spans, at, change, text))
-        };
+        let docstring = container.filter(|&at| inside_text(block, spans, at, change, text));
         // Lines inserted at this block's indentation would dedent out of the body of the
         // definition before them: they go between the two statements, not into it.
         let between = inserted_between(block, spans, change, text)
             .filter(|&at| out.last().is_none_or(|last| last.statements().end < at));
-        let mut claim = match (between, owner, text_owner()) {
+        let mut claim = match (between, owner, docstring) {
             (Some(at), _, _) => Claim::Run(Run {
                 first: at,
                 after: at,
@@ -1867,16 +1867,26 @@ class A:
 
     #[test]
     fn a_header_and_a_body_edit_are_spliced_in_their_two_parts() {
-        let new = SIGNATURE
+        let filler: String = (0..10).map(|i| format!("        q{i} = {i}\n")).collect();
+        let old = SIGNATURE.replace(
+            "        z = y * 2\n",
+            &format!("{filler}        z = y * 2\n"),
+        );
+        let new = old
             .replace("x: int,\n", "x: int,\n        w: int,\n")
             .replace("z = y * 2", "z = y * w");
-        let (counts, refusals) = run(SIGNATURE, &new);
+        let (counts, refusals) = run(&old, &new);
         assert_eq!(
             (counts.spliced, counts.spliced_members, counts.spliced_deep),
             (1, 1, 0),
             "{refusals:?}"
         );
         assert!(refusals.is_empty(), "{refusals:?}");
+        // The header and one body statement, not the whole method.
+        assert!(
+            counts.spliced_bytes < method_f(&new).len() as u64,
+            "{counts:?}"
+        );
     }
 
     #[test]
