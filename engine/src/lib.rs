@@ -14,6 +14,7 @@
 //! Does not own: any derived answer (that is `keel-queries`) or any rendering (`keel`).
 
 pub mod ack;
+pub mod agents;
 pub mod changes;
 pub mod database;
 pub mod events;

@@ -5,6 +5,7 @@
 //! Does not own: reading the file (`keel lint` reads it from the judged commit's tree in
 //! `keel-queries`; `keel sessions` from the work tree in [`crate::sessions`]).
 
+use crate::sessions::Decimal;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -20,6 +21,8 @@ pub struct Settings {
     /// Extra agent trailers: harness id → case-insensitive regex over trailer lines.
     pub trailers: BTreeMap<String, String>,
     pub impact: ImpactSettings,
+    /// `[prices]`: model id → its rates, over the bundled price table.
+    pub prices: BTreeMap<String, ModelPrices>,
 }
 
 /// `[lint]`
@@ -87,6 +90,48 @@ impl Default for ImpactSettings {
     }
 }
 
+/// One model's rates in `[prices]`: USD per million tokens. `input` and `output` are
+/// required; a missing cache rate leaves calls that use it unpriced. `above_200k` (rates
+/// for a request whose input passes 200k tokens) takes the same keys except itself and
+/// `fast_multiplier`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrices {
+    pub input: Rate,
+    pub output: Rate,
+    pub cache_write_5m: Option<Rate>,
+    pub cache_write_1h: Option<Rate>,
+    pub cache_read: Option<Rate>,
+    pub above_200k: Option<Box<ModelPrices>>,
+    /// Multiplies a "fast" request's price.
+    pub fast_multiplier: Option<Rate>,
+}
+
+/// A non-negative number as `keel.toml` wrote it, kept exact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rate(pub Decimal);
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Number {
+            Int(u64),
+            Float(f64),
+        }
+        let decimal = match Number::deserialize(deserializer)
+            .map_err(|_| serde::de::Error::custom("expected a non-negative number"))?
+        {
+            Number::Int(value) => Decimal::from_f64(value as f64),
+            Number::Float(value) if value.is_finite() && value >= 0.0 => Decimal::from_f64(value),
+            Number::Float(_) => {
+                return Err(serde::de::Error::custom("expected a non-negative number"));
+            }
+        };
+        Ok(Self(decimal))
+    }
+}
+
 /// A `keel.toml` that does not fit the schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{SETTINGS_FILE}:{line}: {message}; repair: {repair}")]
@@ -114,7 +159,7 @@ impl Settings {
 
     /// Parses the text of `keel.toml`.
     pub fn parse(text: &str) -> Result<Self, SettingsError> {
-        toml::from_str(text).map_err(|err| {
+        let settings: Self = toml::from_str(text).map_err(|err| {
             let line = err
                 .span()
                 .map_or(1, |span| line_of_offset(text.as_bytes(), span.start));
@@ -123,7 +168,29 @@ impl Settings {
                 message: err.message().trim().to_owned(),
                 repair: "fix that line; the keys and their values are documented in README.md under \"Settings\"".to_owned(),
             }
-        })
+        })?;
+        settings.check_prices(text)?;
+        Ok(settings)
+    }
+
+    /// Refuses `above_200k` tables that nest their own tiers or multiplier.
+    fn check_prices(&self, text: &str) -> Result<(), SettingsError> {
+        for (model, prices) in &self.prices {
+            let Some(tier) = &prices.above_200k else {
+                continue;
+            };
+            if tier.above_200k.is_some() || tier.fast_multiplier.is_some() {
+                let line = text
+                    .find(model.as_str())
+                    .map_or(1, |offset| line_of_offset(text.as_bytes(), offset));
+                return Err(SettingsError {
+                    line,
+                    message: format!("[prices] {model:?}: above_200k holds rates only"),
+                    repair: "move fast_multiplier to the model's own table and drop the nested above_200k".to_owned(),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -175,6 +242,28 @@ mod tests {
                 .scoped_code_miss,
             ScopedCodeMiss::Ignore
         );
+    }
+
+    #[test]
+    fn prices_are_read_exactly_and_bad_ones_name_their_line() {
+        let settings = Settings::parse(
+            "[prices]\n\"my-model\" = { input = 3, output = 15.5, cache_read = 0.3, above_200k = { input = 6, output = 22.5 } }\n",
+        )
+        .expect("valid prices");
+        let prices = &settings.prices["my-model"];
+        assert_eq!(prices.input.0.as_str(), "3");
+        assert_eq!(prices.output.0.as_str(), "15.5");
+        assert_eq!(
+            prices.cache_read.as_ref().map(|r| r.0.as_str()),
+            Some("0.3")
+        );
+        assert_eq!(prices.cache_write_5m, None);
+        assert!(prices.above_200k.is_some());
+        let err = Settings::parse("[prices]\n\"m\" = { input = -1, output = 2 }\n")
+            .expect_err("a negative rate");
+        assert_eq!(err.line, 2);
+        let err = Settings::parse("[prices]\n\"m\" = { input = 1 }\n").expect_err("no output");
+        assert!(err.message.contains("output"), "{err}");
     }
 
     #[test]

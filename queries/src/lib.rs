@@ -26,6 +26,7 @@
     reason = "queries are pure: no file system, process, environment or clock (clippy.toml)"
 )]
 
+pub mod agents;
 pub mod anchors;
 pub mod callgraph;
 pub mod diff;

@@ -90,6 +90,14 @@ impl Decimal {
         Self(text)
     }
 
+    /// A plain decimal (`-?digits(.digits)?`), `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+        let plain = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+        (plain(whole) && plain(fraction)).then(|| Self(text.to_owned()))
+    }
+
     /// The digits: an optional `-`, digits, optionally `.` and more digits.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -54,7 +54,27 @@ impl Exact {
 
     /// Rounded to 6 decimals, half to even, as the nearest `f64` (what JSON prints).
     pub fn round6(&self) -> f64 {
-        let scaled = &self.0 * BigRational::from_integer(BigInt::from(1_000_000u32));
+        self.rounded(6).parse().unwrap_or(f64::NAN)
+    }
+
+    /// Rounded to `scale` decimals, half to even, as a plain decimal without trailing
+    /// zeros (`1.5`, `2`).
+    pub fn to_decimal(&self, scale: u32) -> Decimal {
+        let text = self.rounded(scale);
+        let trimmed = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        let trimmed = if trimmed == "-0" { "0" } else { trimmed };
+        // `rounded` writes `-?digits.digits`; trimming keeps it plain.
+        Decimal::parse(trimmed).unwrap_or_else(Decimal::zero)
+    }
+
+    /// The value rounded to `scale` decimals, half to even, written `-?digits.digits`.
+    fn rounded(&self, scale: u32) -> String {
+        let unit = BigInt::from(10u8).pow(scale);
+        let scaled = &self.0 * BigRational::from_integer(unit);
         let floor = scaled.floor();
         let rest = &scaled - &floor;
         let half = BigRational::new(BigInt::from(1u8), BigInt::from(2u8));
@@ -65,12 +85,15 @@ impl Exact {
         }
         let negative = units.is_negative();
         let digits = units.abs().to_string();
-        let padded = format!("{digits:0>7}");
-        let (whole, fraction) = padded.split_at(padded.len() - 6);
+        let width = scale as usize + 1;
+        let padded = format!("{digits:0>width$}");
+        let (whole, fraction) = padded.split_at(padded.len() - scale as usize);
         let sign = if negative { "-" } else { "" };
-        format!("{sign}{whole}.{fraction}")
-            .parse()
-            .unwrap_or(f64::NAN)
+        if fraction.is_empty() {
+            format!("{sign}{whole}")
+        } else {
+            format!("{sign}{whole}.{fraction}")
+        }
     }
 }
 
@@ -116,5 +139,14 @@ mod tests {
         assert_eq!(Exact::decimal("2").round6(), 2.0);
         assert_eq!(Exact::decimal("-0.0000025").round6(), -0.000002);
         assert!(Exact::int(1).ratio(&Exact::zero()).is_none());
+    }
+
+    #[test]
+    fn a_decimal_is_rounded_once_and_written_plain() {
+        let third = Exact::int(1).ratio(&Exact::int(3)).expect("3 is not 0");
+        assert_eq!(third.to_decimal(9).as_str(), "0.333333333");
+        assert_eq!(Exact::decimal("2.500").to_decimal(9).as_str(), "2.5");
+        assert_eq!(Exact::decimal("7").to_decimal(9).as_str(), "7");
+        assert_eq!(Exact::decimal("-0.0000000001").to_decimal(9).as_str(), "0");
     }
 }

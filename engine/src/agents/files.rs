@@ -1,0 +1,423 @@
+//! Finding agent log files and reading them into [`AgentLog`] inputs, incrementally: a
+//! file that only grew is read from where the last read stopped, so an appended line is
+//! the one line parsed; a file that changed otherwise is read again whole.
+//!
+//! Owns: the folder walk (sorted; an unreadable folder is a warning; a folder named by
+//! flag that does not exist is an error, a default one is silently absent), choosing the
+//! active copy of a Codex rollout that also sits in `archived_sessions/`, the read marks,
+//! and the per-line warnings (a malformed line is skipped, naming file:line; an
+//! unterminated last line that does not parse yet is left for the next read).
+//! Does not own: what a line means (the connectors) or any counting.
+
+use super::{AgentLog, AgentLogs, Connector, HarnessId, LogEnv, LogLine, connectors};
+use crate::KeelDatabase;
+use salsa::Setter;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// How many bytes before a read's end are kept to recognise an append.
+const TAIL_BYTES: usize = 64;
+
+/// What the last read of a file saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ReadMark {
+    pub len: u64,
+    pub mtime: Option<SystemTime>,
+    /// Bytes consumed (complete lines, and a last line that parsed).
+    pub consumed: u64,
+    /// The number the next line read gets.
+    pub next_line: u32,
+    /// Up to [`TAIL_BYTES`] bytes before `consumed`: if they still sit there, the file only
+    /// grew.
+    pub tail: Vec<u8>,
+}
+
+/// Something keel skipped and says so once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogWarning {
+    /// `file:line`, or a folder.
+    pub location: String,
+    pub message: String,
+}
+
+impl fmt::Display for LogWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// A log folder named by flag that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{flag} {}: {message}; repair: {repair}", path.display())]
+pub struct LogFolderError {
+    pub flag: &'static str,
+    pub path: PathBuf,
+    pub message: String,
+    pub repair: String,
+}
+
+/// Where a scan looks: folders by flag per harness, else the environment's defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSources {
+    /// `--claude-dir` folders (each a `projects` folder or any folder of Claude logs).
+    pub claude_dirs: Vec<PathBuf>,
+    /// `--codex-dir` folders (each a CODEX_HOME).
+    pub codex_dirs: Vec<PathBuf>,
+    pub env: LogEnv,
+}
+
+impl LogSources {
+    fn flagged(&self, harness: HarnessId) -> &[PathBuf] {
+        match harness {
+            "claude-code" => &self.claude_dirs,
+            "codex" => &self.codex_dirs,
+            _ => &[],
+        }
+    }
+}
+
+/// What one sync read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSync {
+    /// Log files found.
+    pub files: usize,
+    /// Files read (wholly or from their previous end).
+    pub files_read: usize,
+    pub bytes_read: u64,
+    pub lines_parsed: u64,
+    pub warnings: Vec<LogWarning>,
+}
+
+/// One file found by the walk.
+struct Found {
+    path: PathBuf,
+    harness: HarnessId,
+    file_session: Option<Arc<str>>,
+}
+
+/// Every file under `dir`, recursively, sorted; unreadable folders become warnings.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<LogWarning>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            warnings.push(LogWarning {
+                location: dir.display().to_string(),
+                message: format!("cannot list this folder ({err}); its logs are not read"),
+            });
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        // `symlink_metadata`: a link is not followed (a loop cannot trap the walk).
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => walk(&path, out, warnings),
+            Ok(meta) if meta.is_file() => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// The log files of every connector, in harness order then path order.
+fn discover(sources: &LogSources) -> Result<(Vec<Found>, Vec<LogWarning>), LogFolderError> {
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    for connector in connectors() {
+        let harness = connector.harness();
+        let mut files: Vec<Found> = Vec::new();
+        for root in connector.roots(sources.flagged(harness), &sources.env) {
+            match std::fs::metadata(&root.path) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) | Err(_) => match root.flag {
+                    Some(flag) => {
+                        return Err(LogFolderError {
+                            flag,
+                            path: root.path,
+                            message: "no such folder".to_owned(),
+                            repair: "name an existing folder of logs, or drop the flag to use the default locations".to_owned(),
+                        });
+                    }
+                    None => continue,
+                },
+            }
+            let mut paths = Vec::new();
+            walk(&root.path, &mut paths, &mut warnings);
+            files.extend(
+                paths
+                    .into_iter()
+                    .filter(|path| connector.is_log(&root.path, path))
+                    .map(|path| Found {
+                        file_session: connector.file_session(&root.path, &path),
+                        path,
+                        harness,
+                    }),
+            );
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files.dedup_by(|a, b| a.path == b.path);
+        found.extend(active_copies(&*connector, files));
+    }
+    Ok((found, warnings))
+}
+
+/// Drops a Codex rollout's `archived_sessions/` copy when the active copy exists.
+fn active_copies(connector: &dyn Connector, files: Vec<Found>) -> Vec<Found> {
+    if connector.harness() != "codex" {
+        return files;
+    }
+    let archived_folder = super::codex::ROLLOUT_FOLDERS[1];
+    let is_archived = |path: &Path| {
+        path.parent()
+            .into_iter()
+            .flat_map(Path::ancestors)
+            .any(|dir| dir.file_name().is_some_and(|name| name == archived_folder))
+    };
+    let active: BTreeSet<std::ffi::OsString> = files
+        .iter()
+        .filter(|found| !is_archived(&found.path))
+        .filter_map(|found| found.path.file_name().map(ToOwned::to_owned))
+        .collect();
+    files
+        .into_iter()
+        .filter(|found| {
+            !is_archived(&found.path)
+                || found
+                    .path
+                    .file_name()
+                    .is_none_or(|name| !active.contains(name))
+        })
+        .collect()
+}
+
+/// Bytes of `path` from `offset`, with the [`TAIL_BYTES`] before it (to check the file
+/// only grew).
+fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, Vec<u8>)> {
+    let mut file = std::fs::File::open(path)?;
+    let tail_start = offset.saturating_sub(TAIL_BYTES as u64);
+    file.seek(SeekFrom::Start(tail_start))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let split = usize::try_from(offset - tail_start)
+        .unwrap_or(0)
+        .min(bytes.len());
+    let rest = bytes.split_off(split);
+    Ok((bytes, rest))
+}
+
+/// The lines of `bytes` (read from `mark.consumed`), parsed; returns the new mark.
+fn parse_chunk(
+    connector: &dyn Connector,
+    path: &Path,
+    bytes: &[u8],
+    mark: &ReadMark,
+    sync: &mut LogSync,
+) -> (Vec<LogLine>, u64, u32) {
+    let body = if mark.consumed == 0 {
+        bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+    } else {
+        bytes
+    };
+    let skipped = bytes.len() - body.len();
+    let mut lines = Vec::new();
+    let mut consumed = skipped;
+    let mut number = mark.next_line.max(1);
+    let mut rest = body;
+    while !rest.is_empty() {
+        let (text, terminated, len) = match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => (&rest[..end], true, end + 1),
+            None => (rest, false, rest.len()),
+        };
+        rest = &rest[len..];
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let parsed = if text.iter().all(u8::is_ascii_whitespace) {
+            Ok(None)
+        } else {
+            sync.lines_parsed += 1;
+            std::str::from_utf8(text)
+                .map_err(|err| {
+                    format!(
+                        "not UTF-8 (invalid byte at column {})",
+                        err.valid_up_to() + 1
+                    )
+                })
+                .and_then(|text| connector.read_line(number, text))
+        };
+        match parsed {
+            Ok(line) => lines.extend(line),
+            Err(_) if !terminated => {
+                // The last line may still be being written: read it again next time.
+                sync.warnings.push(LogWarning {
+                    location: format!("{}:{number}", path.display()),
+                    message: "the last line is incomplete (still being written?); skipped for now"
+                        .to_owned(),
+                });
+                break;
+            }
+            Err(message) => sync.warnings.push(LogWarning {
+                location: format!("{}:{number}", path.display()),
+                message: format!("skipped a malformed line: {message}"),
+            }),
+        }
+        consumed += len;
+        number += 1;
+    }
+    (lines, mark.consumed + consumed as u64, number)
+}
+
+impl KeelDatabase {
+    /// Finds the agent logs of `sources` and reads what is new into the inputs: a new
+    /// file wholly, a grown file from its previous end, an unchanged one not at all.
+    /// Pass the [`AgentLogs`] of the previous sync to update it (`None` creates it).
+    /// `progress` is told (files done, files total) as files are read.
+    pub fn sync_agent_logs(
+        &mut self,
+        previous: Option<AgentLogs>,
+        sources: &LogSources,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(AgentLogs, LogSync), LogFolderError> {
+        let (found, warnings) = discover(sources)?;
+        let mut sync = LogSync {
+            files: found.len(),
+            warnings,
+            ..LogSync::default()
+        };
+        let known: HashMap<PathBuf, AgentLog> = previous
+            .map(|logs| {
+                logs.files(&*self)
+                    .iter()
+                    .map(|&log| (log.path(&*self).clone(), log))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let by_harness: HashMap<HarnessId, Box<dyn Connector>> = connectors()
+            .into_iter()
+            .map(|connector| (connector.harness(), connector))
+            .collect();
+        let mut files = Vec::with_capacity(found.len());
+        for (done, found) in found.into_iter().enumerate() {
+            progress(done, sync.files);
+            let Some(connector) = by_harness.get(found.harness) else {
+                continue;
+            };
+            let log = known.get(&found.path).copied();
+            files.push(self.read_log(&**connector, found, log, &mut sync));
+        }
+        progress(sync.files, sync.files);
+        let logs = match previous {
+            Some(logs) => {
+                if logs.files(&*self) != &files {
+                    logs.set_files(self).to(files);
+                }
+                logs
+            }
+            None => AgentLogs::new(&*self, files, std::collections::BTreeMap::new()),
+        };
+        Ok((logs, sync))
+    }
+
+    /// Sets `[prices]` for the sessions of `logs` (only when it changed).
+    pub fn set_agent_prices(
+        &mut self,
+        logs: AgentLogs,
+        prices: std::collections::BTreeMap<String, crate::settings::ModelPrices>,
+    ) {
+        if logs.prices(&*self) != &prices {
+            logs.set_prices(self).to(prices);
+        }
+    }
+
+    /// Reads one file into its input (creating it when new).
+    fn read_log(
+        &mut self,
+        connector: &dyn Connector,
+        found: Found,
+        log: Option<AgentLog>,
+        sync: &mut LogSync,
+    ) -> AgentLog {
+        let meta = std::fs::metadata(&found.path).ok();
+        let len = meta.as_ref().map_or(0, std::fs::Metadata::len);
+        let mtime = meta.as_ref().and_then(|meta| meta.modified().ok());
+        let previous = log.map(|log| log.read(&*self).clone()).unwrap_or_default();
+        if let Some(log) = log
+            && previous.len == len
+            && previous.mtime == mtime
+        {
+            return log;
+        }
+        let appended = log.is_some() && len >= previous.consumed;
+        let start = if appended {
+            previous.clone()
+        } else {
+            ReadMark::default()
+        };
+        let read = match read_from(&found.path, start.consumed) {
+            Ok((tail, rest)) if !appended || tail == previous.tail => Ok((start, rest)),
+            // The bytes before the old end changed: the file was rewritten.
+            Ok(_) => read_from(&found.path, 0).map(|(_, rest)| (ReadMark::default(), rest)),
+            Err(err) => Err(err),
+        };
+        let (start, bytes) = match read {
+            Ok(read) => read,
+            Err(err) => {
+                sync.warnings.push(LogWarning {
+                    location: found.path.display().to_string(),
+                    message: format!("cannot read this log ({err}); skipped"),
+                });
+                (ReadMark::default(), Vec::new())
+            }
+        };
+        sync.files_read += 1;
+        sync.bytes_read += bytes.len() as u64;
+        let (lines, consumed, next_line) =
+            parse_chunk(connector, &found.path, &bytes, &start, sync);
+        let used = usize::try_from(consumed - start.consumed).unwrap_or(bytes.len());
+        let mut tail = start.tail.clone();
+        tail.extend_from_slice(&bytes[..used.min(bytes.len())]);
+        let keep_from = tail.len().saturating_sub(TAIL_BYTES);
+        let mark = ReadMark {
+            len,
+            mtime,
+            consumed,
+            next_line,
+            tail: tail.split_off(keep_from),
+        };
+        let fresh_start = start.consumed == 0;
+        match log {
+            Some(log) => {
+                let mut chunks = if fresh_start {
+                    Vec::new()
+                } else {
+                    log.chunks(&*self).clone()
+                };
+                if !lines.is_empty() {
+                    chunks.push(lines.into());
+                }
+                if log.chunks(&*self) != &chunks {
+                    log.set_chunks(self).to(chunks);
+                }
+                log.set_read(self).to(mark);
+                log
+            }
+            None => {
+                let chunks: Vec<Arc<[LogLine]>> = if lines.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![lines.into()]
+                };
+                AgentLog::new(
+                    &*self,
+                    found.path,
+                    found.harness,
+                    found.file_session,
+                    chunks,
+                    mark,
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Agent logs, the engine's side: where each harness keeps its session logs, how one log
+//! line becomes a harness-neutral [`LogLine`], and the salsa inputs that hold them
+//! ([`AgentLogs`], one [`AgentLog`] per file), read incrementally (an appended line is
+//! the only line parsed again).
+//!
+//! A harness is one [`Connector`]: where its logs are ([`Connector::roots`],
+//! [`Connector::is_log`]) and how a line reads ([`Connector::read_line`]). Claude Code
+//! ([`claude`]) and Codex CLI ([`codex`]) are the two today; a third is one more file.
+//!
+//! Owns: finding log files, reading their bytes, the line model, per-line warnings.
+//! Does not own: any rule that turns lines into sessions (dedupe, forks, deltas, pricing:
+//! `keel-queries::agents`) or rendering.
+
+pub mod claude;
+pub mod codex;
+mod files;
+mod lines;
+
+pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark};
+pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, Tokens, ToolUse};
+
+use crate::settings::ModelPrices;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A harness id as sessions carry it (`claude-code`, `codex`).
+pub type HarnessId = &'static str;
+
+/// The environment a connector reads its default locations from (injected, so tests
+/// run under a temporary HOME without touching the process environment).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogEnv {
+    /// `$HOME`.
+    pub home: Option<PathBuf>,
+    /// `$CLAUDE_CONFIG_DIR` (comma-separated folders).
+    pub claude_config_dir: Option<String>,
+    /// `$CODEX_HOME`.
+    pub codex_home: Option<PathBuf>,
+}
+
+impl LogEnv {
+    /// The process's own environment.
+    pub fn from_process() -> Self {
+        let nonempty = |key: &str| std::env::var_os(key).filter(|value| !value.is_empty());
+        Self {
+            home: nonempty("HOME").map(PathBuf::from),
+            claude_config_dir: nonempty("CLAUDE_CONFIG_DIR")
+                .map(|value| value.to_string_lossy().into_owned()),
+            codex_home: nonempty("CODEX_HOME").map(PathBuf::from),
+        }
+    }
+}
+
+/// One folder of logs and whether the user named it (a named folder that does not exist
+/// is an error; a default one is silently absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRoot {
+    pub path: PathBuf,
+    /// The flag that named it (`--claude-dir`), `None` for a default location.
+    pub flag: Option<&'static str>,
+}
+
+/// One harness: where its logs are and how one line reads.
+pub trait Connector: Send + Sync {
+    /// The harness id sessions carry.
+    fn harness(&self) -> HarnessId;
+
+    /// The folders to scan: `flagged` (the folders given by flag) when not empty, else the
+    /// harness's default locations from `env`. Each folder is a log root, scanned
+    /// recursively.
+    fn roots(&self, flagged: &[PathBuf], env: &LogEnv) -> Vec<LogRoot>;
+
+    /// Whether `path` (a file under `root`) is one of this harness's logs.
+    fn is_log(&self, root: &Path, path: &Path) -> bool;
+
+    /// The session a file's records belong to when a record names none
+    /// (Claude Code's `<sid>.jsonl`, `<sid>/subagents/…`).
+    fn file_session(&self, root: &Path, path: &Path) -> Option<Arc<str>>;
+
+    /// One line (1-based `line`) as keel's model; `Ok(None)` for a line that carries
+    /// nothing keel counts. `Err` names what is wrong with it.
+    fn read_line(&self, line: u32, text: &str) -> Result<Option<LogLine>, String>;
+}
+
+/// The connectors keel knows, in the order their sessions are listed.
+pub fn connectors() -> Vec<Box<dyn Connector>> {
+    vec![Box::new(claude::ClaudeCode), Box::new(codex::Codex)]
+}
+
+/// Every log file, as a salsa input: path, harness, what has been read of it.
+#[salsa::input(debug)]
+pub struct AgentLog {
+    #[returns(ref)]
+    pub path: PathBuf,
+    #[returns(copy)]
+    pub harness: HarnessId,
+    /// The session a record without its own id belongs to (see
+    /// [`Connector::file_session`]).
+    #[returns(ref)]
+    pub file_session: Option<Arc<str>>,
+    /// The lines read so far, one chunk per read (an append adds a chunk).
+    #[returns(ref)]
+    pub chunks: Vec<Arc<[LogLine]>>,
+    /// What the last read saw: length, mtime, bytes consumed (a partial last line is not
+    /// consumed), the next line number, and the bytes before the consumed end.
+    #[returns(ref)]
+    pub read: ReadMark,
+}
+
+/// All log files, in path order per harness (harnesses in [`connectors`] order).
+#[salsa::input(debug)]
+pub struct AgentLogs {
+    #[returns(ref)]
+    pub files: Vec<AgentLog>,
+    /// `[prices]` of `keel.toml`: model id → rates, over the bundled table.
+    #[returns(ref)]
+    pub prices: BTreeMap<String, ModelPrices>,
+}

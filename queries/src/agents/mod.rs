@@ -1,0 +1,196 @@
+//! Sessions from agent logs (`keel sessions` without `--sessions`, `keel sessions export`):
+//! the engine's [`AgentLogs`] inputs become one [`AgentSession`] per session, priced.
+//!
+//! ### Flow
+//! 1. [`log_claims`]: one pass over every file's lines assigns each counted record, call
+//!    and tool to its session ([`claims`], keel's rules for the logs' traps).
+//! 2. [`session_facts`]: one session's share of the claims. It re-runs whenever the claims
+//!    do, but compares equal for every session an appended line did not touch, so
+//! 3. [`agent_session`] (pricing, totals) re-runs only for the sessions that changed.
+//! 4. [`agent_sessions`]: all of them, sorted by (start, session id), with the warnings.
+//!
+//! Owns: those queries and the session record. Does not own: reading logs (the engine),
+//! locating a session's repository on disk (the caller), or linking sessions to commits
+//! (`crate::sessions`).
+
+pub mod claims;
+pub mod prices;
+
+#[cfg(test)]
+mod tests;
+
+pub use claims::{CODEX_FALLBACK_MODEL, Claims, SessionFacts};
+
+use crate::sessions::exact::Exact;
+use keel_engine::Db;
+use keel_engine::agents::{AgentLog, AgentLogs, LogLine, Tokens};
+use keel_engine::sessions::{Decimal, Instant};
+use prices::{CallPrice, Unpriced, call_cost};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// Decimals a session's cost keeps (a billionth of a cent).
+const COST_SCALE: u32 = 11;
+
+/// One session read from agent logs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AgentSession {
+    pub session_id: Arc<str>,
+    pub harness: String,
+    pub start: Instant,
+    pub end: Instant,
+    /// The folder the session ran in, as written.
+    pub cwd: Option<Arc<str>>,
+    pub api_calls: u64,
+    /// Tool name → calls.
+    pub tools: BTreeMap<Arc<str>, u64>,
+    pub tokens: Tokens,
+    /// Distinct models of the counted calls, sorted.
+    pub models: Vec<Arc<str>>,
+    /// USD; `None` when a counted call could not be priced.
+    pub cost: Option<Decimal>,
+    /// Why calls went unpriced: (model, reason) pairs.
+    pub unpriced: BTreeSet<(String, String)>,
+    /// The first file that contributed.
+    pub origin: String,
+}
+
+/// Every session, and what keel flagged while reading them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AgentSessions {
+    pub sessions: Vec<AgentSession>,
+    pub warnings: Vec<String>,
+}
+
+/// A session's identity for the per-session queries.
+#[salsa::interned(debug)]
+pub struct AgentSessionKey<'db> {
+    #[returns(ref)]
+    pub harness: String,
+    #[returns(ref)]
+    pub id: Arc<str>,
+}
+
+/// Every file's lines, assigned to sessions.
+#[salsa::tracked(returns(ref))]
+pub fn log_claims(db: &dyn Db, logs: AgentLogs) -> Claims {
+    let files: Vec<(AgentLog, Vec<&LogLine>)> = logs
+        .files(db)
+        .iter()
+        .map(|&log| (log, log.chunks(db).iter().flat_map(|c| c.iter()).collect()))
+        .collect();
+    claims::claims_of(db, &files)
+}
+
+/// One session's share of the claims (equal across revisions when its lines did not
+/// change, which stops [`agent_session`] from re-running).
+#[salsa::tracked(returns(ref))]
+pub fn session_facts<'db>(
+    db: &'db dyn Db,
+    logs: AgentLogs,
+    key: AgentSessionKey<'db>,
+) -> SessionFacts {
+    let id = (key.harness(db).clone(), key.id(db).clone());
+    log_claims(db, logs)
+        .sessions
+        .get(&id)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// One session, totalled and priced; `None` for a session without a single timestamp.
+#[salsa::tracked(returns(ref))]
+pub fn agent_session<'db>(
+    db: &'db dyn Db,
+    logs: AgentLogs,
+    key: AgentSessionKey<'db>,
+) -> Option<AgentSession> {
+    let facts = session_facts(db, logs, key);
+    let (Some(start), Some(end)) = (facts.start, facts.end) else {
+        return None;
+    };
+    let harness = key.harness(db);
+    let overrides = logs.prices(db);
+    let mut tokens = Tokens::default();
+    let mut cost = Some(Exact::zero());
+    let mut unpriced = BTreeSet::new();
+    for call in &facts.calls {
+        tokens.add(&call.tokens);
+        let priced = call_cost(
+            overrides,
+            &CallPrice {
+                harness,
+                model: &call.model,
+                tokens: call.tokens,
+                fast: call.fast,
+                at: call.at,
+            },
+        );
+        match priced {
+            Ok(price) => cost = cost.map(|sum| &sum + &price),
+            Err(reason) => {
+                cost = None;
+                unpriced.insert((call.model.to_string(), reason_text(&reason)));
+            }
+        }
+    }
+    let models: BTreeSet<Arc<str>> = facts.calls.iter().map(|call| call.model.clone()).collect();
+    Some(AgentSession {
+        session_id: key.id(db).clone(),
+        harness: harness.clone(),
+        start,
+        end,
+        cwd: facts.cwd.clone(),
+        api_calls: facts.calls.len() as u64,
+        tools: facts.tools.clone(),
+        tokens,
+        models: models.into_iter().collect(),
+        cost: cost.map(|sum| sum.to_decimal(COST_SCALE)),
+        unpriced,
+        origin: facts.origin.clone(),
+    })
+}
+
+fn reason_text(reason: &Unpriced) -> String {
+    match reason {
+        Unpriced::Model => {
+            "neither [prices] in keel.toml nor the bundled table knows it".to_owned()
+        }
+        Unpriced::MissingRate(rate) => format!("its [prices] entry has no {rate} rate"),
+        Unpriced::Fast => {
+            "its fast requests have no known multiplier (set fast_multiplier under [prices])"
+                .to_owned()
+        }
+    }
+}
+
+/// Every session, sorted by (start, session id), and the warnings: the claims' own and
+/// one per unpriced model.
+#[salsa::tracked(returns(ref))]
+pub fn agent_sessions(db: &dyn Db, logs: AgentLogs) -> AgentSessions {
+    let claims = log_claims(db, logs);
+    let mut warnings = claims.warnings.clone();
+    let mut sessions = Vec::with_capacity(claims.sessions.len());
+    let mut unpriced: BTreeMap<(String, String), u64> = BTreeMap::new();
+    for (harness, id) in claims.sessions.keys() {
+        let key = AgentSessionKey::new(db, harness.clone(), id.clone());
+        let Some(session) = agent_session(db, logs, key) else {
+            warnings.push(format!(
+                "{}: session {id} has no timestamped record; not counted",
+                claims.sessions[&(harness.clone(), id.clone())].origin
+            ));
+            continue;
+        };
+        for pair in &session.unpriced {
+            *unpriced.entry(pair.clone()).or_default() += 1;
+        }
+        sessions.push(session.clone());
+    }
+    for ((model, reason), count) in unpriced {
+        warnings.push(format!(
+            "model {model:?} is unpriced: {reason}; the cost of {count} session(s) is unknown (null), never counted as 0; repair: add \"{model}\" = {{ input = …, output = …, cache_write_5m = …, cache_write_1h = …, cache_read = … }} under [prices] in keel.toml"
+        ));
+    }
+    sessions.sort_by(|a, b| (a.start, &a.session_id).cmp(&(b.start, &b.session_id)));
+    AgentSessions { sessions, warnings }
+}
