@@ -258,7 +258,7 @@ fn keel_scan(
     let start = std::time::Instant::now();
     let mut db = KeelDatabase::detached();
     let world = db.load_sessions(SessionSources {
-        sessions: sessions.to_owned(),
+        sessions: sessions.to_owned().into(),
         decisions: None,
         now,
         days: 3650,

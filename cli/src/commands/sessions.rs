@@ -11,7 +11,12 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
-use keel_engine::sessions::{ExplicitRepos, Instant, SessionSources, settings_near};
+use keel_engine::agents::{LogEnv, LogSources, session_repo};
+use keel_engine::sessions::{
+    ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, settings_near,
+};
+use keel_engine::settings::Settings;
+use keel_queries::agents::{AgentSession, AgentSessions, agent_sessions};
 use keel_queries::sessions::{Group, ReportError, SessionsReport, scan_plan, sessions_report};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -19,17 +24,24 @@ use std::path::PathBuf;
 
 /// Which session made which commits, at what cost, and what survived?
 ///
-/// Reads a sessions log (one JSON object per line: session_id, harness, start, end, repo,
-/// project, cost.total, api_calls, tools), scans the repositories (`--repo`, else
-/// `[sessions] repos` of keel.toml, else the sessions' own) and links commits to sessions
-/// by agent trailer or by time window. Window links stay pending until a decision
-/// (`--decisions`, point commit_link) answers them. Exit 0: report printed; 2: bad usage
-/// or input keel could not read (nothing written).
+/// Reads the agents' own logs (Claude Code: --claude-dir, else each $CLAUDE_CONFIG_DIR
+/// entry's projects/, else ~/.claude/projects and ~/.config/claude/projects; Codex:
+/// --codex-dir, else $CODEX_HOME, else ~/.codex), or a sessions log in keel's format
+/// (--sessions, which wins), scans the repositories (--repo, else `[sessions] repos` of
+/// keel.toml, else the sessions' own) and links commits to sessions by agent trailer or by
+/// time window. Window links stay pending until a decision (--decisions, point
+/// commit_link) answers them. Exit 0: report printed; 2: bad usage or input keel could not
+/// read (nothing written).
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct SessionsArgs {
-    /// The sessions log (JSON lines).
+    #[command(subcommand)]
+    command: Option<SessionsCommand>,
+    /// A sessions log in keel's format (JSON lines); without it keel reads the agent logs.
     #[arg(long, value_name = "FILE")]
-    sessions: PathBuf,
+    sessions: Option<PathBuf>,
+    #[command(flatten)]
+    logs: LogArgs,
     /// Decisions to apply (JSON lines; point commit_link, probabilities.yes).
     #[arg(long, value_name = "FILE")]
     decisions: Option<PathBuf>,
@@ -45,6 +57,38 @@ pub(crate) struct SessionsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+}
+
+/// Where the agent logs are.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct LogArgs {
+    /// A folder of Claude Code logs, read recursively (repeatable) [default: each
+    /// $CLAUDE_CONFIG_DIR entry's projects/, else ~/.claude/projects and
+    /// ~/.config/claude/projects].
+    #[arg(long = "claude-dir", value_name = "DIR")]
+    claude_dirs: Vec<PathBuf>,
+    /// A CODEX_HOME: its sessions/ and archived_sessions/ are read (repeatable) [default:
+    /// $CODEX_HOME, else ~/.codex].
+    #[arg(long = "codex-dir", value_name = "DIR")]
+    codex_dirs: Vec<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum SessionsCommand {
+    Export(ExportArgs),
+}
+
+/// Writes the sessions read from the agent logs as JSON lines on stdout, sorted by (start,
+/// session_id): keel's sessions.jsonl format plus tokens and models, so they can be
+/// inspected, edited and replayed with `keel sessions --sessions FILE`.
+#[derive(Debug, clap::Args)]
+struct ExportArgs {
+    #[command(flatten)]
+    logs: LogArgs,
+    /// Only sessions that ended at or after this instant (RFC 3339, or a date YYYY-MM-DD
+    /// meaning its start in UTC).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
 }
 
 fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
@@ -66,9 +110,13 @@ fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
 }
 
 /// The sources of this run: flags first, then `keel.toml` near the working folder.
-fn sources(args: &SessionsArgs) -> Result<SessionSources, CommandError> {
+fn sources(
+    args: &SessionsArgs,
+    root: Option<PathBuf>,
+    settings: &Settings,
+    sessions: SessionInput,
+) -> Result<SessionSources, CommandError> {
     let now = now(args.now.as_deref())?;
-    let (root, settings) = settings_near(&std::env::current_dir()?)?;
     let repos = if !args.repos.is_empty() {
         Some(ExplicitRepos {
             origin: "--repo".to_owned(),
@@ -89,18 +137,114 @@ fn sources(args: &SessionsArgs) -> Result<SessionSources, CommandError> {
         None
     };
     Ok(SessionSources {
-        sessions: args.sessions.clone(),
+        sessions,
         decisions: args.decisions.clone(),
         now,
         days: args.days.unwrap_or(settings.sessions.days),
         repos,
-        trailers: settings.trailers,
+        trailers: settings.trailers.clone(),
     })
 }
 
+/// Reads the agent logs into `db` and returns their sessions, printing warnings on stderr
+/// (and progress, on a terminal, when `progress` allows).
+fn read_agent_logs(
+    db: &mut KeelDatabase,
+    logs: &LogArgs,
+    settings: &Settings,
+    progress: bool,
+) -> Result<AgentSessions, CommandError> {
+    let sources = LogSources {
+        claude_dirs: logs.claude_dirs.clone(),
+        codex_dirs: logs.codex_dirs.clone(),
+        env: LogEnv::from_process(),
+    };
+    let bar = (progress && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "keel sessions: reading logs {bar:30} {pos}/{len} files",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut tick = |done: usize, total: usize| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    };
+    let (agent_logs, sync) = db.sync_agent_logs(None, &sources, &mut tick)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    db.set_agent_prices(agent_logs, settings.prices.clone());
+    let sessions = agent_sessions(db, agent_logs).clone();
+    for warning in &sync.warnings {
+        eprintln!("warning: {warning}");
+    }
+    for warning in &sessions.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(sessions)
+}
+
+/// An agent session as a sessions.jsonl record.
+fn session_data(session: &AgentSession) -> SessionData {
+    let (repo, repo_real) = match session.cwd.as_deref() {
+        Some(cwd) => {
+            let (repo, real) = session_repo(cwd);
+            (Some(repo), Some(real))
+        }
+        None => (None, None),
+    };
+    SessionData {
+        session_id: session.session_id.to_string(),
+        harness: session.harness.clone(),
+        start: session.start,
+        end: session.end,
+        repo,
+        repo_real,
+        project: session.cwd.as_deref().and_then(project_of),
+        cost: session.cost.clone(),
+        api_calls: session.api_calls,
+        tools: session
+            .tools
+            .iter()
+            .map(|(name, calls)| (name.to_string(), *calls))
+            .collect(),
+        origin: session.origin.clone(),
+    }
+}
+
+/// `basename(cwd)`, as written (never decoded from a folder name).
+fn project_of(cwd: &str) -> Option<String> {
+    cwd.trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+}
+
 pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandError> {
+    let (root, settings) = settings_near(&std::env::current_dir()?)?;
+    if let Some(SessionsCommand::Export(export)) = &args.command {
+        return cmd_export(export, &settings);
+    }
     let mut db = KeelDatabase::detached();
-    let world = db.load_sessions(sources(args)?)?;
+    let input = match &args.sessions {
+        Some(file) => SessionInput::File(file.clone()),
+        None => {
+            let text = args.format == Format::Text;
+            let read = read_agent_logs(&mut db, &args.logs, &settings, text)?;
+            SessionInput::Records {
+                origin: "agent logs".to_owned(),
+                sessions: read.sessions.iter().map(session_data).collect(),
+            }
+        }
+    };
+    let world = db.load_sessions(sources(args, root, &settings, input)?)?;
     let plan = scan_plan(&db, world);
     // Long work shows progress on a terminal only, never in pipes or with JSON.
     let progress = args.format == Format::Text && std::io::stderr().is_terminal();
@@ -129,6 +273,96 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     Ok(ExitStatus::Clean)
 }
 
+/// `--since`: an RFC 3339 instant, or a date meaning its start in UTC.
+fn since(flag: &str) -> Result<Instant, CommandError> {
+    let text = if flag.len() == 10 {
+        format!("{flag}T00:00:00Z")
+    } else {
+        flag.to_owned()
+    };
+    Instant::parse_rfc3339(&text).map_err(|message| {
+        CommandError(format!(
+            "--since: {message}; repair: pass a date (2026-01-15) or RFC 3339 with an offset"
+        ))
+    })
+}
+
+/// `keel sessions export`.
+fn cmd_export(args: &ExportArgs, settings: &Settings) -> Result<ExitStatus, CommandError> {
+    let since = args.since.as_deref().map(since).transpose()?;
+    let mut db = KeelDatabase::detached();
+    let read = read_agent_logs(&mut db, &args.logs, settings, true)?;
+    let mut out = String::new();
+    for session in &read.sessions {
+        if since.is_some_and(|since| session.end < since) {
+            continue;
+        }
+        out.push_str(&export_line(session));
+        out.push('\n');
+    }
+    write_stdout(&out)?;
+    Ok(ExitStatus::Clean)
+}
+
+/// One exported session: the sessions.jsonl fields, then `tokens` and `models`.
+fn export_line(session: &AgentSession) -> String {
+    let data = session_data(session);
+    let cost = data
+        .cost
+        .as_ref()
+        .and_then(|cost| cost.as_str().parse::<f64>().ok());
+    let record = ExportRecord {
+        session_id: &data.session_id,
+        harness: &data.harness,
+        start: data.start.to_rfc3339(),
+        end: data.end.to_rfc3339(),
+        repo: data.repo.as_deref(),
+        project: data.project.as_deref(),
+        cost: ExportCost { total: cost },
+        api_calls: data.api_calls,
+        tools: &data.tools,
+        tokens: ExportTokens {
+            input: session.tokens.input,
+            output: session.tokens.output,
+            cache_write_5m: session.tokens.cache_write_5m,
+            cache_write_1h: session.tokens.cache_write_1h,
+            cache_read: session.tokens.cache_read,
+        },
+        models: session.models.iter().map(|m| &**m).collect(),
+    };
+    // Strings, numbers, nulls, lists and string-keyed maps only: serialization cannot fail.
+    serde_json::to_string(&record).unwrap_or_default()
+}
+
+#[derive(serde::Serialize)]
+struct ExportRecord<'a> {
+    session_id: &'a str,
+    harness: &'a str,
+    start: String,
+    end: String,
+    repo: Option<&'a str>,
+    project: Option<&'a str>,
+    cost: ExportCost,
+    api_calls: u64,
+    tools: &'a BTreeMap<String, u64>,
+    tokens: ExportTokens,
+    models: Vec<&'a str>,
+}
+
+#[derive(serde::Serialize)]
+struct ExportCost {
+    total: Option<f64>,
+}
+
+#[derive(serde::Serialize)]
+struct ExportTokens {
+    input: u64,
+    output: u64,
+    cache_write_5m: u64,
+    cache_write_1h: u64,
+    cache_read: u64,
+}
+
 /// `keel.sessions.v1`, pretty-printed.
 pub(crate) fn json(report: &SessionsReport) -> String {
     // The report holds only strings, numbers, nulls, lists and string-keyed maps:
@@ -144,6 +378,11 @@ fn number(value: Option<f64>) -> String {
         || "-".to_owned(),
         |v| serde_json::to_string(&v).unwrap_or_default(),
     )
+}
+
+/// A cost as JSON writes it, `unknown` for null (an unpriced model: never shown as 0).
+fn money(value: Option<f64>) -> String {
+    value.map_or_else(|| "unknown".to_owned(), |v| number(Some(v)))
 }
 
 /// Left-aligned columns, two spaces apart, indented by two.
@@ -175,7 +414,7 @@ fn groups(title: &str, key: &str, groups: &BTreeMap<String, Group>) -> String {
         .map(|(name, g)| {
             vec![
                 name.clone(),
-                number(Some(g.cost)),
+                money(g.cost),
                 g.commits_kept.to_string(),
                 g.commits_reverted.to_string(),
                 g.lines_added.to_string(),
@@ -210,11 +449,18 @@ fn groups(title: &str, key: &str, groups: &BTreeMap<String, Group>) -> String {
 pub(crate) fn text(report: &SessionsReport) -> String {
     let s = &report.summary;
     let mut out = format!(
-        "keel sessions: {} in scope, {} linked, unlinked cost {}\n\n",
+        "keel sessions: {} in scope, {} linked, unlinked cost {}",
         s.sessions_total,
         s.linked,
-        number(Some(s.unlinked_cost))
+        money(s.unlinked_cost)
     );
+    if s.unpriced_sessions > 0 {
+        out.push_str(&format!(
+            ", {} with unknown cost (an unpriced model; see the warnings)",
+            s.unpriced_sessions
+        ));
+    }
+    out.push_str("\n\n");
     out.push_str(&groups("by repo", "repo", &s.by_repo));
     out.push('\n');
     out.push_str(&groups("by harness", "harness", &s.by_harness));
@@ -237,7 +483,7 @@ pub(crate) fn text(report: &SessionsReport) -> String {
                     format!("+{} -{}", r.added, r.deleted),
                     r.commits_kept.to_string(),
                     r.commits_reverted.to_string(),
-                    number(Some(r.cost)),
+                    money(r.cost),
                 ]
             })
             .collect();

@@ -117,3 +117,22 @@ pub struct AgentLogs {
     #[returns(ref)]
     pub prices: BTreeMap<String, ModelPrices>,
 }
+
+/// The repository a session ran in: the nearest ancestor-or-self of `cwd` holding `.git`
+/// (a folder, or a file: a linked worktree is its own root) when `cwd` exists; else `cwd`
+/// as written. Returns (`repo` as a session record writes it, its real path).
+pub fn session_repo(cwd: &str) -> (String, PathBuf) {
+    let path = Path::new(cwd);
+    let root = std::fs::canonicalize(path).ok().and_then(|real| {
+        real.ancestors()
+            .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+            .map(Path::to_owned)
+    });
+    match root {
+        Some(root) => (root.display().to_string(), root),
+        None => (
+            cwd.to_owned(),
+            std::path::absolute(path).unwrap_or_else(|_| path.to_owned()),
+        ),
+    }
+}

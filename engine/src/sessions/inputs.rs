@@ -122,14 +122,15 @@ pub struct SessionData {
     /// `repo` resolved: its real path when it exists, else the absolute path as written.
     pub repo_real: Option<PathBuf>,
     pub project: Option<String>,
-    /// `cost.total` (0 when absent, with a warning).
-    pub cost: Decimal,
+    /// `cost.total` (0 when absent, with a warning; `None` when written `null`: unknown,
+    /// an unpriced model).
+    pub cost: Option<Decimal>,
     /// `api_calls` (0 when absent, with a warning).
     pub api_calls: u64,
     /// `tools`: tool name → calls (empty when absent, with a warning).
     pub tools: BTreeMap<String, u64>,
-    /// 1-based line in the sessions file.
-    pub line: usize,
+    /// Where the session was read (`sessions.jsonl:3`, a log file), for messages.
+    pub origin: String,
 }
 
 /// One `commit_link` line of `decisions.jsonl`, validated. Other points are not kept.

@@ -179,10 +179,12 @@ pub fn parse_sessions(
         let cost = match map.get("cost") {
             None | Some(Value::Null) => {
                 warnings.push(missing("cost", "0"));
-                Decimal::zero()
+                Some(Decimal::zero())
             }
             Some(Value::Object(cost)) => match cost.get("total") {
-                Some(total) => non_negative_number(file, line, "cost.total", total)?,
+                // `null`: unknown (an unpriced model), never 0.
+                Some(Value::Null) => None,
+                Some(total) => Some(non_negative_number(file, line, "cost.total", total)?),
                 None => {
                     return Err(refuse(
                         file,
@@ -243,7 +245,7 @@ pub fn parse_sessions(
             cost,
             api_calls,
             tools,
-            line,
+            origin: format!("{file}:{line}"),
         });
     }
     Ok((sessions, warnings))
@@ -334,11 +336,11 @@ mod tests {
         let s = &sessions[0];
         assert_eq!(s.session_id, "a");
         assert_eq!(s.end.nanos() - s.start.nanos(), 0, "11:00+01:00 is 10:00Z");
-        assert_eq!(s.cost.as_str(), "2");
+        assert_eq!(s.cost.as_ref().map(Decimal::as_str), Some("2"));
         assert_eq!(s.api_calls, 12);
         assert_eq!(s.tools.get("Edit"), Some(&3));
         assert_eq!(s.repo_real, Some(PathBuf::from("/r")));
-        assert_eq!(s.line, 1);
+        assert_eq!(s.origin, "s.jsonl:1");
     }
 
     #[test]
@@ -349,7 +351,7 @@ mod tests {
         );
         let (sessions, warnings) =
             parse_sessions("s.jsonl", text.as_bytes(), &resolve).expect("valid line");
-        assert_eq!(sessions[0].line, 2);
+        assert_eq!(sessions[0].origin, "s.jsonl:2");
         let lines: Vec<String> = warnings.iter().map(ToString::to_string).collect();
         assert_eq!(
             lines,

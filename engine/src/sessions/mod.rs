@@ -40,11 +40,38 @@ pub struct ExplicitRepos {
     pub paths: Vec<PathBuf>,
 }
 
+/// Where the sessions come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionInput {
+    /// A `sessions.jsonl` file, as given (messages show it so); re-read on change.
+    File(PathBuf),
+    /// Sessions read elsewhere (agent logs), and what to call their source in messages.
+    Records {
+        origin: String,
+        sessions: Vec<SessionData>,
+    },
+}
+
+impl From<PathBuf> for SessionInput {
+    fn from(path: PathBuf) -> Self {
+        Self::File(path)
+    }
+}
+
+impl SessionInput {
+    /// How messages name the source.
+    fn origin(&self) -> String {
+        match self {
+            Self::File(path) => path.display().to_string(),
+            Self::Records { origin, .. } => origin.clone(),
+        }
+    }
+}
+
 /// Where a `keel sessions` run reads from, and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSources {
-    /// The sessions file, as given (messages show it so).
-    pub sessions: PathBuf,
+    pub sessions: SessionInput,
     /// The decisions file, if any.
     pub decisions: Option<PathBuf>,
     pub now: Instant,
@@ -110,9 +137,16 @@ fn read_file(path: &Path, flag: &str) -> Result<Vec<u8>, SessionsError> {
     })
 }
 
-fn read_sessions(path: &Path) -> Result<(Vec<SessionData>, Vec<SessionsWarning>), SessionsError> {
-    let bytes = read_file(path, "--sessions")?;
-    jsonl::parse_sessions(&path.display().to_string(), &bytes, &resolve_path)
+fn read_sessions(
+    input: &SessionInput,
+) -> Result<(Vec<SessionData>, Vec<SessionsWarning>), SessionsError> {
+    match input {
+        SessionInput::File(path) => {
+            let bytes = read_file(path, "--sessions")?;
+            jsonl::parse_sessions(&path.display().to_string(), &bytes, &resolve_path)
+        }
+        SessionInput::Records { sessions, .. } => Ok((sessions.clone(), Vec::new())),
+    }
 }
 
 fn read_decisions(path: Option<&Path>) -> Result<Vec<DecisionData>, SessionsError> {
@@ -210,7 +244,7 @@ impl KeelDatabase {
                 .as_ref()
                 .map(|r| r.origin.clone())
                 .unwrap_or_default(),
-            sessions_file: sources.sessions.display().to_string(),
+            sessions_file: sources.sessions.origin(),
             trailers: sources.trailers.clone(),
         };
         let mut by_id = HashMap::new();

@@ -24,7 +24,7 @@ fn case(dir: tempfile::TempDir, name: &str, since: Instant) -> Case {
     let mut db = KeelDatabase::detached();
     let world = db
         .load_sessions(SessionSources {
-            sessions,
+            sessions: sessions.into(),
             decisions: None,
             now: Instant::parse_rfc3339("2026-01-16T00:00:00Z").expect("valid"),
             days: 30,

@@ -197,7 +197,7 @@ pub fn scan_plan(db: &dyn Db, world: SessionWorld) -> ScanPlan {
                 if repos.iter().all(|r| &r.path != path) {
                     repos.push(PlannedRepo {
                         path: path.clone(),
-                        origin: format!("{}:{}", params.sessions_file, data.line),
+                        origin: data.origin.clone(),
                     });
                 }
             }

@@ -187,7 +187,8 @@ pub struct Record {
     pub deleted: u64,
     pub commits_kept: u64,
     pub commits_reverted: u64,
-    pub cost: f64,
+    /// `None` (null) when the session's cost is unknown.
+    pub cost: Option<f64>,
 }
 
 /// One open `commit_link` question.
@@ -203,7 +204,11 @@ pub struct Pending {
 /// The numbers of one group (a repository label or a harness).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Group {
-    pub cost: f64,
+    /// `None` (null) when a session of the group has an unknown cost: an unknown is never
+    /// summed as 0.
+    pub cost: Option<f64>,
+    /// Sessions of the group whose cost is unknown.
+    pub unpriced_sessions: u64,
     pub lines_added: u64,
     pub commits_kept: u64,
     pub commits_reverted: u64,
@@ -217,7 +222,10 @@ pub struct Group {
 pub struct Summary {
     pub sessions_total: usize,
     pub linked: usize,
-    pub unlinked_cost: f64,
+    /// `None` (null) when an unlinked session's cost is unknown.
+    pub unlinked_cost: Option<f64>,
+    /// In-scope sessions whose cost is unknown.
+    pub unpriced_sessions: usize,
     pub by_repo: BTreeMap<String, Group>,
     pub by_harness: BTreeMap<String, Group>,
 }
@@ -238,17 +246,35 @@ pub enum ReportError {
     Trailer(TrailerError),
 }
 
-#[derive(Default)]
 struct GroupSum {
-    cost: Exact,
+    cost: Option<Exact>,
+    unpriced: HashSet<Session>,
     lines_added: u64,
     kept: u64,
     reverted: u64,
 }
 
+impl Default for GroupSum {
+    fn default() -> Self {
+        Self {
+            cost: Some(Exact::zero()),
+            unpriced: HashSet::new(),
+            lines_added: 0,
+            kept: 0,
+            reverted: 0,
+        }
+    }
+}
+
 impl GroupSum {
-    fn add(&mut self, cost: &Exact, draft: &RecordDraft) {
-        self.cost = &self.cost + cost;
+    fn add(&mut self, cost: Option<&Exact>, draft: &RecordDraft) {
+        match cost {
+            Some(cost) => self.cost = self.cost.as_ref().map(|sum| sum + cost),
+            None => {
+                self.cost = None;
+                self.unpriced.insert(draft.session);
+            }
+        }
         self.lines_added += draft.kept_added;
         self.kept += draft.commits_kept;
         self.reverted += draft.commits_reverted;
@@ -256,14 +282,18 @@ impl GroupSum {
 
     fn finish(&self) -> Group {
         let hundred = Exact::int(100);
+        let cost = self.cost.as_ref();
         Group {
-            cost: self.cost.round6(),
+            cost: cost.map(Exact::round6),
+            unpriced_sessions: self.unpriced.len() as u64,
             lines_added: self.lines_added,
             commits_kept: self.kept,
             commits_reverted: self.reverted,
-            cost_per_kept_commit: self.cost.ratio(&Exact::int(self.kept)).map(|x| x.round6()),
-            cost_per_100_lines: (&hundred * &self.cost)
-                .ratio(&Exact::int(self.lines_added))
+            cost_per_kept_commit: cost
+                .and_then(|cost| cost.ratio(&Exact::int(self.kept)))
+                .map(|x| x.round6()),
+            cost_per_100_lines: cost
+                .and_then(|cost| (&hundred * cost).ratio(&Exact::int(self.lines_added)))
                 .map(|x| x.round6()),
             revert_rate: Exact::int(self.reverted)
                 .ratio(&Exact::int(self.kept + self.reverted))
@@ -301,7 +331,7 @@ pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsRepor
     let mut by_harness: BTreeMap<String, GroupSum> = BTreeMap::new();
     for draft in &drafts {
         let data = draft.session.data(db);
-        let total = Exact::of(&data.cost);
+        let total = data.cost.as_ref().map(Exact::of);
         let n = Exact::int(draft.commits.len() as u64);
         let share = match (&draft.link_p, linked_commits.get(&draft.session)) {
             (Some(_), Some(&all)) => Some(all),
@@ -309,10 +339,12 @@ pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsRepor
             (None, Some(_)) => Some(0),
             (None, None) => pending_commits.get(&draft.session).copied(),
         };
+        // A session with an unknown cost shares an unknown, except where its share is 0.
         let cost = match share {
-            Some(0) => Exact::zero(),
-            Some(all) => (&total * &n).ratio(&Exact::int(all)).unwrap_or_default(),
-            None => Exact::zero(),
+            Some(0) | None => Some(Exact::zero()),
+            Some(all) => total
+                .as_ref()
+                .map(|total| (total * &n).ratio(&Exact::int(all)).unwrap_or_default()),
         };
         let label = repo_label(draft.repo.path(db));
         let link = match draft.link {
@@ -320,11 +352,14 @@ pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsRepor
             LinkKind::Window => "window",
         };
         if draft.link_p.is_some() {
-            by_repo.entry(label.clone()).or_default().add(&cost, draft);
+            by_repo
+                .entry(label.clone())
+                .or_default()
+                .add(cost.as_ref(), draft);
             by_harness
                 .entry(data.harness.clone())
                 .or_default()
-                .add(&cost, draft);
+                .add(cost.as_ref(), draft);
         } else {
             pending.push(Pending {
                 subject: draft.subject.clone(),
@@ -345,15 +380,19 @@ pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsRepor
             deleted: draft.deleted,
             commits_kept: draft.commits_kept,
             commits_reverted: draft.commits_reverted,
-            cost: cost.round6(),
+            cost: cost.as_ref().map(Exact::round6),
         });
     }
     let in_scope = in_scope_sessions(db, world);
-    let unlinked_cost: Exact = in_scope
+    let unlinked_cost: Option<Exact> = in_scope
         .iter()
         .filter(|s| !linked_commits.contains_key(s))
-        .map(|s| Exact::of(&s.data(db).cost))
+        .map(|s| s.data(db).cost.as_ref().map(Exact::of))
         .sum();
+    let unpriced_sessions = in_scope
+        .iter()
+        .filter(|s| s.data(db).cost.is_none())
+        .count();
     Ok(SessionsReport {
         schema: SCHEMA,
         records,
@@ -361,7 +400,8 @@ pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsRepor
         summary: Summary {
             sessions_total: in_scope.len(),
             linked: linked_commits.len(),
-            unlinked_cost: unlinked_cost.round6(),
+            unlinked_cost: unlinked_cost.as_ref().map(Exact::round6),
+            unpriced_sessions,
             by_repo: by_repo
                 .iter()
                 .map(|(k, g)| (k.clone(), g.finish()))

@@ -22,7 +22,7 @@ struct Run {
 
 fn sources(dir: &Path, explicit: Option<Vec<PathBuf>>) -> SessionSources {
     SessionSources {
-        sessions: dir.join("sessions.jsonl"),
+        sessions: dir.join("sessions.jsonl").into(),
         decisions: Some(dir.join("decisions.jsonl")),
         now: Instant::parse_rfc3339(LEX_NOW).expect("valid"),
         days: 30,
@@ -144,7 +144,7 @@ fn lex_pass_1_without_decisions() {
     assert_eq!((a.link, a.link_p), ("trailer", Some(1.0)));
     assert_eq!(a.commits, sorted(vec![c1.clone(), c2.clone()]));
     assert_eq!((a.added, a.commits_kept, a.commits_reverted), (15, 1, 1));
-    assert_eq!(a.cost, 2.0);
+    assert_eq!(a.cost, Some(2.0));
     let b = record(&report, "b").expect("b has a window record");
     assert_eq!((b.link, b.link_p), ("window", None));
     assert_eq!(b.commits, vec![c4.clone()]);
@@ -152,9 +152,12 @@ fn lex_pass_1_without_decisions() {
     assert_eq!(report.pending.len(), 1);
     assert_eq!(report.pending[0].subject, hand_subject("b", &[c4]));
     let s = &report.summary;
-    assert_eq!((s.sessions_total, s.linked, s.unlinked_cost), (3, 1, 1.5));
+    assert_eq!(
+        (s.sessions_total, s.linked, s.unlinked_cost),
+        (3, 1, Some(1.5))
+    );
     let lex_group = &s.by_repo["lex"];
-    assert_eq!(lex_group.cost, 2.0);
+    assert_eq!(lex_group.cost, Some(2.0));
     assert_eq!(lex_group.lines_added, 10);
     assert_eq!(lex_group.cost_per_kept_commit, Some(2.0));
     assert_eq!(lex_group.cost_per_100_lines, Some(20.0));
@@ -176,16 +179,16 @@ fn lex_pass_2_with_b_decided_yes_0_8() {
     );
     let report = run.report();
     let b = record(&report, "b").expect("b is linked");
-    assert_eq!((b.link, b.link_p, b.cost), ("window", Some(0.8), 1.0));
+    assert_eq!((b.link, b.link_p, b.cost), ("window", Some(0.8), Some(1.0)));
     assert!(report.pending.is_empty());
     let s = &report.summary;
-    assert_eq!((s.linked, s.unlinked_cost), (2, 0.5));
+    assert_eq!((s.linked, s.unlinked_cost), (2, Some(0.5)));
     assert_eq!(
         (s.by_repo["lex"].cost, s.by_repo["lex"].lines_added),
-        (3.0, 17)
+        (Some(3.0), 17)
     );
-    assert_eq!(s.by_harness["codex"].cost, 1.0);
-    assert_eq!(s.by_harness["claude-code"].cost, 2.0);
+    assert_eq!(s.by_harness["codex"].cost, Some(1.0));
+    assert_eq!(s.by_harness["claude-code"].cost, Some(2.0));
 }
 
 #[test]
@@ -198,8 +201,8 @@ fn lex_pass_3_with_b_decided_yes_0_3_drops_b() {
     assert!(record(&report, "b").is_none(), "b is dropped");
     assert!(report.pending.is_empty());
     let s = &report.summary;
-    assert_eq!((s.linked, s.unlinked_cost), (1, 1.5));
-    assert_eq!(s.by_repo["lex"].cost, 2.0);
+    assert_eq!((s.linked, s.unlinked_cost), (1, Some(1.5)));
+    assert_eq!(s.by_repo["lex"].cost, Some(2.0));
 }
 
 // ---------------------------------------------------------------- L-repo
@@ -598,7 +601,8 @@ fn l_decided_missing_yes_is_zero_and_other_subjects_do_not_apply() {
         "another subject: still pending"
     );
     assert_eq!(
-        report.summary.unlinked_cost, 1.0,
+        report.summary.unlinked_cost,
+        Some(1.0),
         "pending counts as unlinked"
     );
     let dir = temp();
@@ -716,21 +720,25 @@ fn l_split_one_session_in_two_repos_shares_its_cost_by_commits() {
     let sessions = [claude("s", (10, 0), (11, 0), None).cost("1")];
     let repos = vec![real(one.path()), real(two.path())];
     let report = run(dir.path(), &sessions, &[], Some(repos)).report();
-    let costs: Vec<(String, f64)> = report
+    let costs: Vec<(String, Option<f64>)> = report
         .records
         .iter()
         .map(|r| (r.repo_label.clone(), r.cost))
         .collect();
     assert_eq!(
         costs,
-        vec![("one".to_owned(), 0.666667), ("two".to_owned(), 0.333333)]
+        vec![
+            ("one".to_owned(), Some(0.666667)),
+            ("two".to_owned(), Some(0.333333))
+        ]
     );
     let s = &report.summary;
     assert_eq!(
-        s.by_harness["claude-code"].cost, 1.0,
+        s.by_harness["claude-code"].cost,
+        Some(1.0),
         "no double count, rounded once"
     );
-    assert_eq!((s.linked, s.unlinked_cost), (1, 0.0));
+    assert_eq!((s.linked, s.unlinked_cost), (1, Some(0.0)));
 }
 
 #[test]
@@ -782,7 +790,7 @@ fn l_cost_null_denominators_and_scope() {
     let report = run(dir.path(), &sessions, &[], None).report();
     let s = &report.summary;
     assert_eq!(s.sessions_total, 3, "s, future (ends 23:59 < now) and idle");
-    assert_eq!(s.unlinked_cost, 100.25, "future and idle");
+    assert_eq!(s.unlinked_cost, Some(100.25), "future and idle");
     let group = &s.by_repo["r"];
     assert_eq!(
         (

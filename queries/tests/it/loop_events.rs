@@ -407,7 +407,7 @@ struct SessionsLoop {
 /// gives it (the repositories are the sessions' own).
 fn session_sources(dir: &Path) -> SessionSources {
     SessionSources {
-        sessions: dir.join("sessions.jsonl"),
+        sessions: dir.join("sessions.jsonl").into(),
         decisions: Some(dir.join("decisions.jsonl")),
         now: Instant::parse_rfc3339(LEX_NOW).expect("a valid instant"),
         days: 30,
