@@ -113,22 +113,29 @@ pub struct Rate(pub Decimal);
 
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Number {
-            Int(u64),
-            Float(f64),
-        }
-        let decimal = match Number::deserialize(deserializer)
-            .map_err(|_| serde::de::Error::custom("expected a non-negative number"))?
-        {
-            Number::Int(value) => Decimal::from_f64(value as f64),
-            Number::Float(value) if value.is_finite() && value >= 0.0 => Decimal::from_f64(value),
-            Number::Float(_) => {
-                return Err(serde::de::Error::custom("expected a non-negative number"));
+        struct Number;
+        impl serde::de::Visitor<'_> for Number {
+            type Value = Rate;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a non-negative number")
             }
-        };
-        Ok(Self(decimal))
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Rate, E> {
+                Ok(Rate(Decimal::from_f64(value as f64)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Rate, E> {
+                u64::try_from(value)
+                    .map_err(|_| E::custom("expected a non-negative number"))
+                    .and_then(|value| self.visit_u64(value))
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<Rate, E> {
+                if value.is_finite() && value >= 0.0 {
+                    Ok(Rate(Decimal::from_f64(value)))
+                } else {
+                    Err(E::custom("expected a non-negative number"))
+                }
+            }
+        }
+        deserializer.deserialize_any(Number)
     }
 }
 

@@ -16,9 +16,6 @@
 pub mod claims;
 pub mod prices;
 
-#[cfg(test)]
-mod tests;
-
 pub use claims::{CODEX_FALLBACK_MODEL, Claims, SessionFacts};
 
 use crate::sessions::exact::Exact;
