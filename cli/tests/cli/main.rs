@@ -10,6 +10,7 @@
 //! order: if keel stops seeing a known anchored hit, it is the first failure reported.
 
 mod ack;
+mod agent_logs;
 mod bad_input;
 mod colour;
 mod exit_codes;

@@ -1,0 +1,317 @@
+//! End-to-end `keel sessions` over agent logs: the fixture logs of `fixtures/agent-logs/`
+//! (one file per trap of `notes/agent-logs.md`) written under a temporary HOME, read from
+//! the default locations, and linked to a fixture repository's commits. Every expected
+//! number below is computed by hand in the comments from the fixture lines and published
+//! prices, never by keel.
+
+use crate::support::{Run, run, snapshot_settings};
+use keel_fixtures::FIXTURE_EMAIL;
+use keel_fixtures::sessions::{
+    CLAUDE_TRAILER, CODEX_TRAILER, LEX_NOW, at, lines, message, session_repo,
+};
+use serde_json::Value;
+use std::path::Path;
+
+/// The fixture logs: (path under HOME, contents with `@REPO@` for the repository).
+const LOGS: [(&str, &str); 7] = [
+    (
+        ".claude/projects/-w-app/s1.jsonl",
+        include_str!("../../../fixtures/agent-logs/claude/projects/-w-app/s1.jsonl"),
+    ),
+    (
+        ".claude/projects/-w-app/s1/subagents/agent-x.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/claude/projects/-w-app/s1/subagents/agent-x.jsonl"
+        ),
+    ),
+    (
+        ".claude/projects/-w-app/s2.jsonl",
+        include_str!("../../../fixtures/agent-logs/claude/projects/-w-app/s2.jsonl"),
+    ),
+    (
+        ".codex/sessions/2026/01/15/rollout-2026-01-15T14-00-00-cx1.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex/sessions/2026/01/15/rollout-2026-01-15T14-00-00-cx1.jsonl"
+        ),
+    ),
+    (
+        ".codex/archived_sessions/rollout-2026-01-15T14-00-00-cx1.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex/archived_sessions/rollout-2026-01-15T14-00-00-cx1.jsonl"
+        ),
+    ),
+    (
+        ".codex/sessions/2026/01/15/rollout-2026-01-15T14-10-00-cx2.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex/sessions/2026/01/15/rollout-2026-01-15T14-10-00-cx2.jsonl"
+        ),
+    ),
+    (
+        ".codex/sessions/2026/01/15/rollout-2026-01-15T15-00-00-cx3.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex/sessions/2026/01/15/rollout-2026-01-15T15-00-00-cx3.jsonl"
+        ),
+    ),
+];
+
+/// A HOME holding the fixture logs and `app/`, a repository with one Claude-trailer
+/// commit at 10:30 (+4 lines) and one Codex-trailer commit at 14:05 (+3 lines).
+fn home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().expect("a temporary folder");
+    let mut repo = session_repo(home.path(), "app").expect("a fixture repository");
+    repo.write("a.txt", &lines("a", 4)).expect("write");
+    repo.commit_at(
+        &message("claude work", Some(CLAUDE_TRAILER)),
+        FIXTURE_EMAIL,
+        at(10, 30),
+        at(10, 30),
+    )
+    .expect("commit");
+    repo.write("b.txt", &lines("b", 3)).expect("write");
+    repo.commit_at(
+        &message("codex work", Some(CODEX_TRAILER)),
+        FIXTURE_EMAIL,
+        at(14, 5),
+        at(14, 5),
+    )
+    .expect("commit");
+    let repo_path = std::fs::canonicalize(home.path().join("app")).expect("the repository exists");
+    for (path, text) in LOGS {
+        let target = home.path().join(path);
+        std::fs::create_dir_all(target.parent().expect("a file has a folder")).expect("mkdir");
+        std::fs::write(
+            &target,
+            text.replace("@REPO@", &repo_path.display().to_string()),
+        )
+        .expect("write a log");
+    }
+    home
+}
+
+fn keel(home: &Path, args: &[&str]) -> Run {
+    let run = run(home, args);
+    run.assert_no_panic();
+    run
+}
+
+fn exported(home: &Path) -> Vec<Value> {
+    let run = keel(home, &["sessions", "export"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect()
+}
+
+fn by_id<'a>(records: &'a [Value], id: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|r| r["session_id"] == id)
+        .unwrap_or_else(|| panic!("no session {id} in {records:?}"))
+}
+
+#[test]
+fn claude_traps_count_each_call_and_tool_once() {
+    let home = home();
+    let records = exported(home.path());
+    let s1 = by_id(&records, "s1");
+    // m1 is written three times (a streaming placeholder with output 1, then two content
+    // blocks): one call, the largest copy. m2 is replayed by `/btw` under a new request id
+    // in the sub-agent file: one call. m3 is the sub-agent's own (sidechain, belongs to
+    // s1). The `<synthetic>` record is no call.
+    assert_eq!(s1["api_calls"], 3);
+    assert_eq!(
+        s1["tokens"],
+        serde_json::json!({"input": 310, "output": 170, "cache_write_5m": 1100, "cache_write_1h": 200, "cache_read": 500})
+    );
+    // t1 and t3 are Bash (t3 appears twice), t2 is Edit.
+    assert_eq!(s1["tools"], serde_json::json!({"Bash": 2, "Edit": 1}));
+    assert_eq!(
+        s1["models"],
+        serde_json::json!(["claude-haiku-4-5", "claude-sonnet-4-5"])
+    );
+    // The sub-agent logged first (10:01), the /btw copy last (10:09).
+    assert_eq!(s1["start"], "2026-01-15T10:01:00Z");
+    assert_eq!(s1["end"], "2026-01-15T10:09:00Z");
+    // sonnet-4-5 $3/$15/$3.75/–/$0.30, haiku-4-5 $1/$5/$1.25/$2/–, per million:
+    // m1 100·3 + 50·15 + 1000·3.75 = 4800; m2 10·3 + 20·15 + 500·0.3 = 480;
+    // m3 200·1 + 100·5 + 100·1.25 + 200·2 = 1225; total 6505 → $0.006505.
+    assert_eq!(s1["cost"]["total"], 0.006505);
+    let repo = std::fs::canonicalize(home.path().join("app")).expect("exists");
+    assert_eq!(s1["repo"], repo.display().to_string());
+    assert_eq!(s1["project"], "app");
+    // s2 replays s1's u2 (same uuid: not counted again); its own call: 1000·3 + 1000·15.
+    let s2 = by_id(&records, "s2");
+    assert_eq!(
+        (s2["api_calls"].as_u64(), s2["cost"]["total"].as_f64()),
+        (Some(1), Some(0.018))
+    );
+    assert_eq!(
+        (s2["repo"].as_str(), s2["project"].as_str()),
+        (Some("/nonexistent/place"), Some("place"))
+    );
+}
+
+#[test]
+fn codex_traps_count_rises_once_and_subagents_toward_their_spawner() {
+    let home = home();
+    let records = exported(home.path());
+    // cx1: rises 1100 (800 input, 200 cached, 100 out) and 2200 (1000, 1000, 200); the
+    // repeated row and `info: null` add nothing; the archived copy is the same rollout.
+    // cx2 is cx1's sub-agent: its replayed header, total and tool (stamped 14:10:00) add
+    // nothing; its rise 1500−1000 input, 150−100 output is one more call of cx1.
+    assert!(
+        records.iter().all(|r| r["session_id"] != "cx2"),
+        "{records:?}"
+    );
+    let cx1 = by_id(&records, "cx1");
+    assert_eq!(cx1["api_calls"], 3);
+    assert_eq!(
+        cx1["tokens"],
+        serde_json::json!({"input": 2300, "output": 350, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 1200})
+    );
+    assert_eq!(
+        cx1["tools"],
+        serde_json::json!({"apply_patch": 1, "shell": 2})
+    );
+    assert_eq!(
+        (cx1["start"].as_str(), cx1["end"].as_str()),
+        (Some("2026-01-15T14:00:00Z"), Some("2026-01-15T14:10:07Z"))
+    );
+    // gpt-5 $1.25 input, $0.125 cached, $10 output: 2300·1.25 + 1200·0.125 + 350·10 =
+    // 2875 + 150 + 3500 = 6525 → $0.006525.
+    assert_eq!(cx1["cost"]["total"], 0.006525);
+    // cx3 has no turn_context: priced as gpt-5 (100·1.25 + 10·10 = 225), flagged.
+    let cx3 = by_id(&records, "cx3");
+    assert_eq!(cx3["cost"]["total"], 0.000225);
+    let run = keel(home.path(), &["sessions", "export"]);
+    assert!(
+        run.stderr
+            .contains("no turn_context line; its calls are priced as gpt-5"),
+        "{}",
+        run.stderr
+    );
+    // The malformed line and the partial last line are warnings naming file:line.
+    assert!(
+        run.stderr
+            .contains("rollout-2026-01-15T15-00-00-cx3.jsonl:2: skipped a malformed line"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("s2.jsonl:3: the last line is incomplete"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn sessions_link_log_sessions_and_export_replays_to_the_same_report() {
+    let home = home();
+    let direct = keel(
+        home.path(),
+        &["sessions", "--now", LEX_NOW, "--format", "json"],
+    );
+    assert_eq!(direct.code, 0, "{}", direct.stderr);
+    let report: Value = serde_json::from_str(&direct.stdout).expect("JSON");
+    // s1 (10:01–10:09) links the 10:30 Claude-trailer commit (+4); cx1 the 14:05 Codex one (+3).
+    let linked: Vec<(&str, u64)> = report["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| {
+            (
+                r["session_id"].as_str().unwrap_or(""),
+                r["added"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(linked, vec![("cx1", 3), ("s1", 4)]);
+    assert_eq!(
+        report["summary"]["by_harness"]["claude-code"]["cost"],
+        0.006505
+    );
+    assert_eq!(report["summary"]["by_harness"]["codex"]["cost"], 0.006525);
+    let export = keel(home.path(), &["sessions", "export"]);
+    let file = home.path().join("exported.jsonl");
+    std::fs::write(&file, &export.stdout).expect("write the export");
+    let file = file.display().to_string();
+    let replayed = keel(
+        home.path(),
+        &[
+            "sessions",
+            "--sessions",
+            &file,
+            "--now",
+            LEX_NOW,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(replayed.stdout, direct.stdout);
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!("sessions_agent_logs_json", direct.stdout);
+    });
+}
+
+#[test]
+fn an_unpriced_model_leaves_cost_unknown_and_a_flagged_missing_folder_is_refused() {
+    let home = home();
+    let path = home.path().join(".claude/projects/-w-app/s2.jsonl");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(
+        &path,
+        text.replace(
+            "\"model\":\"claude-sonnet-4-5\"",
+            "\"model\":\"house-model-1\"",
+        ),
+    )
+    .expect("write");
+    let records = exported(home.path());
+    assert_eq!(by_id(&records, "s2")["cost"]["total"], Value::Null);
+    let run = keel(home.path(), &["sessions", "export"]);
+    assert!(
+        run.stderr.contains("model \"house-model-1\" is unpriced"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(
+        home.path().join("app/keel.toml"),
+        "[prices]\n\"house-model-1\" = { input = 1, output = 2 }\n",
+    )
+    .expect("write keel.toml");
+    let priced = keel(
+        &home.path().join("app"),
+        &[
+            "sessions",
+            "export",
+            "--claude-dir",
+            &home.path().join(".claude/projects").display().to_string(),
+        ],
+    );
+    assert_eq!(priced.code, 0, "{}", priced.stderr);
+    // 1000·1 + 1000·2 per million.
+    assert!(
+        priced.stdout.contains("\"session_id\":\"s2\""),
+        "{}",
+        priced.stdout
+    );
+    assert!(
+        priced.stdout.contains("\"cost\":{\"total\":0.003}"),
+        "{}",
+        priced.stdout
+    );
+    let missing = keel(
+        home.path(),
+        &["sessions", "export", "--claude-dir", "no-such-folder"],
+    );
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing
+            .stderr
+            .contains("--claude-dir no-such-folder: no such folder"),
+        "{}",
+        missing.stderr
+    );
+}
