@@ -12,6 +12,7 @@
 //! ancestry windows; `renames` holds rename pairing to `git diff -M`; `reparse` holds
 //! incremental parsing to the full parse's answers, `splice` the Python splice.
 
+mod agent_logs;
 mod agreement;
 mod agreement_history;
 mod callgraph_python;
