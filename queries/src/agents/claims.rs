@@ -20,7 +20,8 @@
 
 use keel_engine::agents::{AgentLog, Call, Cumulative, LogEvent, LogLine, Meta, Tokens};
 use keel_engine::sessions::Instant;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// The model a Codex file without `turn_context` is priced as.
@@ -81,71 +82,76 @@ pub struct Claims {
 
 /// Where an owned call sits, to replace its usage by a larger copy.
 struct CallSlot {
-    session: SessionId,
+    session: usize,
     index: usize,
 }
 
+/// A harness and a session id, as shared strings (a lookup key that allocates nothing).
+type SlotKey = (Arc<str>, Arc<str>);
+
 #[derive(Default)]
 struct Claimer {
-    claims: Claims,
-    uuids: HashSet<Arc<str>>,
-    calls: HashMap<Arc<str>, CallSlot>,
-    tools: HashSet<(String, Arc<str>)>,
+    /// Each session met so far, in the order met, and where each one is.
+    sessions: Vec<(SlotKey, SessionFacts)>,
+    slots: FxHashMap<SlotKey, usize>,
+    warnings: Vec<String>,
+    uuids: FxHashSet<Arc<str>>,
+    calls: FxHashMap<Arc<str>, CallSlot>,
+    tools: FxHashSet<SlotKey>,
 }
 
 impl Claimer {
-    fn facts(&mut self, session: &SessionId, origin: &str) -> &mut SessionFacts {
-        self.claims
-            .sessions
-            .entry(session.clone())
-            .or_insert_with(|| SessionFacts {
-                origin: origin.to_owned(),
-                ..SessionFacts::default()
-            })
+    /// The index of a session's facts, created on first sight with `origin`.
+    fn slot(&mut self, harness: &Arc<str>, id: &Arc<str>, origin: &str) -> usize {
+        let key = (harness.clone(), id.clone());
+        if let Some(&slot) = self.slots.get(&key) {
+            return slot;
+        }
+        let facts = SessionFacts {
+            origin: origin.to_owned(),
+            ..SessionFacts::default()
+        };
+        self.sessions.push((key.clone(), facts));
+        self.slots.insert(key, self.sessions.len() - 1);
+        self.sessions.len() - 1
     }
 
-    fn count_tools(&mut self, session: &SessionId, origin: &str, line: &LogLine) {
+    fn facts(&mut self, slot: usize) -> &mut SessionFacts {
+        &mut self.sessions[slot].1
+    }
+
+    fn count_tools(&mut self, slot: usize, line: &LogLine) {
         for tool in &line.tools {
-            if self.tools.insert((session.0.clone(), tool.id.clone())) {
-                *self
-                    .facts(session, origin)
-                    .tools
-                    .entry(tool.name.clone())
-                    .or_default() += 1;
+            let harness = self.sessions[slot].0.0.clone();
+            if self.tools.insert((harness, tool.id.clone())) {
+                *self.facts(slot).tools.entry(tool.name.clone()).or_default() += 1;
             }
         }
     }
 
-    fn claude_call(&mut self, session: &SessionId, origin: &str, call: &Call, at: Option<Instant>) {
-        let counted = CountedCall {
-            model: call.model.clone(),
-            tokens: call.tokens,
-            fast: call.fast,
-            at,
-        };
-        if let Some(slot) = self.calls.get(&call.id) {
+    fn claude_call(&mut self, slot: usize, call: &Call, at: Option<Instant>) {
+        if let Some(owned) = self.calls.get(&call.id) {
             // Streaming writes early copies with placeholder counts: keep the largest.
-            let owner = self
-                .claims
-                .sessions
-                .get_mut(&slot.session)
-                .and_then(|facts| facts.calls.get_mut(slot.index));
-            if let Some(owned) = owner
-                && call.tokens.total() > owned.tokens.total()
-            {
+            let owned = &mut self.sessions[owned.session].1.calls[owned.index];
+            if call.tokens.total() > owned.tokens.total() {
                 owned.tokens = call.tokens;
                 owned.model = call.model.clone();
                 owned.fast = call.fast;
             }
             return;
         }
-        let facts = self.facts(session, origin);
-        facts.calls.push(counted);
-        let index = facts.calls.len() - 1;
+        let calls = &mut self.sessions[slot].1.calls;
+        calls.push(CountedCall {
+            model: call.model.clone(),
+            tokens: call.tokens,
+            fast: call.fast,
+            at,
+        });
+        let index = calls.len() - 1;
         self.calls.insert(
             call.id.clone(),
             CallSlot {
-                session: session.clone(),
+                session: slot,
                 index,
             },
         );
@@ -153,7 +159,7 @@ impl Claimer {
 
     fn records_file(
         &mut self,
-        harness: &str,
+        harness: &Arc<str>,
         log: &[&LogLine],
         file_session: Option<&Arc<str>>,
         origin: &str,
@@ -169,24 +175,24 @@ impl Claimer {
                 orphans.push(line.line);
                 continue;
             };
-            let session = (harness.to_owned(), id.clone());
-            let facts = self.facts(&session, origin);
+            let slot = self.slot(harness, id, origin);
+            let facts = self.facts(slot);
             facts.touch(line.timestamp);
             facts.offer_cwd(0, line.timestamp, line.cwd.as_ref());
-            self.count_tools(&session, origin, line);
+            self.count_tools(slot, line);
             if let LogEvent::Call(call) = &line.event {
-                self.claude_call(&session, origin, call, line.timestamp);
+                self.claude_call(slot, call, line.timestamp);
             }
         }
         if let Some(first) = orphans.first() {
-            self.claims.warnings.push(format!(
+            self.warnings.push(format!(
                 "{origin}:{first}: {} record(s) name no session (no sessionId, and the file name names none); not counted",
                 orphans.len()
             ));
         }
     }
 
-    fn rollout_file(&mut self, harness: &str, log: &[&LogLine], origin: &str) {
+    fn rollout_file(&mut self, harness: &Arc<str>, log: &[&LogLine], origin: &str) {
         let headers: Vec<(usize, &Meta)> = log
             .iter()
             .enumerate()
@@ -196,7 +202,7 @@ impl Claimer {
             })
             .collect();
         let Some(&(_, first)) = headers.first() else {
-            self.claims.warnings.push(format!(
+            self.warnings.push(format!(
                 "{origin}: no session_meta line; the file is not counted"
             ));
             return;
@@ -210,26 +216,26 @@ impl Claimer {
         } else {
             first.id.clone()
         };
-        let session = (harness.to_owned(), owner);
+        let slot = self.slot(harness, &owner, origin);
         let replay = replayed(log, headers.get(1).map(|&(index, _)| index));
         let rank = u8::from(first.subagent);
         let created = first
             .created
             .or(log.first().and_then(|line| line.timestamp));
-        self.facts(&session, origin)
+        self.facts(slot)
             .offer_cwd(rank, created, first.cwd.as_ref());
         let has_model = log
             .iter()
             .any(|line| matches!(line.event, LogEvent::Model(_)));
         if !has_model {
-            self.claims.warnings.push(format!(
+            self.warnings.push(format!(
                 "{origin}: no turn_context line; its calls are priced as {CODEX_FALLBACK_MODEL}"
             ));
         }
         let mut model: Arc<str> = CODEX_FALLBACK_MODEL.into();
         let mut previous: Option<Cumulative> = None;
         for (index, line) in log.iter().enumerate() {
-            self.facts(&session, origin).touch(line.timestamp);
+            self.facts(slot).touch(line.timestamp);
             let in_replay = replay.contains(&index);
             match &line.event {
                 LogEvent::Model(name) => model = name.clone(),
@@ -245,7 +251,7 @@ impl Claimer {
                         (false, rise) => rise,
                     };
                     if let Some(tokens) = tokens.filter(|tokens| tokens.total() > 0) {
-                        self.facts(&session, origin).calls.push(CountedCall {
+                        self.facts(slot).calls.push(CountedCall {
                             model: model.clone(),
                             tokens,
                             fast: false,
@@ -256,8 +262,20 @@ impl Claimer {
                 _ => {}
             }
             if !in_replay {
-                self.count_tools(&session, origin, line);
+                self.count_tools(slot, line);
             }
+        }
+    }
+
+    fn into_claims(self) -> Claims {
+        let sessions = self
+            .sessions
+            .into_iter()
+            .map(|((harness, id), facts)| ((harness.to_string(), id), facts))
+            .collect();
+        Claims {
+            sessions,
+            warnings: self.warnings,
         }
     }
 }
@@ -311,15 +329,15 @@ pub fn claims_of(db: &dyn keel_engine::Db, files: &[(AgentLog, Vec<&LogLine>)]) 
     let mut claimer = Claimer::default();
     for (log, lines) in files {
         let origin = log.path(db).display().to_string();
-        let harness = log.harness(db);
+        let harness: Arc<str> = Arc::from(log.harness(db));
         if lines
             .iter()
             .any(|line| matches!(line.event, LogEvent::Meta(_)))
         {
-            claimer.rollout_file(harness, lines, &origin);
+            claimer.rollout_file(&harness, lines, &origin);
         } else {
-            claimer.records_file(harness, lines, log.file_session(db).as_ref(), &origin);
+            claimer.records_file(&harness, lines, log.file_session(db).as_ref(), &origin);
         }
     }
-    claimer.claims
+    claimer.into_claims()
 }

@@ -18,7 +18,7 @@ pub mod prices;
 
 pub use claims::{CODEX_FALLBACK_MODEL, Claims, SessionFacts};
 
-use crate::sessions::exact::Exact;
+use crate::sessions::exact::Fixed;
 use keel_engine::Db;
 use keel_engine::agents::{AgentLog, AgentLogs, LogLine, Tokens};
 use keel_engine::sessions::{Decimal, Instant};
@@ -109,7 +109,7 @@ pub fn agent_session<'db>(
     let harness = key.harness(db);
     let overrides = logs.prices(db);
     let mut tokens = Tokens::default();
-    let mut cost = Some(Exact::zero());
+    let mut cost = Some(Fixed::zero());
     let mut unpriced = BTreeSet::new();
     for call in &facts.calls {
         tokens.add(&call.tokens);
@@ -124,7 +124,11 @@ pub fn agent_session<'db>(
             },
         );
         match priced {
-            Ok(price) => cost = cost.map(|sum| &sum + &price),
+            Ok(price) => {
+                if let Some(sum) = &mut cost {
+                    *sum += &price;
+                }
+            }
             Err(reason) => {
                 cost = None;
                 unpriced.insert((call.model.to_string(), reason_text(&reason)));
@@ -142,7 +146,7 @@ pub fn agent_session<'db>(
         tools: facts.tools.clone(),
         tokens,
         models: models.into_iter().collect(),
-        cost: cost.map(|sum| sum.to_decimal(COST_SCALE)),
+        cost: cost.map(|sum| sum.exact().to_decimal(COST_SCALE)),
         unpriced,
         origin: facts.origin.clone(),
     })

@@ -5,7 +5,7 @@
 //! Owns: the price of one call, and the one rule for a call keel cannot price (its cost
 //! is unknown, never 0). Does not own: which calls count (`super::claims`).
 
-use crate::sessions::exact::Exact;
+use crate::sessions::exact::Fixed;
 use keel_engine::agents::Tokens;
 use keel_engine::sessions::{Decimal, Instant};
 use keel_engine::settings::{ModelPrices, Rate};
@@ -47,7 +47,7 @@ pub enum Unpriced {
 pub fn call_cost(
     overrides: &BTreeMap<String, ModelPrices>,
     call: &CallPrice<'_>,
-) -> Result<Exact, Unpriced> {
+) -> Result<Fixed, Unpriced> {
     let (cost, override_multiplier) = match overrides.get(call.model) {
         Some(prices) => (
             own_cost(prices, &call.tokens)?,
@@ -59,11 +59,11 @@ pub fn call_cost(
         return Ok(cost);
     }
     let multiplier = match override_multiplier {
-        Some(rate) => Exact::of(&rate.0),
+        Some(rate) => Fixed::of(&rate.0),
         None => FAST_MULTIPLIERS
             .iter()
             .find(|(prefix, _)| call.model.starts_with(prefix))
-            .map(|(_, factor)| Exact::decimal(factor))
+            .map(|(_, factor)| Fixed::decimal(factor))
             .ok_or(Unpriced::Fast)?,
     };
     Ok(&cost * &multiplier)
@@ -71,7 +71,7 @@ pub fn call_cost(
 
 /// keel's formula over `[prices]` rates: each kind of token at its rate per million, at
 /// the `above_200k` rates when the request's input passes 200k tokens.
-fn own_cost(prices: &ModelPrices, tokens: &Tokens) -> Result<Exact, Unpriced> {
+fn own_cost(prices: &ModelPrices, tokens: &Tokens) -> Result<Fixed, Unpriced> {
     let input_total = tokens
         .input
         .saturating_add(tokens.cache_write_5m)
@@ -96,14 +96,14 @@ fn own_cost(prices: &ModelPrices, tokens: &Tokens) -> Result<Exact, Unpriced> {
         ),
         ("cache_read", tokens.cache_read, rates.cache_read.as_ref()),
     ];
-    let per_token = Exact::decimal("0.000001");
-    let mut cost = Exact::zero();
+    let per_token = Fixed::decimal("0.000001");
+    let mut cost = Fixed::zero();
     for (name, count, rate) in parts {
         if count == 0 {
             continue;
         }
         let rate = rate.ok_or(Unpriced::MissingRate(name))?;
-        cost = &cost + &(&(&Exact::int(count) * &Exact::of(&rate.0)) * &per_token);
+        cost += &(&(&Fixed::int(count) * &Fixed::of(&rate.0)) * &per_token);
     }
     Ok(cost)
 }
@@ -118,7 +118,7 @@ fn provider(harness: &str) -> Option<&'static str> {
 }
 
 /// The bundled table's price (rates in effect at the call's time).
-fn bundled_cost(call: &CallPrice<'_>) -> Result<Exact, Unpriced> {
+fn bundled_cost(call: &CallPrice<'_>) -> Result<Fixed, Unpriced> {
     use genai_prices::{Calculator, PriceRequest, Usage, UsageKey};
     let tokens = &call.tokens;
     // genai-prices counts cache reads and writes inside `input_tokens`.
@@ -160,7 +160,7 @@ fn bundled_cost(call: &CallPrice<'_>) -> Result<Exact, Unpriced> {
     if !price.total_price.is_finite() || price.total_price < 0.0 {
         return Err(Unpriced::Model);
     }
-    Ok(Exact::of(&Decimal::from_f64(price.total_price)))
+    Ok(Fixed::of(&Decimal::from_f64(price.total_price)))
 }
 
 #[cfg(test)]
@@ -204,7 +204,10 @@ mod tests {
             ),
         )
         .expect("a bundled model");
-        assert_eq!(small.round6(), 0.04 * (3.0 + 15.0 + 3.75 + 6.0 + 0.3));
+        assert_eq!(
+            small.exact().round6(),
+            0.04 * (3.0 + 15.0 + 3.75 + 6.0 + 0.3)
+        );
         let large = call_cost(
             &none,
             &call(
@@ -214,7 +217,7 @@ mod tests {
             ),
         )
         .expect("a bundled model");
-        assert_eq!(large.round6(), 6.0 + 22.5 + 7.5 + 12.0 + 0.6);
+        assert_eq!(large.exact().round6(), 6.0 + 22.5 + 7.5 + 12.0 + 0.6);
     }
 
     #[test]
@@ -230,7 +233,7 @@ mod tests {
             ),
         )
         .expect("a bundled model");
-        assert_eq!(cost.round6(), 1.25 + 0.125 + 10.0);
+        assert_eq!(cost.exact().round6(), 1.25 + 0.125 + 10.0);
     }
 
     #[test]
@@ -257,18 +260,18 @@ mod tests {
         )
         .expect("priced");
         // 100k·2 + 1k·4 + 100k·0.5, per million.
-        assert_eq!(small, Exact::decimal("0.254"));
+        assert_eq!(small, Fixed::decimal("0.254"));
         let large = call_cost(
             &settings.prices,
             &call("codex", "gpt-5", tokens(100_001, 1_000, 0, 0, 100_000)),
         )
         .expect("priced");
-        assert_eq!(large, Exact::decimal("2.54002"));
+        assert_eq!(large, Fixed::decimal("2.54002"));
         let mut fast = call("codex", "gpt-5", tokens(100_000, 1_000, 0, 0, 100_000));
         fast.fast = true;
         assert_eq!(
             call_cost(&settings.prices, &fast),
-            Ok(Exact::decimal("0.762"))
+            Ok(Fixed::decimal("0.762"))
         );
         let write = call_cost(
             &settings.prices,
@@ -290,6 +293,6 @@ mod tests {
         );
         let slow = call_cost(&none, &opus).expect("bundled");
         opus.fast = true;
-        assert_eq!(call_cost(&none, &opus), Ok(&slow * &Exact::int(6)));
+        assert_eq!(call_cost(&none, &opus), Ok(&slow * &Fixed::int(6)));
     }
 }

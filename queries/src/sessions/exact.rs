@@ -1,4 +1,5 @@
-//! [`Exact`]: exact arithmetic for money and probabilities, rounded once at output.
+//! [`Exact`]: exact arithmetic for money and probabilities, rounded once at output; and
+//! [`Fixed`], the exact decimals that prices are, whose sums and products need no gcd.
 //!
 //! Owns: reading a [`Decimal`] exactly, the sums, shares and ratios of L-split and L-cost,
 //! and the one rounding to 6 decimals (half to even on the exact value).
@@ -28,18 +29,7 @@ impl Exact {
     /// The exact value of a decimal string (`-?digits(.digits)?`); 0 for anything else,
     /// which the engine never produces.
     pub fn decimal(text: &str) -> Self {
-        let (negative, digits) = match text.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, text),
-        };
-        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-        let all = format!("{whole}{fraction}");
-        let Ok(numerator) = all.parse::<BigInt>() else {
-            return Self::zero();
-        };
-        let scale = u32::try_from(fraction.len()).unwrap_or(u32::MAX);
-        let value = BigRational::new(numerator, BigInt::from(10u8).pow(scale));
-        Self(if negative { -value } else { value })
+        Fixed::decimal(text).exact()
     }
 
     /// The exact value the engine read.
@@ -111,6 +101,100 @@ impl Mul for &Exact {
     }
 }
 
+/// An exact decimal, `mantissa × 10^-scale`: a price per token, a call's cost, a sum of
+/// costs. Adding aligns the scales and multiplying adds them, so no step reduces a
+/// fraction, which keeps a sum over hundreds of thousands of calls cheap.
+#[derive(Clone, Debug, Default)]
+pub struct Fixed {
+    mantissa: BigInt,
+    scale: u32,
+}
+
+impl Fixed {
+    /// Zero.
+    pub fn zero() -> Self {
+        Self::default()
+    }
+
+    /// A whole number.
+    pub fn int(value: u64) -> Self {
+        Self {
+            mantissa: BigInt::from(value),
+            scale: 0,
+        }
+    }
+
+    /// The exact value of a decimal string (`-?digits(.digits)?`); 0 for anything else,
+    /// which the engine never produces.
+    pub fn decimal(text: &str) -> Self {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        let Ok(mantissa) = format!("{whole}{fraction}").parse::<BigInt>() else {
+            return Self::zero();
+        };
+        let Ok(scale) = u32::try_from(fraction.len()) else {
+            return Self::zero();
+        };
+        let mantissa = if digits.len() < text.len() {
+            -mantissa
+        } else {
+            mantissa
+        };
+        Self { mantissa, scale }
+    }
+
+    /// The exact value the engine read.
+    pub fn of(decimal: &Decimal) -> Self {
+        Self::decimal(decimal.as_str())
+    }
+
+    /// The same number as an [`Exact`].
+    pub fn exact(&self) -> Exact {
+        Exact(BigRational::new(
+            self.mantissa.clone(),
+            BigInt::from(10u8).pow(self.scale),
+        ))
+    }
+
+    /// The mantissa at a scale no smaller than its own.
+    fn at_scale(&self, scale: u32) -> BigInt {
+        let mut mantissa = self.mantissa.clone();
+        for _ in 0..(scale - self.scale) / 19 {
+            mantissa *= 10u64.pow(19);
+        }
+        mantissa * 10u64.pow((scale - self.scale) % 19)
+    }
+}
+
+impl PartialEq for Fixed {
+    fn eq(&self, other: &Self) -> bool {
+        let scale = self.scale.max(other.scale);
+        self.at_scale(scale) == other.at_scale(scale)
+    }
+}
+
+impl Eq for Fixed {}
+
+impl std::ops::AddAssign<&Fixed> for Fixed {
+    fn add_assign(&mut self, other: &Fixed) {
+        if other.scale > self.scale {
+            self.mantissa = self.at_scale(other.scale);
+            self.scale = other.scale;
+        }
+        self.mantissa += other.at_scale(self.scale);
+    }
+}
+
+impl Mul for &Fixed {
+    type Output = Fixed;
+    fn mul(self, other: &Fixed) -> Fixed {
+        Fixed {
+            mantissa: &self.mantissa * &other.mantissa,
+            scale: self.scale + other.scale,
+        }
+    }
+}
+
 impl std::iter::Sum for Exact {
     fn sum<I: Iterator<Item = Exact>>(iter: I) -> Self {
         iter.fold(Exact::zero(), |sum, x| &sum + &x)
@@ -126,6 +210,22 @@ mod tests {
         let sum = &Exact::decimal("0.1") + &Exact::decimal("0.2");
         assert_eq!(sum, Exact::decimal("0.3"));
         assert_eq!(Exact::decimal("-1.50"), Exact::decimal("-1.5"));
+    }
+
+    #[test]
+    fn fixed_decimals_add_and_multiply_exactly_across_scales() {
+        let mut sum = Fixed::decimal("0.1");
+        sum += &Fixed::decimal("0.2");
+        assert_eq!(sum, Fixed::decimal("0.30"));
+        assert_ne!(sum, Fixed::decimal("0.31"));
+        sum += &Fixed::decimal("-0.000000000000000000000000000001");
+        assert_eq!(
+            sum.exact(),
+            Exact::decimal("0.299999999999999999999999999999")
+        );
+        let product = &Fixed::int(3) * &Fixed::decimal("-1.25");
+        assert_eq!(product.exact(), Exact::decimal("-3.75"));
+        assert_eq!(Fixed::decimal("garbage"), Fixed::zero());
     }
 
     #[test]
