@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The fixture logs: (path under HOME, contents with `@REPO@` for the repository).
-const LOGS: [(&str, &str); 7] = [
+const LOGS: [(&str, &str); 9] = [
     (
         ".claude/projects/-w-app/s1.jsonl",
         include_str!("../../../fixtures/agent-logs/claude/projects/-w-app/s1.jsonl"),
@@ -27,6 +27,10 @@ const LOGS: [(&str, &str); 7] = [
     (
         ".claude/projects/-w-app/s2.jsonl",
         include_str!("../../../fixtures/agent-logs/claude/projects/-w-app/s2.jsonl"),
+    ),
+    (
+        ".claude/projects/-w-app/s3.jsonl",
+        include_str!("../../../fixtures/agent-logs/claude/projects/-w-app/s3.jsonl"),
     ),
     (
         ".codex/sessions/2026/01/15/rollout-2026-01-15T14-00-00-cx1.jsonl",
@@ -50,6 +54,12 @@ const LOGS: [(&str, &str); 7] = [
         ".codex/sessions/2026/01/15/rollout-2026-01-15T15-00-00-cx3.jsonl",
         include_str!(
             "../../../fixtures/agent-logs/codex/sessions/2026/01/15/rollout-2026-01-15T15-00-00-cx3.jsonl"
+        ),
+    ),
+    (
+        ".codex/sessions/2026/01/15/rollout-2026-01-15T16-00-00-cx4.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex/sessions/2026/01/15/rollout-2026-01-15T16-00-00-cx4.jsonl"
         ),
     ),
 ];
@@ -150,6 +160,20 @@ fn claude_traps_count_each_call_and_tool_once() {
         (s2["repo"].as_str(), s2["project"].as_str()),
         (Some("/nonexistent/place"), Some("place"))
     );
+    // s3 resumes s1 in the other two shapes: its first line copies s1's m1 under the new
+    // session id with a new uuid and time (still s1's call, and t1 is not counted again);
+    // m30 is its own call, replayed in the same file under a fresh uuid (one call, one
+    // Write). 10·3 + 10·15 = 180 → $0.00018. Its times are its own lines'.
+    let s3 = by_id(&records, "s3");
+    assert_eq!(
+        (s3["api_calls"].as_u64(), s3["cost"]["total"].as_f64()),
+        (Some(1), Some(0.00018))
+    );
+    assert_eq!(s3["tools"], serde_json::json!({"Write": 1}));
+    assert_eq!(
+        (s3["start"].as_str(), s3["end"].as_str()),
+        (Some("2026-01-15T11:00:00Z"), Some("2026-01-15T11:02:00Z"))
+    );
 }
 
 #[test]
@@ -181,6 +205,19 @@ fn codex_traps_count_rises_once_and_subagents_toward_their_spawner() {
     // gpt-5 $1.25 input, $0.125 cached, $10 output: 2300·1.25 + 1200·0.125 + 350·10 =
     // 2875 + 150 + 3500 = 6525 → $0.006525.
     assert_eq!(cx1["cost"]["total"], 0.006525);
+    // cx4 forks cx1: its second header, replayed tool c1 and total 3300 (all stamped
+    // 16:00:00) add nothing; that total is its baseline, so the rise to 3850 is one call
+    // of 500 input and 50 output: 500·1.25 + 50·10 = 1125 → $0.001125; c9 is its tool.
+    let cx4 = by_id(&records, "cx4");
+    assert_eq!(
+        (cx4["api_calls"].as_u64(), cx4["cost"]["total"].as_f64()),
+        (Some(1), Some(0.001125))
+    );
+    assert_eq!(cx4["tools"], serde_json::json!({"shell": 1}));
+    assert_eq!(
+        cx4["tokens"],
+        serde_json::json!({"input": 500, "output": 50, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 0})
+    );
     // cx3 has no turn_context: priced as gpt-5 (100·1.25 + 10·10 = 225), flagged.
     let cx3 = by_id(&records, "cx3");
     assert_eq!(cx3["cost"]["total"], 0.000225);
