@@ -7,7 +7,10 @@
 
 mod commands;
 mod exit;
+mod github;
+mod html;
 mod render;
+mod sarif;
 
 use clap::Parser;
 use exit::ExitStatus;

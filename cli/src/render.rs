@@ -9,11 +9,63 @@ use keel_queries::extract::ParseCounts;
 use keel_queries::lint::{Finding, HitRecord, LintReport, Severity};
 use std::fmt::Write;
 use std::io::IsTerminal;
+use std::sync::OnceLock;
 
-/// True when stdout is a terminal and `NO_COLOR` is unset or empty.
+/// When text output is coloured (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub(crate) enum ColourChoice {
+    /// Only on a terminal, and never with `NO_COLOR` set.
+    #[default]
+    Auto,
+    /// Always, even in a pipe or with `NO_COLOR`.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The process's `--color` choice, set once from argv before any command runs.
+static COLOUR: OnceLock<ColourChoice> = OnceLock::new();
+
+/// Records the `--color` choice; the first call wins.
+pub(crate) fn set_colour(choice: ColourChoice) {
+    let _ = COLOUR.set(choice);
+}
+
+/// Whether text on stdout is coloured: `--color always`, or `auto` (the default) on a
+/// terminal with `NO_COLOR` unset or empty.
 pub(crate) fn use_colour() -> bool {
-    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    !no_colour && std::io::stdout().is_terminal()
+    match COLOUR.get().copied().unwrap_or_default() {
+        ColourChoice::Always => true,
+        ColourChoice::Never => false,
+        ColourChoice::Auto => {
+            let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            !no_colour && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// A spinner on stderr while long work runs, only when stderr is a terminal and the
+/// output is for people (never beside JSON, SARIF or annotations, never in a pipe).
+pub(crate) struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    /// Starts a spinner saying `what`, if `for_people` and stderr is a terminal.
+    pub(crate) fn start(for_people: bool, what: &str) -> Self {
+        if !for_people || !std::io::stderr().is_terminal() {
+            return Self(None);
+        }
+        let spinner = indicatif::ProgressBar::new_spinner();
+        spinner.set_message(format!("keel: {what}"));
+        spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+        Self(Some(spinner))
+    }
+
+    /// Removes the spinner.
+    pub(crate) fn finish(self) {
+        if let Some(spinner) = self.0 {
+            spinner.finish_and_clear();
+        }
+    }
 }
 
 fn paint(text: &str, code: &str, colour: bool) -> String {

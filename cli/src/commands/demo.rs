@@ -35,7 +35,7 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
     }
     let mut db = KeelDatabase::open(repo.path())?;
     let (report, cold_parses) = lint_or_refuse(&db, Scope::Full)?;
-    print_report(&report, args.format)?;
+    print_report(&db, &report, args.format.into())?;
     if args.format != Format::Text {
         return Ok(ExitStatus::Clean);
     }

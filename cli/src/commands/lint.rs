@@ -6,11 +6,13 @@
 use super::cache::{open_repo, save_memo};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
-use crate::render;
+use crate::{github, render, sarif};
+use keel_engine::objects::ObjectError;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid, WORKTREE};
 
+use keel_queries::anchors::LineRange;
 use keel_queries::extract::ParseCounts;
-use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses, unit_lines};
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -22,9 +24,10 @@ pub(crate) struct LintArgs {
     /// The repository (any folder inside its work tree).
     #[arg(long, default_value = ".")]
     repo: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    /// Output format: text, json (`keel.lint.v1`), sarif (SARIF 2.1.0, for code
+    /// scanning) or github (GitHub Actions annotations).
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    format: LintFormat,
     /// Print one JSON line of work counters to stderr: images parsed, hunk sets diffed,
     /// tracked queries executed.
     #[arg(long)]
@@ -40,6 +43,28 @@ pub(crate) struct LintArgs {
     /// Every node is judged; specs and `keel.toml` are read from the working tree too.
     #[arg(long, conflicts_with = "pending")]
     worktree: bool,
+}
+
+/// How `keel lint` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LintFormat {
+    /// Human-readable, grouped by node.
+    Text,
+    /// `keel.lint.v1` JSON (one document on stdout).
+    Json,
+    /// A SARIF 2.1.0 log (one run), for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands: one `::error`/`::warning` per finding.
+    Github,
+}
+
+impl From<Format> for LintFormat {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Text => Self::Text,
+            Format::Json => Self::Json,
+        }
+    }
 }
 
 pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
@@ -58,9 +83,11 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
             Scope::Full
         }
     };
+    let progress = render::Progress::start(args.format == LintFormat::Text, "judging the specs");
     let (mut report, parses) = lint_or_refuse(&db, scope)?;
+    progress.finish();
     name_worktree(&mut report, worktree);
-    print_report(&report, args.format)?;
+    print_report(&db, &report, args.format)?;
     let counts = render::work_counts(&db, parses);
     if args.stats {
         eprintln!("{}", render::stats_line(counts));
@@ -88,9 +115,7 @@ pub(crate) fn lint_or_refuse(
             }
         }
         LintError::Settings(err) => CommandError(err.to_string()),
-        LintError::Object(err) => {
-            CommandError(format!("{err}; repair: run `git fsck` on the repository"))
-        }
+        LintError::Object(err) => unreadable_objects(&err),
     })
 }
 
@@ -102,12 +127,35 @@ pub(crate) fn name_worktree(report: &mut LintReport, worktree: Option<Oid>) {
 }
 
 /// Prints the report in the chosen format on stdout.
-pub(crate) fn print_report(report: &LintReport, format: Format) -> Result<(), CommandError> {
+pub(crate) fn print_report(
+    db: &KeelDatabase,
+    report: &LintReport,
+    format: LintFormat,
+) -> Result<(), CommandError> {
     let text = match format {
-        Format::Text => render::lint_text(report, render::use_colour()),
-        Format::Json => render::lint_json(report),
+        LintFormat::Text => render::lint_text(report, render::use_colour()),
+        LintFormat::Json => render::lint_json(report),
+        LintFormat::Sarif => sarif::lint_sarif(report, &findings_lines(db, report)?),
+        LintFormat::Github => github::lint_github(report, &findings_lines(db, report)?),
     };
     write_stdout(&text)
+}
+
+/// The tip lines of each finding's units, in the report's order.
+fn findings_lines(
+    db: &KeelDatabase,
+    report: &LintReport,
+) -> Result<Vec<Vec<LineRange>>, CommandError> {
+    report
+        .findings
+        .iter()
+        .map(|finding| unit_lines(db, finding).map_err(|err| unreadable_objects(&err)))
+        .collect()
+}
+
+/// The repository's objects could not be read.
+fn unreadable_objects(err: &ObjectError) -> CommandError {
+    CommandError(format!("{err}; repair: run `git fsck` on the repository"))
 }
 
 /// Exit 1 when the report blocks.

@@ -5,15 +5,18 @@
 mod ack;
 mod cache;
 mod callgraph;
+mod completions;
 mod demo;
 mod fresh;
 mod hook;
 mod impact;
 mod lint;
+mod report;
 mod sessions;
 mod watch;
 
 use crate::exit::ExitStatus;
+use crate::render::{ColourChoice, set_colour};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::fmt;
 
@@ -28,6 +31,9 @@ use std::fmt;
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour text output: auto (a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColourChoice::Auto)]
+    color: ColourChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -42,6 +48,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     Callgraph(callgraph::CallgraphArgs),
     Impact(impact::ImpactArgs),
+    Completions(completions::CompletionsArgs),
+    Report(report::ReportArgs),
 }
 
 /// Output formats of report commands.
@@ -82,6 +90,7 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), CommandError> {
 
 /// Runs the parsed command.
 pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
+    set_colour(cli.color);
     match cli.command {
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Watch(args) => watch::cmd_watch(&args),
@@ -93,5 +102,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
         Command::Impact(args) => impact::cmd_impact(&args),
         Command::Ack(args) => ack::cmd_ack(&args),
         Command::Cache(args) => cache::cmd_cache(&args),
+        Command::Completions(args) => completions::cmd_completions(&args),
+        Command::Report(args) => report::cmd_report(&args),
     }
 }

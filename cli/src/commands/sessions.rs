@@ -59,6 +59,30 @@ pub(crate) struct SessionsArgs {
     format: Format,
 }
 
+impl SessionsArgs {
+    /// `keel sessions` with these inputs and no subcommand, as `keel report` asks for the
+    /// same report (the format is never read by [`report`]).
+    pub(crate) fn of_inputs(
+        sessions: Option<PathBuf>,
+        logs: LogArgs,
+        decisions: Option<PathBuf>,
+        repos: Vec<PathBuf>,
+        days: Option<u32>,
+        now: Option<String>,
+    ) -> Self {
+        Self {
+            command: None,
+            sessions,
+            logs,
+            decisions,
+            repos,
+            days,
+            now,
+            format: Format::Json,
+        }
+    }
+}
+
 /// Where the agent logs are.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct LogArgs {
@@ -66,11 +90,11 @@ pub(crate) struct LogArgs {
     /// $CLAUDE_CONFIG_DIR entry's projects/, else ~/.claude/projects and
     /// ~/.config/claude/projects].
     #[arg(long = "claude-dir", value_name = "DIR")]
-    claude_dirs: Vec<PathBuf>,
+    pub(crate) claude_dirs: Vec<PathBuf>,
     /// A CODEX_HOME: its sessions/ and archived_sessions/ are read (repeatable) [default:
     /// $CODEX_HOME, else ~/.codex].
     #[arg(long = "codex-dir", value_name = "DIR")]
-    codex_dirs: Vec<PathBuf>,
+    pub(crate) codex_dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -232,22 +256,39 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     if let Some(SessionsCommand::Export(export)) = &args.command {
         return cmd_export(export, &settings);
     }
+    let report = report(args, root, &settings, args.format == Format::Text)?;
+    let text = match args.format {
+        Format::Text => text(&report),
+        Format::Json => json(&report),
+    };
+    write_stdout(&text)?;
+    Ok(ExitStatus::Clean)
+}
+
+/// The sessions report of `args` (its format aside): the sessions read (the file, else the
+/// agent logs), the repositories scanned and linked. Warnings go to stderr; `progress`
+/// allows progress on a terminal (never in pipes).
+pub(crate) fn report(
+    args: &SessionsArgs,
+    root: Option<PathBuf>,
+    settings: &Settings,
+    progress: bool,
+) -> Result<SessionsReport, CommandError> {
     let mut db = KeelDatabase::detached();
     let input = match &args.sessions {
         Some(file) => SessionInput::File(file.clone()),
         None => {
-            let text = args.format == Format::Text;
-            let read = read_agent_logs(&mut db, &args.logs, &settings, text)?;
+            let read = read_agent_logs(&mut db, &args.logs, settings, progress)?;
             SessionInput::Records {
                 origin: "agent logs".to_owned(),
                 sessions: read.sessions.iter().map(session_data).collect(),
             }
         }
     };
-    let world = db.load_sessions(sources(args, root, &settings, input)?)?;
+    let world = db.load_sessions(sources(args, root, settings, input)?)?;
     let plan = scan_plan(&db, world);
     // Long work shows progress on a terminal only, never in pipes or with JSON.
-    let progress = args.format == Format::Text && std::io::stderr().is_terminal();
+    let progress = progress && std::io::stderr().is_terminal();
     if progress {
         eprint!("keel sessions: scanning {} repositories…", plan.repos.len());
     }
@@ -262,15 +303,10 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
             err.harness, err.message
         )),
     })?;
-    let text = match args.format {
-        Format::Text => text(&report),
-        Format::Json => json(&report),
-    };
     for warning in db.session_warnings() {
         eprintln!("warning: {warning}");
     }
-    write_stdout(&text)?;
-    Ok(ExitStatus::Clean)
+    Ok(report)
 }
 
 /// `--since`: an RFC 3339 instant, or a date meaning its start in UTC.

@@ -19,9 +19,11 @@ mod hook;
 mod impact;
 mod memo;
 mod pending;
+mod report;
 mod reports;
 mod sessions;
 mod support;
+mod surfaces;
 mod watch;
 
 use support::{APP_PY, lint, spec};

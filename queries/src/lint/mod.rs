@@ -9,6 +9,7 @@
 //! Does not own: rendering or exit codes (`keel`), nor the per-commit judgement (`drift`).
 
 pub mod candidate;
+pub mod codes;
 mod judge;
 mod nodes;
 mod report;
@@ -17,6 +18,7 @@ mod settings;
 pub use nodes::{spec_node, spec_nodes};
 pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Severity, Summary, Unverified,
+    unit_lines,
 };
 pub use settings::tip_settings;
 

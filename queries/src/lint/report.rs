@@ -1,10 +1,16 @@
 //! The lint report: what `keel lint` found, as data that serializes as `keel.lint.v1`.
 //!
-//! Owns: the report types, the schema id and what counts as blocking. Does not own: how
-//! findings are decided (`judge`) or printed (`keel`).
+//! Owns: the report types, the schema id, what counts as blocking, and where a finding
+//! sits at the tip (the lines of its units, for readers that point at code). Does not own:
+//! how findings are decided (`judge`) or printed (`keel`).
 
-use crate::anchors::Side;
+use crate::anchors::{LineRange, Selector, Side, classify};
+use crate::events::image_at;
+use crate::images::units_of;
 use crate::spec::SpecError;
+use crate::tree::RepoPath;
+use keel_engine::Db;
+use keel_engine::inputs::Tip;
 use keel_engine::objects::ObjectError;
 use keel_engine::settings::SettingsError;
 use serde::Serialize;
@@ -98,6 +104,25 @@ impl LintReport {
             hit.commit = label.to_owned();
         }
     }
+}
+
+/// The lines at the tip of the units a finding names: one range per selector that the
+/// one classifier finds live (or type-only) in the tip's image of the finding's path, in
+/// the finding's order. Empty when it names no unit that stands (a bare entry, a dead
+/// anchor, a finding about the spec): such a finding is about the whole file.
+pub fn unit_lines(db: &dyn Db, finding: &Finding) -> Result<Vec<LineRange>, ObjectError> {
+    let Some(tip) = Tip::get(db).commit(db) else {
+        return Ok(Vec::new());
+    };
+    let image = image_at(db, tip, RepoPath::new(db, finding.path.clone()))?;
+    let units = units_of(db, image);
+    Ok(finding
+        .selectors
+        .iter()
+        .filter_map(|text| Selector::parse(text))
+        .filter_map(|selector| classify(units, &selector).hit_ranges())
+        .flatten()
+        .collect())
 }
 
 /// Why lint could not produce a report.

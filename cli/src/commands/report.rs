@@ -1,0 +1,244 @@
+//! `keel report --html FILE`: one self-contained HTML page of the lint at HEAD, its hits
+//! over time and, given session flags, the sessions report.
+//!
+//! Owns: the flags, gathering the page's data (the lint report as `keel lint` computes it,
+//! the committer dates of its hit commits, the sessions report as `keel sessions` computes
+//! it), refusing an unusable target before any work, writing the page atomically (a
+//! temporary file in the target's folder, renamed only once everything succeeded), and the
+//! exit status (the lint's).
+//! Does not own: the page (`html`), the lint (`lint::lint_or_refuse`) or the sessions
+//! report (`sessions::report`).
+
+use super::cache::{open_repo, save_memo};
+use super::lint::{lint_or_refuse, status_of};
+use super::sessions::{LogArgs, SessionsArgs};
+use super::{CommandError, write_stdout};
+use crate::exit::ExitStatus;
+use crate::html;
+use crate::render::{self, counted};
+use keel_engine::KeelDatabase;
+use keel_engine::inputs::Tip;
+use keel_engine::sessions::settings_near;
+use keel_queries::history::history;
+use keel_queries::lint::{LintReport, Scope};
+use keel_queries::sessions::SessionsReport;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Write the lint at HEAD, and the sessions report, as one self-contained HTML page
+///
+/// The page shows every spec node with its status (blocked, warning, clean), findings and
+/// hits, filterable by id, path and status; the hit commits over time; and, given any
+/// session flag, cost per kept commit, cost per 100 lines and revert rate per harness and
+/// per repository, computed as `keel sessions` computes them (without --sessions,
+/// --claude-dir or --codex-dir the default agent-log folders are read, e.g. with --days
+/// 30; `keel.toml` is read from the work tree holding --repo). It holds its own styles,
+/// script and charts and loads nothing. Exit 0: written, nothing blocks; 1: written, the
+/// lint blocks (as `keel lint` would exit); 2: bad usage or input keel could not read (one
+/// error line; nothing written).
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportArgs {
+    /// The page to write; replaced only once the whole page is ready.
+    #[arg(long, value_name = "FILE")]
+    html: PathBuf,
+    /// The repository (any folder inside its work tree).
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    #[command(flatten)]
+    session_flags: SessionFlags,
+}
+
+/// The flags of `keel sessions`, passed on to it.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Sessions (the flags of keel sessions)")]
+struct SessionFlags {
+    /// A sessions log in keel's format (JSON lines); without it the agent logs are read.
+    #[arg(long, value_name = "FILE")]
+    sessions: Option<PathBuf>,
+    #[command(flatten)]
+    logs: LogArgs,
+    /// Decisions to apply (JSON lines; point commit_link, probabilities.yes).
+    #[arg(long, value_name = "FILE")]
+    decisions: Option<PathBuf>,
+    /// A repository to scan for the sessions' commits (repeatable; `keel sessions
+    /// --repo`) [default: `[sessions] repos` of keel.toml, else the sessions' own].
+    #[arg(long = "session-repo", value_name = "DIR")]
+    repos: Vec<PathBuf>,
+    /// Sessions that ended in the last N days are in scope [default: `[sessions] days`, 30].
+    #[arg(long, value_name = "N")]
+    days: Option<u32>,
+    /// The clock, for reproducible runs (RFC 3339, e.g. 2026-01-16T00:00:00Z); the page
+    /// names it. Without it the page holds no time of its making.
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
+}
+
+impl SessionFlags {
+    /// True when any session flag was given: the page then has a sessions section.
+    fn given(&self) -> bool {
+        self.sessions.is_some()
+            || !self.logs.claude_dirs.is_empty()
+            || !self.logs.codex_dirs.is_empty()
+            || self.decisions.is_some()
+            || !self.repos.is_empty()
+            || self.days.is_some()
+            || self.now.is_some()
+    }
+
+    fn sessions_args(&self) -> SessionsArgs {
+        SessionsArgs::of_inputs(
+            self.sessions.clone(),
+            self.logs.clone(),
+            self.decisions.clone(),
+            self.repos.clone(),
+            self.days,
+            self.now.clone(),
+        )
+    }
+}
+
+pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> {
+    let folder = target_folder(&args.html)?;
+    let mut db = open_repo(&args.repo)?;
+    let (lint, parses) = lint_or_refuse(&db, Scope::Full)?;
+    let commit_times = hit_times(&db, &lint);
+    let flags = &args.session_flags;
+    let sessions = if flags.given() {
+        let (root, settings) = settings_near(&args.repo)?;
+        Some(super::sessions::report(
+            &flags.sessions_args(),
+            root,
+            &settings,
+            true,
+        )?)
+    } else {
+        None
+    };
+    let repo = repo_name(&db, &args.repo);
+    let page = html::page(&html::Page {
+        repo: &repo,
+        lint: &lint,
+        commit_times: &commit_times,
+        sessions: sessions.as_ref(),
+        now: flags.now.as_deref(),
+    });
+    write_atomically(&args.html, &folder, &page)?;
+    write_stdout(&summary_line(&args.html, &lint, sessions.as_ref()))?;
+    let counts = render::work_counts(&db, parses);
+    save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    Ok(status_of(&lint))
+}
+
+/// The folder the page is written in (its temporary file goes there too, so the rename
+/// stays on one file system), refused before any work when it cannot hold the page.
+fn target_folder(file: &Path) -> Result<PathBuf, CommandError> {
+    let folder = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    if file.is_dir() {
+        return Err(CommandError(format!(
+            "--html {}: is a folder; repair: name a file, e.g. --html {}",
+            file.display(),
+            file.join("report.html").display()
+        )));
+    }
+    if !folder.is_dir() {
+        return Err(CommandError(format!(
+            "--html {}: the folder {} does not exist; repair: create it or name a file in an existing folder",
+            file.display(),
+            folder.display()
+        )));
+    }
+    Ok(folder)
+}
+
+/// Writes `text` to a temporary file in `folder`, then renames it onto `file`: a reader
+/// never sees half a page, and a failed write leaves `file` as it was.
+fn write_atomically(file: &Path, folder: &Path, text: &str) -> Result<(), CommandError> {
+    let refuse = |err: &dyn std::fmt::Display| {
+        CommandError(format!(
+            "--html {}: cannot write it ({err}); repair: check the folder's permissions and free space",
+            file.display()
+        ))
+    };
+    let mut temp = temp_builder()
+        .tempfile_in(folder)
+        .map_err(|err| refuse(&err))?;
+    temp.write_all(text.as_bytes())
+        .and_then(|()| temp.as_file().sync_all())
+        .map_err(|err| refuse(&err))?;
+    temp.persist(file).map_err(|err| refuse(&err.error))?;
+    Ok(())
+}
+
+/// A hidden temporary file; on Unix created as an ordinary file is (mode 0666 less the
+/// umask), not private to its owner, since the page is meant to be shared.
+fn temp_builder() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".keel-report-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder
+}
+
+/// The committer time of every hit commit, read from the commit inputs of the tip's
+/// history (every hit commit is in it).
+fn hit_times(db: &KeelDatabase, report: &LintReport) -> BTreeMap<String, i64> {
+    let wanted: BTreeSet<&str> = report
+        .findings
+        .iter()
+        .flat_map(|finding| &finding.hits)
+        .map(|hit| hit.commit.as_str())
+        .collect();
+    let Some(tip) = Tip::get(db).commit(db) else {
+        return BTreeMap::new();
+    };
+    history(db, tip)
+        .into_iter()
+        .filter_map(|commit| {
+            let id = commit.id(db).to_string();
+            wanted
+                .contains(id.as_str())
+                .then(|| (id, commit.committer_time(db)))
+        })
+        .collect()
+}
+
+/// The work tree's folder name (never a full path: the page is shared).
+fn repo_name(db: &KeelDatabase, repo: &Path) -> String {
+    let root = db
+        .work_dir()
+        .map_or_else(|| repo.to_owned(), Path::to_owned);
+    let root = root.canonicalize().unwrap_or(root);
+    root.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repository".to_owned())
+}
+
+/// `keel report: wrote FILE: 3 nodes (1 blocked, 1 warning, 1 clean); sessions: …`.
+fn summary_line(file: &Path, lint: &LintReport, sessions: Option<&SessionsReport>) -> String {
+    let counts = html::status_counts(lint);
+    let sessions = sessions.map_or_else(
+        || "no session data".to_owned(),
+        |s| {
+            format!(
+                "{} in scope, {} linked",
+                counted(s.summary.sessions_total, "session"),
+                s.summary.linked
+            )
+        },
+    );
+    format!(
+        "keel report: wrote {}: {} ({} blocked, {} warning, {} clean); {sessions}\n",
+        file.display(),
+        counted(counts.blocked + counts.warning + counts.clean, "node"),
+        counts.blocked,
+        counts.warning,
+        counts.clean,
+    )
+}

@@ -1,0 +1,164 @@
+//! The catalogue of finding codes: each code lint can report, what it means in one line,
+//! and the generic repair, for readers that describe rules apart from findings (SARIF's
+//! `tool.driver.rules`).
+//!
+//! Owns: that list. Does not own: when a code is reported or a finding's own wording
+//! (`judge`, `candidate`, `nodes`), which names the node and commits.
+
+/// One finding code as a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeDoc {
+    /// The kebab-case code findings carry.
+    pub code: &'static str,
+    /// What a finding of this code means, in one line.
+    pub summary: &'static str,
+    /// How to repair one, in general.
+    pub help: &'static str,
+}
+
+/// Every code lint reports, in the README's order.
+pub const FINDING_CODES: [CodeDoc; 15] = [
+    CodeDoc {
+        code: "anchor-hit",
+        summary: "A commit since the spec's last version changed an anchored code unit.",
+        help: "Review the change against the spec; update the spec (a new version) or add a `Spec-OK: <node-id>` trailer to the commits that keep it true.",
+    },
+    CodeDoc {
+        code: "dead-anchor",
+        summary: "A selector names no unit at the tip, or its file is gone.",
+        help: "Point the entry at the unit's new name or the file's new path, or remove it.",
+    },
+    CodeDoc {
+        code: "ambiguous-anchor",
+        summary: "Several units share the name a selector gives.",
+        help: "Rename one of the units, or anchor a qualified name that only one of them has.",
+    },
+    CodeDoc {
+        code: "unparseable-anchor",
+        summary: "The file does not parse at the tip where the selector's unit would be.",
+        help: "Fix the syntax error on the lines the message lists.",
+    },
+    CodeDoc {
+        code: "no-extractor",
+        summary: "Selectors on a file keel has no extractor for.",
+        help: "List the file bare (whole-file drift), or anchor units in a Python or TypeScript/JavaScript file.",
+    },
+    CodeDoc {
+        code: "extractor-unavailable",
+        summary: "The file's extractor cannot run here; its anchors are unverified.",
+        help: "Run keel where the extractor is available.",
+    },
+    CodeDoc {
+        code: "dead-path",
+        summary: "A bare path does not exist at the tip, or a folder or glob covers no file there.",
+        help: "Point the entry at the file's new path, or remove it.",
+    },
+    CodeDoc {
+        code: "type-only-anchor",
+        summary: "A selector names a type or interface, not a value.",
+        help: "Anchor the code that implements the type, or keep the advisory.",
+    },
+    CodeDoc {
+        code: "code-drift",
+        summary: "A bare entry's file (or folder or glob) changed since the spec's last version.",
+        help: "Review the change against the spec; anchor units (`path#unit`) to make drift exact.",
+    },
+    CodeDoc {
+        code: "scoped-code-miss",
+        summary: "A file with anchored units changed outside them since the spec's last version.",
+        help: "Review the change; `scoped_code_miss = \"ignore\"` under [lint] in keel.toml silences this advisory.",
+    },
+    CodeDoc {
+        code: "related-hit",
+        summary: "A commit since the spec's last version changed a related unit.",
+        help: "Check that the spec still reads true; related entries never block.",
+    },
+    CodeDoc {
+        code: "related-drift",
+        summary: "A bare related entry changed since the spec's last version.",
+        help: "Check that the spec still reads true; related entries never block.",
+    },
+    CodeDoc {
+        code: "shallow-history",
+        summary: "The window reaches past a shallow clone's boundary; the node's anchors are unverified.",
+        help: "Fetch the whole history: `git fetch --unshallow` (in CI, `fetch-depth: 0` on the checkout step).",
+    },
+    CodeDoc {
+        code: "governor-removed",
+        summary: "The candidate deletes a spec node but leaves files it governed ungoverned.",
+        help: "In the same commit, delete those files or list them under `code:` of another node.",
+    },
+    CodeDoc {
+        code: "empty-node",
+        summary: "The spec node lists no entries, so it anchors nothing.",
+        help: "List the files or units the spec describes under `code:` (or `related:`), or delete the node.",
+    },
+];
+
+/// The catalogue entry of `code`.
+pub fn code_doc(code: &str) -> Option<&'static CodeDoc> {
+    FINDING_CODES.iter().find(|doc| doc.code == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kebab-case string literal in the sources that make findings: the codes they
+    /// report. A new code without a catalogue entry, or an entry no source reports,
+    /// fails here.
+    #[test]
+    fn the_catalogue_is_exactly_the_codes_lint_reports() {
+        let sources = [
+            include_str!("judge.rs"),
+            include_str!("candidate.rs"),
+            include_str!("nodes.rs"),
+        ];
+        let kebab = |text: &str| {
+            text.contains('-')
+                && text
+                    .split('-')
+                    .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase()))
+        };
+        let mut reported: Vec<&str> = Vec::new();
+        for source in sources {
+            let unescaped = source.replace("\\\"", "");
+            let literals: Vec<String> = unescaped
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .filter(|text| kebab(text))
+                .map(str::to_owned)
+                .collect();
+            for literal in literals {
+                let doc = code_doc(&literal).unwrap_or_else(|| panic!("{literal} has no entry"));
+                reported.push(doc.code);
+            }
+        }
+        for doc in &FINDING_CODES {
+            assert!(
+                reported.contains(&doc.code),
+                "{} is never reported",
+                doc.code
+            );
+        }
+    }
+
+    #[test]
+    fn codes_are_unique_and_kebab_case() {
+        for (index, doc) in FINDING_CODES.iter().enumerate() {
+            assert!(
+                doc.code
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{}",
+                doc.code
+            );
+            assert!(
+                FINDING_CODES[..index].iter().all(|d| d.code != doc.code),
+                "{} twice",
+                doc.code
+            );
+        }
+    }
+}
