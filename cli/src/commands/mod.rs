@@ -32,7 +32,7 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Colour text output: auto (a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColourChoice::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = ColourChoice::Auto, hide_possible_values = true)]
     color: ColourChoice,
 }
 

@@ -11,7 +11,7 @@
 
 use super::cache::{open_repo, save_memo};
 use super::lint::{lint_or_refuse, status_of};
-use super::sessions::{LogArgs, SessionsArgs};
+use super::sessions::{RepoFlag, SessionInputs};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::html;
@@ -51,50 +51,27 @@ pub(crate) struct ReportArgs {
 
 /// The flags of `keel sessions`, passed on to it.
 #[derive(Debug, clap::Args)]
-#[command(next_help_heading = "Sessions (the flags of keel sessions)")]
+#[command(next_help_heading = "Sessions (the flags of keel sessions; --now is named on the page)")]
 struct SessionFlags {
-    /// A sessions log in keel's format (JSON lines); without it the agent logs are read.
-    #[arg(long, value_name = "FILE")]
-    sessions: Option<PathBuf>,
     #[command(flatten)]
-    logs: LogArgs,
-    /// Decisions to apply (JSON lines; point commit_link, probabilities.yes).
-    #[arg(long, value_name = "FILE")]
-    decisions: Option<PathBuf>,
+    inputs: SessionInputs,
     /// A repository to scan for the sessions' commits (repeatable; `keel sessions
     /// --repo`) [default: `[sessions] repos` of keel.toml, else the sessions' own].
     #[arg(long = "session-repo", value_name = "DIR")]
     repos: Vec<PathBuf>,
-    /// Sessions that ended in the last N days are in scope [default: `[sessions] days`, 30].
-    #[arg(long, value_name = "N")]
-    days: Option<u32>,
-    /// The clock, for reproducible runs (RFC 3339, e.g. 2026-01-16T00:00:00Z); the page
-    /// names it. Without it the page holds no time of its making.
-    #[arg(long, value_name = "RFC3339")]
-    now: Option<String>,
 }
 
 impl SessionFlags {
     /// True when any session flag was given: the page then has a sessions section.
     fn given(&self) -> bool {
-        self.sessions.is_some()
-            || !self.logs.claude_dirs.is_empty()
-            || !self.logs.codex_dirs.is_empty()
-            || self.decisions.is_some()
-            || !self.repos.is_empty()
-            || self.days.is_some()
-            || self.now.is_some()
+        self.inputs.given() || !self.repos.is_empty()
     }
 
-    fn sessions_args(&self) -> SessionsArgs {
-        SessionsArgs::of_inputs(
-            self.sessions.clone(),
-            self.logs.clone(),
-            self.decisions.clone(),
-            self.repos.clone(),
-            self.days,
-            self.now.clone(),
-        )
+    fn repos(&self) -> RepoFlag<'_> {
+        RepoFlag {
+            flag: "--session-repo",
+            paths: &self.repos,
+        }
     }
 }
 
@@ -107,7 +84,8 @@ pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> 
     let sessions = if flags.given() {
         let (root, settings) = settings_near(&args.repo)?;
         Some(super::sessions::report(
-            &flags.sessions_args(),
+            &flags.inputs,
+            flags.repos(),
             root,
             &settings,
             true,
@@ -121,7 +99,7 @@ pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> 
         lint: &lint,
         commit_times: &commit_times,
         sessions: sessions.as_ref(),
-        now: flags.now.as_deref(),
+        now: flags.inputs.now.as_deref(),
     });
     write_atomically(&args.html, &folder, &page)?;
     write_stdout(&summary_line(&args.html, &lint, sessions.as_ref()))?;

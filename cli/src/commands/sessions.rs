@@ -37,6 +37,21 @@ use std::path::PathBuf;
 pub(crate) struct SessionsArgs {
     #[command(subcommand)]
     command: Option<SessionsCommand>,
+    #[command(flatten)]
+    inputs: SessionInputs,
+    /// A repository to scan (repeatable); replaces `[sessions] repos`.
+    #[arg(long = "repo", value_name = "DIR")]
+    repos: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// What a sessions report is made of besides the repositories: the sessions (a file, else
+/// the agent logs), the decisions, the period and the clock. `keel sessions` and
+/// `keel report` take the same flags.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SessionInputs {
     /// A sessions log in keel's format (JSON lines); without it keel reads the agent logs.
     #[arg(long, value_name = "FILE")]
     sessions: Option<PathBuf>,
@@ -45,42 +60,31 @@ pub(crate) struct SessionsArgs {
     /// Decisions to apply (JSON lines; point commit_link, probabilities.yes).
     #[arg(long, value_name = "FILE")]
     decisions: Option<PathBuf>,
-    /// A repository to scan (repeatable); replaces `[sessions] repos`.
-    #[arg(long = "repo", value_name = "DIR")]
-    repos: Vec<PathBuf>,
     /// Sessions that ended in the last N days are in scope [default: `[sessions] days`, 30].
     #[arg(long, value_name = "N")]
     days: Option<u32>,
     /// The clock, for reproducible runs (RFC 3339, e.g. 2026-01-16T00:00:00Z).
     #[arg(long, value_name = "RFC3339")]
-    now: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    pub(crate) now: Option<String>,
 }
 
-impl SessionsArgs {
-    /// `keel sessions` with these inputs and no subcommand, as `keel report` asks for the
-    /// same report (the format is never read by [`report`]).
-    pub(crate) fn of_inputs(
-        sessions: Option<PathBuf>,
-        logs: LogArgs,
-        decisions: Option<PathBuf>,
-        repos: Vec<PathBuf>,
-        days: Option<u32>,
-        now: Option<String>,
-    ) -> Self {
-        Self {
-            command: None,
-            sessions,
-            logs,
-            decisions,
-            repos,
-            days,
-            now,
-            format: Format::Json,
-        }
+impl SessionInputs {
+    /// True when any of these flags was given.
+    pub(crate) fn given(&self) -> bool {
+        self.sessions.is_some()
+            || !self.logs.claude_dirs.is_empty()
+            || !self.logs.codex_dirs.is_empty()
+            || self.decisions.is_some()
+            || self.days.is_some()
+            || self.now.is_some()
     }
+}
+
+/// The repositories a flag names, and the flag, for messages about them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RepoFlag<'a> {
+    pub(crate) flag: &'static str,
+    pub(crate) paths: &'a [PathBuf],
 }
 
 /// Where the agent logs are.
@@ -90,11 +94,11 @@ pub(crate) struct LogArgs {
     /// $CLAUDE_CONFIG_DIR entry's projects/, else ~/.claude/projects and
     /// ~/.config/claude/projects].
     #[arg(long = "claude-dir", value_name = "DIR")]
-    pub(crate) claude_dirs: Vec<PathBuf>,
+    claude_dirs: Vec<PathBuf>,
     /// A CODEX_HOME: its sessions/ and archived_sessions/ are read (repeatable) [default:
     /// $CODEX_HOME, else ~/.codex].
     #[arg(long = "codex-dir", value_name = "DIR")]
-    pub(crate) codex_dirs: Vec<PathBuf>,
+    codex_dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -135,16 +139,17 @@ fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
 
 /// The sources of this run: flags first, then `keel.toml` near the working folder.
 fn sources(
-    args: &SessionsArgs,
+    inputs: &SessionInputs,
+    repos: RepoFlag<'_>,
     root: Option<PathBuf>,
     settings: &Settings,
     sessions: SessionInput,
 ) -> Result<SessionSources, CommandError> {
-    let now = now(args.now.as_deref())?;
-    let repos = if !args.repos.is_empty() {
+    let now = now(inputs.now.as_deref())?;
+    let repos = if !repos.paths.is_empty() {
         Some(ExplicitRepos {
-            origin: "--repo".to_owned(),
-            paths: args.repos.clone(),
+            origin: repos.flag.to_owned(),
+            paths: repos.paths.to_vec(),
         })
     } else if !settings.sessions.repos.is_empty() {
         let base = root.unwrap_or_default();
@@ -162,9 +167,9 @@ fn sources(
     };
     Ok(SessionSources {
         sessions,
-        decisions: args.decisions.clone(),
+        decisions: inputs.decisions.clone(),
         now,
-        days: args.days.unwrap_or(settings.sessions.days),
+        days: inputs.days.unwrap_or(settings.sessions.days),
         repos,
         trailers: settings.trailers.clone(),
     })
@@ -256,7 +261,12 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     if let Some(SessionsCommand::Export(export)) = &args.command {
         return cmd_export(export, &settings);
     }
-    let report = report(args, root, &settings, args.format == Format::Text)?;
+    let repos = RepoFlag {
+        flag: "--repo",
+        paths: &args.repos,
+    };
+    let for_people = args.format == Format::Text;
+    let report = report(&args.inputs, repos, root, &settings, for_people)?;
     let text = match args.format {
         Format::Text => text(&report),
         Format::Json => json(&report),
@@ -265,27 +275,28 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     Ok(ExitStatus::Clean)
 }
 
-/// The sessions report of `args` (its format aside): the sessions read (the file, else the
+/// The sessions report of `inputs` over `repos`: the sessions read (the file, else the
 /// agent logs), the repositories scanned and linked. Warnings go to stderr; `progress`
 /// allows progress on a terminal (never in pipes).
 pub(crate) fn report(
-    args: &SessionsArgs,
+    inputs: &SessionInputs,
+    repos: RepoFlag<'_>,
     root: Option<PathBuf>,
     settings: &Settings,
     progress: bool,
 ) -> Result<SessionsReport, CommandError> {
     let mut db = KeelDatabase::detached();
-    let input = match &args.sessions {
+    let input = match &inputs.sessions {
         Some(file) => SessionInput::File(file.clone()),
         None => {
-            let read = read_agent_logs(&mut db, &args.logs, settings, progress)?;
+            let read = read_agent_logs(&mut db, &inputs.logs, settings, progress)?;
             SessionInput::Records {
                 origin: "agent logs".to_owned(),
                 sessions: read.sessions.iter().map(session_data).collect(),
             }
         }
     };
-    let world = db.load_sessions(sources(args, root, settings, input)?)?;
+    let world = db.load_sessions(sources(inputs, repos, root, settings, input)?)?;
     let plan = scan_plan(&db, world);
     // Long work shows progress on a terminal only, never in pipes or with JSON.
     let progress = progress && std::io::stderr().is_terminal();

@@ -217,6 +217,7 @@ fn github_annotations_escape_paths_and_messages() {
 fn colour_follows_the_flag_and_no_color() {
     let repo = demo_repo();
     let coloured = |run: &Run| run.stdout.contains("\u{1b}[");
+    // `lint` runs keel with NO_COLOR=1 (the hermetic environment): `always` wins over it.
     let always = lint(repo.path(), &["--color", "always"]);
     assert!(coloured(&always), "{}", always.stdout);
     let never = lint(repo.path(), &["--color", "never"]);
