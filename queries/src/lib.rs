@@ -41,6 +41,7 @@ pub mod json;
 pub mod lineage;
 pub mod lint;
 pub mod renames;
+pub mod replay;
 pub mod sessions;
 pub mod spec;
 pub mod trailers;

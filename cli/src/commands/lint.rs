@@ -43,6 +43,11 @@ pub(crate) struct LintArgs {
     /// Every node is judged; specs and `keel.toml` are read from the working tree too.
     #[arg(long, conflicts_with = "pending")]
     worktree: bool,
+    /// Judge this commit (an id or any revision) as the tip instead of HEAD, every node,
+    /// with specs and `keel.toml` read from its tree: the answer `keel lint` gave, or
+    /// would have given, with that commit checked out.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["pending", "worktree"])]
+    rev: Option<String>,
 }
 
 /// How `keel lint` prints its report.
@@ -77,6 +82,10 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
             Scope::Pending
         }
         None => {
+            if let Some(rev) = &args.rev {
+                let tip = db.resolve_commit(rev)?;
+                db.apply_changes(&[ChangeEvent::TipAt(tip)])?;
+            }
             if args.worktree {
                 worktree = db.apply_changes(&[ChangeEvent::Worktree])?.worktree;
             }

@@ -11,6 +11,7 @@ mod fresh;
 mod hook;
 mod impact;
 mod lint;
+mod replay;
 mod report;
 mod sessions;
 mod watch;
@@ -50,6 +51,7 @@ enum Command {
     Impact(impact::ImpactArgs),
     Completions(completions::CompletionsArgs),
     Report(report::ReportArgs),
+    Replay(replay::ReplayArgs),
 }
 
 /// Output formats of report commands.
@@ -104,5 +106,6 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
         Command::Cache(args) => cache::cmd_cache(&args),
         Command::Completions(args) => completions::cmd_completions(&args),
         Command::Report(args) => report::cmd_report(&args),
+        Command::Replay(args) => replay::cmd_replay(&args),
     }
 }

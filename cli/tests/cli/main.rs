@@ -19,6 +19,7 @@ mod hook;
 mod impact;
 mod memo;
 mod pending;
+mod replay;
 mod report;
 mod reports;
 mod sessions;

@@ -1511,7 +1511,7 @@ fn current(repo: &FixtureRepo, m: &Module) -> &'static str {
 /// backwards, merges (`-X theirs`, conflicts resolved by hand, `-s ours`, some evil: an
 /// edit or a spec line of the merge's own), spec versions and `Spec-OK` trailers on every
 /// branch, and the three scheduled renames. Every branch is merged into main at the end.
-fn build(seed: u64, steps: usize) -> FixtureRepo {
+pub(crate) fn build(seed: u64, steps: usize) -> FixtureRepo {
     let mut rng = Rng::new(seed);
     let mut repo = FixtureRepo::new().expect("git builds fixtures");
     let mut serial = 0;

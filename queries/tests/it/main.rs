@@ -30,5 +30,6 @@ mod no_silent_pass;
 mod positive_control;
 mod renames;
 mod reparse;
+mod replay;
 mod splice;
 mod support;

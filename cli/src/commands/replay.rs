@@ -1,0 +1,314 @@
+//! `keel replay`: drift over a history's tips in one database, one line per tip, with
+//! pinned controls (`--expect`) for benchmark harnesses.
+//!
+//! Owns: the flags, resolving the range and the controls, moving the tip
+//! (`ChangeEvent::TipAt`) oldest first, and printing each tip's line as it is judged.
+//! Does not own: which tips a range lists or what a tip's report adds up to
+//! (`keel_queries::replay`), or the judgement (`keel_queries::lint`).
+
+use super::cache::{open_repo, save_memo};
+use super::{CommandError, write_stdout};
+use crate::exit::ExitStatus;
+use crate::render::{self, WorkCounts};
+use keel_engine::inputs::{Commit, Tip};
+use keel_engine::sessions::Instant;
+use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_queries::lint::codes::{FINDING_CODES, code_doc};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses};
+use keel_queries::replay::{
+    REPLAY_SCHEMA, TipSelection, TipTally, has_finding, replay_tips, tip_tally,
+};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Judge every tip of a range oldest first in one database, one line per tip
+///
+/// Each tip is judged as `keel lint --rev TIP` would judge it (specs and `keel.toml` from
+/// its tree), and pays only for what it added to the tips before it. Without --range or
+/// --last, every commit of HEAD's history is a tip (`git rev-list HEAD`). A tip whose
+/// specs or `keel.toml` keel refuses to read is a line with `error` (blocked), and the
+/// replay goes on. Exit 0: every --expect held (whatever the tips' verdicts); 1: an
+/// --expect found no such finding at its tip; 2: bad usage or a repository keel could not
+/// read.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReplayArgs {
+    /// The repository (any folder inside its work tree).
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    /// The tips `git rev-list A..B` lists (an empty side is HEAD).
+    #[arg(long, value_name = "A..B", conflicts_with = "last")]
+    range: Option<String>,
+    /// The newest N commits of HEAD's history.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    last: Option<u64>,
+    /// Follow only first parents (`git rev-list --first-parent`).
+    #[arg(long)]
+    first_parent: bool,
+    /// Of the tips listed, every K-th, counted from the newest (which is always judged).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
+    /// A pinned control: the finding CODE of node NODE must be reported at TIP (any
+    /// revision among the replayed tips); repeatable. A benchmark is no oracle until a
+    /// control shows it can fail.
+    #[arg(long, value_name = "TIP:NODE:CODE")]
+    expect: Vec<String>,
+    /// One JSON object per line (`keel.replay.v1`), or one text line per tip.
+    #[arg(long, value_enum, default_value_t = ReplayFormat::Jsonl)]
+    format: ReplayFormat,
+}
+
+/// How `keel replay` prints a tip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ReplayFormat {
+    /// One `keel.replay.v1` JSON object per line.
+    Jsonl,
+    /// One line per tip for people.
+    Text,
+}
+
+/// A pinned control: a finding that must be reported at a tip.
+#[derive(Debug)]
+struct Expectation {
+    text: String,
+    tip: Commit,
+    node: String,
+    code: &'static str,
+    met: bool,
+}
+
+/// One tip's line of `keel.replay.v1`.
+#[derive(Serialize)]
+struct ReplayLine<'a> {
+    schema: &'static str,
+    tip: String,
+    date: String,
+    nodes: usize,
+    findings: &'a BTreeMap<&'static str, usize>,
+    debt: usize,
+    blocked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    stats: Stats,
+}
+
+#[derive(Serialize)]
+struct Stats {
+    images_parsed: usize,
+    hunk_sets_diffed: usize,
+    queries_executed: usize,
+}
+
+pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> {
+    let mut db = open_repo(&args.repo)?;
+    let (exclude, tip) = range_ends(&mut db, args.range.as_deref())?;
+    let selection = TipSelection {
+        exclude,
+        first_parent: args.first_parent,
+        last: args.last.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        every: usize::try_from(args.every).unwrap_or(usize::MAX),
+    };
+    let tips = replay_tips(&db, tip, &selection);
+    let mut expectations = args
+        .expect
+        .iter()
+        .map(|text| expectation(&mut db, text, &tips))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut worked = false;
+    for &tip in &tips {
+        db.apply_changes(&[ChangeEvent::TipAt(tip.id(&db))])?;
+        let (outcome, counts) = judge(&db)?;
+        worked |= counts.images_parsed + counts.hunk_sets_diffed > 0;
+        if let Ok(report) = &outcome {
+            for expected in expectations.iter_mut().filter(|e| e.tip == tip) {
+                expected.met |= has_finding(report, &expected.node, expected.code);
+            }
+        }
+        write_stdout(&line(&db, tip, &outcome, counts, args.format))?;
+    }
+    save_memo(&mut db, worked);
+    let missed: Vec<&Expectation> = expectations.iter().filter(|e| !e.met).collect();
+    for expected in &missed {
+        eprintln!(
+            "error: --expect {}: no {} finding for node {} at {}; the control failed",
+            expected.text,
+            expected.code,
+            expected.node,
+            expected.tip.id(&db).short(12)
+        );
+    }
+    Ok(if missed.is_empty() {
+        ExitStatus::Clean
+    } else {
+        ExitStatus::Blocked
+    })
+}
+
+/// The commit `A` of `A..B` (resolved and read first, so its ancestry is known) and the
+/// tip `B` (HEAD without a range); the database's tip is left at `B`.
+fn range_ends(
+    db: &mut KeelDatabase,
+    range: Option<&str>,
+) -> Result<(Option<Commit>, Commit), CommandError> {
+    let (from, to) = match range {
+        None => (None, "HEAD"),
+        Some(range) => {
+            let Some((from, to)) = range.split_once("..") else {
+                return Err(CommandError(format!(
+                    "--range {range}: not A..B; repair: name two revisions, e.g. --range v1.0..main"
+                )));
+            };
+            if to.starts_with('.') {
+                return Err(CommandError(format!(
+                    "--range {range}: A...B (a symmetric difference) is not a range of tips; repair: use A..B"
+                )));
+            }
+            (Some(or_head(from)), or_head(to))
+        }
+    };
+    let exclude = match from {
+        Some(rev) => Some(tip_at(db, rev)?),
+        None => None,
+    };
+    Ok((exclude, tip_at(db, to)?))
+}
+
+/// A side of `A..B`: HEAD when empty.
+fn or_head(side: &str) -> &str {
+    if side.is_empty() { "HEAD" } else { side }
+}
+
+/// Moves the database's tip to `rev` and returns it as a commit input.
+fn tip_at(db: &mut KeelDatabase, rev: &str) -> Result<Commit, CommandError> {
+    let id = db.resolve_commit(rev)?;
+    db.apply_changes(&[ChangeEvent::TipAt(id)])?;
+    Tip::get(&*db).commit(&*db).ok_or_else(|| {
+        CommandError(format!(
+            "{rev}: the repository has no commits; repair: commit first"
+        ))
+    })
+}
+
+/// Reads `TIP:NODE:CODE`: TIP up to the first `:`, CODE after the last.
+fn expectation(
+    db: &mut KeelDatabase,
+    text: &str,
+    tips: &[Commit],
+) -> Result<Expectation, CommandError> {
+    let refuse = |why: String| CommandError(format!("--expect {text}: {why}"));
+    let (Some((rev, rest)), Some((_, code))) = (text.split_once(':'), text.rsplit_once(':')) else {
+        return Err(refuse(
+            "not TIP:NODE:CODE; repair: e.g. --expect HEAD~3:auth/login:anchor-hit".to_owned(),
+        ));
+    };
+    let node = rest.rsplit_once(':').map_or("", |(node, _)| node);
+    if node.is_empty() || rev.is_empty() {
+        return Err(refuse(
+            "not TIP:NODE:CODE; repair: e.g. --expect HEAD~3:auth/login:anchor-hit".to_owned(),
+        ));
+    }
+    let Some(doc) = code_doc(code) else {
+        let codes: Vec<&str> = FINDING_CODES.iter().map(|doc| doc.code).collect();
+        return Err(refuse(format!(
+            "{code} is no finding code; repair: one of {}",
+            codes.join(", ")
+        )));
+    };
+    let id = db.resolve_commit(rev)?;
+    let Some(&tip) = tips.iter().find(|tip| tip.id(&*db) == id) else {
+        return Err(refuse(format!(
+            "{} is not among the replayed tips; repair: widen --range or --last, or drop --every",
+            id.short(12)
+        )));
+    };
+    Ok(Expectation {
+        text: text.to_owned(),
+        tip,
+        node: node.to_owned(),
+        code: doc.code,
+        met: false,
+    })
+}
+
+/// Lints the current tip: its report, or the refusal of its specs or settings (a line of
+/// its own); unreadable objects end the replay.
+fn judge(db: &KeelDatabase) -> Result<(Result<LintReport, String>, WorkCounts), CommandError> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    match lint_counting_parses(db, threads, Scope::Full) {
+        Ok((report, parses)) => Ok((Ok(report), render::work_counts(db, parses))),
+        Err(LintError::Object(err)) => Err(CommandError(format!(
+            "{err}; repair: run `git fsck` on the repository"
+        ))),
+        Err(LintError::Settings(err)) => Ok((
+            Err(err.to_string()),
+            render::work_counts(db, Default::default()),
+        )),
+        Err(LintError::Specs(errors)) => Ok((
+            Err(errors.first().map(ToString::to_string).unwrap_or_default()),
+            render::work_counts(db, Default::default()),
+        )),
+    }
+}
+
+fn line(
+    db: &KeelDatabase,
+    tip: Commit,
+    outcome: &Result<LintReport, String>,
+    counts: WorkCounts,
+    format: ReplayFormat,
+) -> String {
+    let (tally, error) = match outcome {
+        Ok(report) => (tip_tally(report), None),
+        Err(message) => (
+            TipTally {
+                blocked: true,
+                ..TipTally::default()
+            },
+            Some(message.clone()),
+        ),
+    };
+    let line = ReplayLine {
+        schema: REPLAY_SCHEMA,
+        tip: tip.id(db).to_string(),
+        date: Instant::from_secs(tip.committer_time(db)).to_rfc3339(),
+        nodes: tally.nodes,
+        findings: &tally.findings,
+        debt: tally.debt,
+        blocked: tally.blocked,
+        error,
+        stats: Stats {
+            images_parsed: counts.images_parsed,
+            hunk_sets_diffed: counts.hunk_sets_diffed,
+            queries_executed: counts.queries_executed,
+        },
+    };
+    match format {
+        // A struct of strings, numbers and a map of them: serialization cannot fail.
+        ReplayFormat::Jsonl => serde_json::to_string(&line).unwrap_or_default() + "\n",
+        ReplayFormat::Text => text_line(&line),
+    }
+}
+
+/// `1a2b3c4d5e6f 2026-01-15T10:30:00Z blocked debt 2, 3 nodes: anchor-hit 2, code-drift 1`.
+fn text_line(line: &ReplayLine<'_>) -> String {
+    let verdict = if line.blocked { "blocked" } else { "ok" };
+    let findings: Vec<String> = line
+        .findings
+        .iter()
+        .map(|(code, n)| format!("{code} {n}"))
+        .collect();
+    let detail = match &line.error {
+        Some(error) => format!("error: {error}"),
+        None if findings.is_empty() => "no findings".to_owned(),
+        None => findings.join(", "),
+    };
+    format!(
+        "{} {} {verdict} debt {}, {}: {detail} (parsed {}, diffed {})\n",
+        &line.tip[..line.tip.len().min(12)],
+        line.date,
+        line.debt,
+        render::counted(line.nodes, "node"),
+        line.stats.images_parsed,
+        line.stats.hunk_sets_diffed,
+    )
+}
