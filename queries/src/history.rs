@@ -295,8 +295,9 @@ impl TipIndex {
     }
 }
 
-/// The walk's index at `tip`.
-#[salsa::tracked(returns(ref))]
+/// The walk's index at `tip`. Only the newest few tips' indexes are kept (each holds
+/// every path of the history), so a replay through thousands of tips stays bounded.
+#[salsa::tracked(returns(ref), lru = 4)]
 pub fn tip_index(db: &dyn Db, tip: Commit) -> Result<TipIndex, ObjectError> {
     let mut index = TipIndex::default();
     for (position, commit) in Walk::new(db, tip).enumerate() {

@@ -115,9 +115,13 @@ pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> 
         .map(|text| expectation(&mut db, text, &tips))
         .collect::<Result<Vec<_>, _>>()?;
     let mut worked = false;
+    // The first tip is a cold lint, on every core; each later one adds little to parse,
+    // and warming it on threads would only walk its history again.
+    let mut threads = std::thread::available_parallelism().map_or(1, usize::from);
     for &tip in &tips {
         db.apply_changes(&[ChangeEvent::TipAt(tip.id(&db))])?;
-        let (outcome, counts) = judge(&db)?;
+        let (outcome, counts) = judge(&db, threads)?;
+        threads = 1;
         worked |= counts.images_parsed + counts.hunk_sets_diffed > 0;
         if let Ok(report) = &outcome {
             for expected in expectations.iter_mut().filter(|e| e.tip == tip) {
@@ -232,8 +236,10 @@ fn expectation(
 
 /// Lints the current tip: its report, or the refusal of its specs or settings (a line of
 /// its own); unreadable objects end the replay.
-fn judge(db: &KeelDatabase) -> Result<(Result<LintReport, String>, WorkCounts), CommandError> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+fn judge(
+    db: &KeelDatabase,
+    threads: usize,
+) -> Result<(Result<LintReport, String>, WorkCounts), CommandError> {
     match lint_counting_parses(db, threads, Scope::Full) {
         Ok((report, parses)) => Ok((Ok(report), render::work_counts(db, parses))),
         Err(LintError::Object(err)) => Err(CommandError(format!(
