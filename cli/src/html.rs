@@ -5,9 +5,10 @@
 //! drift board, hits over time per node, cost and survival bars per harness and per
 //! repository) — escaping every text it inserts, and the wording of numbers (a null is
 //! "unknown", never drawn as 0). Pure: data in, `String` out, the same bytes for the same
-//! data; the page loads nothing and names no URL.
+//! data; the page loads nothing and names no URL. The pieces `replay_html` shares come
+//! from here: the head with its policy and styles, escaping, and the time axis.
 //! Does not own: any answer (`keel_queries`), reading the database, or writing the file
-//! (`commands::report`).
+//! (`commands::page_file`).
 
 use crate::render::counted;
 use keel_engine::sessions::Instant;
@@ -50,7 +51,7 @@ pub(crate) fn escape(text: &str) -> String {
 pub(crate) fn page(page: &Page<'_>) -> String {
     let nodes = nodes(page.lint);
     [
-        head(page.repo),
+        head(&format!("keel report: {}", page.repo), ""),
         header(page, &nodes),
         "<main>\n".to_owned(),
         drift_board(&nodes, page.commit_times),
@@ -158,13 +159,15 @@ fn node_entry<'m, 'a>(
     })
 }
 
-fn head(repo: &str) -> String {
+/// The page up to `<body>`: the title, a policy that lets the page load nothing, the
+/// shared styles and then `style`, a page's own.
+pub(crate) fn head(title: &str, style: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
-         <title>keel report: {}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
-        escape(repo)
+         <title>{}</title>\n<style>\n{STYLE}{style}</style>\n</head>\n<body>\n",
+        escape(title)
     )
 }
 
@@ -206,7 +209,7 @@ fn header(page: &Page<'_>, nodes: &[NodeView<'_>]) -> String {
 }
 
 /// The first 12 characters of a commit id.
-fn short(id: &str) -> &str {
+pub(crate) fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
 }
 
@@ -337,7 +340,7 @@ fn hit_row(hit: &HitRecord, times: &BTreeMap<String, i64>) -> String {
 }
 
 /// `text`, or `—` when it is empty (a whole-file change names no selector and no side).
-fn or_dash(text: String) -> String {
+pub(crate) fn or_dash(text: String) -> String {
     if text.is_empty() {
         "—".to_owned()
     } else {
@@ -416,11 +419,18 @@ const TL_AXIS: f64 = 34.0;
 const TL_MAX_TICKS: i64 = 6;
 /// Room a tick's label needs on either side of it, so one at an edge is not cut.
 const TL_TICK_ROOM: f64 = 36.0;
-const HOUR: i64 = 3600;
+const MINUTE: i64 = 60;
+const HOUR: i64 = 60 * MINUTE;
 const DAY: i64 = 24 * HOUR;
 const YEAR: i64 = 365 * DAY;
 /// The steps the time axis may tick at.
-const TICK_STEPS: [i64; 13] = [
+const TICK_STEPS: [i64; 20] = [
+    MINUTE,
+    2 * MINUTE,
+    5 * MINUTE,
+    10 * MINUTE,
+    15 * MINUTE,
+    30 * MINUTE,
     HOUR,
     2 * HOUR,
     3 * HOUR,
@@ -428,6 +438,7 @@ const TICK_STEPS: [i64; 13] = [
     12 * HOUR,
     DAY,
     2 * DAY,
+    3 * DAY,
     7 * DAY,
     14 * DAY,
     28 * DAY,
@@ -439,36 +450,50 @@ const TICK_STEPS: [i64; 13] = [
 /// column holds the row's commit count).
 const TL_LABEL_CHARS: usize = 24;
 
-/// A shared time axis: `[start, end]` in seconds mapped onto the plot's width.
-struct Axis {
+/// A shared time axis: `[start, end]` in seconds mapped onto `[left, right]` of a plot.
+pub(crate) struct Axis {
     start: i64,
     end: i64,
+    left: f64,
+    right: f64,
 }
 
 impl Axis {
-    /// The span of `times`, padded so the edges keep their dots whole; a span shorter
-    /// than a day is widened to the day around its middle.
+    /// The timeline's axis over `times`; a span shorter than a day is widened to the day
+    /// around its middle.
     fn over(times: impl Iterator<Item = i64>) -> Option<Self> {
+        Self::spanning(times, DAY, TL_LABEL, TL_WIDTH - TL_RIGHT)
+    }
+
+    /// The span of `times` on `[left, right]`, padded so the edges keep their dots whole;
+    /// a span shorter than `min_span` seconds is widened to `min_span` around its middle.
+    pub(crate) fn spanning(
+        times: impl Iterator<Item = i64>,
+        min_span: i64,
+        left: f64,
+        right: f64,
+    ) -> Option<Self> {
         let (min, max) = times.fold(None, |span: Option<(i64, i64)>, t| {
             Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))))
         })?;
-        if max - min < DAY {
+        let (start, end) = if max - min < min_span {
             let middle = min + (max - min) / 2;
-            return Some(Self {
-                start: middle - DAY / 2,
-                end: middle + DAY / 2,
-            });
-        }
-        let pad = (max - min) / 30;
+            (middle - min_span / 2, middle + min_span / 2)
+        } else {
+            let pad = (max - min) / 30;
+            (min - pad, max + pad)
+        };
         Some(Self {
-            start: min - pad,
-            end: max + pad,
+            start,
+            end,
+            left,
+            right,
         })
     }
 
-    fn x(&self, time: i64) -> f64 {
+    pub(crate) fn x(&self, time: i64) -> f64 {
         let span = (self.end - self.start).max(1) as f64;
-        TL_LABEL + (time - self.start) as f64 / span * (TL_WIDTH - TL_LABEL - TL_RIGHT)
+        self.left + (time - self.start) as f64 / span * (self.right - self.left)
     }
 
     /// The smallest step of [`TICK_STEPS`] (or a whole number of years) that puts at
@@ -567,20 +592,7 @@ fn timeline_svg(rows: &[(&str, Vec<Dot<'_>>)], axis: &Axis) -> String {
             TL_TOP + TL_ROW * index as f64
         ));
     }
-    for (t, label) in axis.ticks() {
-        let x = axis.x(t);
-        let anchor = if TL_WIDTH - x < TL_TICK_ROOM {
-            "end"
-        } else {
-            "middle"
-        };
-        svg.push_str(&format!(
-            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{TL_TOP}\" x2=\"{x:.1}\" y2=\"{plot_bottom}\"/>\
-             <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>\n",
-            plot_bottom + 18.0,
-            escape(&label)
-        ));
-    }
+    svg.push_str(&tick_marks(axis, TL_WIDTH, TL_TOP, plot_bottom));
     for (i, (id, dots)) in rows.iter().enumerate() {
         svg.push_str(&timeline_row(i, id, dots, axis));
     }
@@ -589,6 +601,28 @@ fn timeline_svg(rows: &[(&str, Vec<Dot<'_>>)], axis: &Axis) -> String {
         TL_WIDTH - TL_RIGHT
     ));
     svg
+}
+
+/// The axis's ticks as grid lines from `top` to `bottom`, each labelled under `bottom`; a
+/// label near the right edge of a `width`-wide chart ends at its tick, so it is not cut.
+pub(crate) fn tick_marks(axis: &Axis, width: f64, top: f64, bottom: f64) -> String {
+    axis.ticks()
+        .into_iter()
+        .map(|(t, label)| {
+            let x = axis.x(t);
+            let anchor = if width - x < TL_TICK_ROOM {
+                "end"
+            } else {
+                "middle"
+            };
+            format!(
+                "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{bottom}\"/>\
+                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>\n",
+                bottom + 18.0,
+                escape(&label)
+            )
+        })
+        .collect()
 }
 
 fn timeline_row(index: usize, id: &str, dots: &[Dot<'_>], axis: &Axis) -> String {

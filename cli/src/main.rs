@@ -10,6 +10,7 @@ mod exit;
 mod github;
 mod html;
 mod render;
+mod replay_html;
 mod sarif;
 
 use clap::Parser;

@@ -11,6 +11,7 @@ mod fresh;
 mod hook;
 mod impact;
 mod lint;
+mod page_file;
 mod replay;
 mod report;
 mod sessions;
@@ -20,6 +21,8 @@ use crate::exit::ExitStatus;
 use crate::render::{ColourChoice, set_colour};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::fmt;
+
+pub(crate) use replay::ReplayedTip;
 
 /// keel: spec drift, session impact and semantic impact for git repositories.
 #[derive(Debug, Parser)]

@@ -2,14 +2,18 @@
 //! pinned controls (`--expect`) for benchmark harnesses.
 //!
 //! Owns: the flags, resolving the range and the controls, moving the tip
-//! (`ChangeEvent::TipAt`) oldest first, and printing each tip's line as it is judged.
+//! (`ChangeEvent::TipAt`) oldest first, printing each tip's line as it is judged, and,
+//! with `--html`, writing the page of all tips once the last one is judged.
 //! Does not own: which tips a range lists or what a tip's report adds up to
-//! (`keel_queries::replay`), or the judgement (`keel_queries::lint`).
+//! (`keel_queries::replay`), the judgement (`keel_queries::lint`), or the page
+//! (`replay_html`) and its file (`page_file`).
 
 use super::cache::{open_repo, save_memo};
+use super::page_file::{PageTarget, repo_name};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render::{self, WorkCounts};
+use crate::replay_html;
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::Instant;
 use keel_engine::{ChangeEvent, KeelDatabase};
@@ -28,9 +32,9 @@ use std::path::PathBuf;
 /// its tree), and pays only for what it added to the tips before it. Without --range or
 /// --last, every commit of HEAD's history is a tip (`git rev-list HEAD`). A tip whose
 /// specs or `keel.toml` keel refuses to read is a line with `error` (blocked), and the
-/// replay goes on. Exit 0: every --expect held (whatever the tips' verdicts); 1: an
-/// --expect found no such finding at its tip; 2: bad usage or a repository keel could not
-/// read.
+/// replay goes on. With --html FILE, the tips are also drawn on one self-contained page.
+/// Exit 0: every --expect held (whatever the tips' verdicts); 1: an --expect found no such
+/// finding at its tip; 2: bad usage or a repository keel could not read.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
     /// The repository (any folder inside its work tree).
@@ -56,6 +60,12 @@ pub(crate) struct ReplayArgs {
     /// One JSON object per line (`keel.replay.v1`), or one text line per tip.
     #[arg(long, value_enum, default_value_t = ReplayFormat::Jsonl)]
     format: ReplayFormat,
+    /// Also write one self-contained HTML page (it loads nothing) of the replayed tips in
+    /// date order: debt and blocked per tip, findings per code, and a table of the tips.
+    /// Written only once every tip is judged (an --expect that fails still writes it); a
+    /// folder that does not exist is refused before any work.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// How `keel replay` prints a tip.
@@ -77,18 +87,33 @@ struct Expectation {
     met: bool,
 }
 
+/// One judged tip: what its line of `keel.replay.v1` and its part of the `--html` page
+/// are both made from.
+pub(crate) struct ReplayedTip {
+    /// The full commit id.
+    pub(crate) tip: String,
+    /// The committer time, seconds since the epoch.
+    pub(crate) time: i64,
+    /// `time` in RFC 3339 (UTC).
+    pub(crate) date: String,
+    /// Empty and blocked when the tip has an `error`.
+    pub(crate) tally: TipTally,
+    /// Why keel refused the tip's specs or `keel.toml`.
+    pub(crate) error: Option<String>,
+}
+
 /// One tip's line of `keel.replay.v1`.
 #[derive(Serialize)]
 struct ReplayLine<'a> {
     schema: &'static str,
-    tip: String,
-    date: String,
+    tip: &'a str,
+    date: &'a str,
     nodes: usize,
     findings: &'a BTreeMap<&'static str, usize>,
     debt: usize,
     blocked: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+    error: Option<&'a str>,
     stats: Stats,
 }
 
@@ -100,6 +125,7 @@ struct Stats {
 }
 
 pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> {
+    let target = args.html.as_deref().map(PageTarget::check).transpose()?;
     let mut db = open_repo(&args.repo)?;
     let (exclude, tip) = range_ends(&mut db, args.range.as_deref())?;
     let selection = TipSelection {
@@ -114,23 +140,16 @@ pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> 
         .iter()
         .map(|text| expectation(&mut db, text, &tips))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut worked = false;
-    // The first tip is a cold lint, on every core; each later one adds little to parse,
-    // and warming it on threads would only walk its history again.
-    let mut threads = std::thread::available_parallelism().map_or(1, usize::from);
-    for &tip in &tips {
-        db.apply_changes(&[ChangeEvent::TipAt(tip.id(&db))])?;
-        let (outcome, counts) = judge(&db, threads)?;
-        threads = 1;
-        worked |= counts.images_parsed + counts.hunk_sets_diffed > 0;
-        if let Ok(report) = &outcome {
-            for expected in expectations.iter_mut().filter(|e| e.tip == tip) {
-                expected.met |= has_finding(report, &expected.node, expected.code);
-            }
-        }
-        write_stdout(&line(&db, tip, &outcome, counts, args.format))?;
+    let replayed = replay(
+        &mut db,
+        &tips,
+        &mut expectations,
+        args.format,
+        target.is_some(),
+    )?;
+    if let Some(target) = &target {
+        target.write(&replay_html::page(&repo_name(&db, &args.repo), &replayed))?;
     }
-    save_memo(&mut db, worked);
     let missed: Vec<&Expectation> = expectations.iter().filter(|e| !e.met).collect();
     for expected in &missed {
         eprintln!(
@@ -146,6 +165,40 @@ pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> 
     } else {
         ExitStatus::Blocked
     })
+}
+
+/// Judges `tips` oldest first, printing each one's line and checking the controls at it;
+/// returns the judged tips when `keep` (for the page), else none.
+fn replay(
+    db: &mut KeelDatabase,
+    tips: &[Commit],
+    expectations: &mut [Expectation],
+    format: ReplayFormat,
+    keep: bool,
+) -> Result<Vec<ReplayedTip>, CommandError> {
+    let mut kept = Vec::new();
+    let mut worked = false;
+    // The first tip is a cold lint, on every core; each later one adds little to parse,
+    // and warming it on threads would only walk its history again.
+    let mut threads = std::thread::available_parallelism().map_or(1, usize::from);
+    for &tip in tips {
+        db.apply_changes(&[ChangeEvent::TipAt(tip.id(&*db))])?;
+        let (outcome, counts) = judge(db, threads)?;
+        threads = 1;
+        worked |= counts.images_parsed + counts.hunk_sets_diffed > 0;
+        if let Ok(report) = &outcome {
+            for expected in expectations.iter_mut().filter(|e| e.tip == tip) {
+                expected.met |= has_finding(report, &expected.node, expected.code);
+            }
+        }
+        let replayed = replayed_tip(db, tip, outcome);
+        write_stdout(&line(&replayed, counts, format))?;
+        if keep {
+            kept.push(replayed);
+        }
+    }
+    save_memo(db, worked);
+    Ok(kept)
 }
 
 /// The commit `A` of `A..B` (resolved and read first, so its ancestry is known) and the
@@ -256,32 +309,42 @@ fn judge(
     }
 }
 
-fn line(
+/// What `tip` judged as `outcome` adds up to.
+fn replayed_tip(
     db: &KeelDatabase,
     tip: Commit,
-    outcome: &Result<LintReport, String>,
-    counts: WorkCounts,
-    format: ReplayFormat,
-) -> String {
+    outcome: Result<LintReport, String>,
+) -> ReplayedTip {
     let (tally, error) = match outcome {
-        Ok(report) => (tip_tally(report), None),
+        Ok(report) => (tip_tally(&report), None),
         Err(message) => (
             TipTally {
                 blocked: true,
                 ..TipTally::default()
             },
-            Some(message.clone()),
+            Some(message),
         ),
     };
+    let time = tip.committer_time(db);
+    ReplayedTip {
+        tip: tip.id(db).to_string(),
+        time,
+        date: Instant::from_secs(time).to_rfc3339(),
+        tally,
+        error,
+    }
+}
+
+fn line(tip: &ReplayedTip, counts: WorkCounts, format: ReplayFormat) -> String {
     let line = ReplayLine {
         schema: REPLAY_SCHEMA,
-        tip: tip.id(db).to_string(),
-        date: Instant::from_secs(tip.committer_time(db)).to_rfc3339(),
-        nodes: tally.nodes,
-        findings: &tally.findings,
-        debt: tally.debt,
-        blocked: tally.blocked,
-        error,
+        tip: &tip.tip,
+        date: &tip.date,
+        nodes: tip.tally.nodes,
+        findings: &tip.tally.findings,
+        debt: tip.tally.debt,
+        blocked: tip.tally.blocked,
+        error: tip.error.as_deref(),
         stats: Stats {
             images_parsed: counts.images_parsed,
             hunk_sets_diffed: counts.hunk_sets_diffed,

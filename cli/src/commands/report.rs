@@ -3,14 +3,14 @@
 //!
 //! Owns: the flags, gathering the page's data (the lint report as `keel lint` computes it,
 //! the committer dates of its hit commits, the sessions report as `keel sessions` computes
-//! it), refusing an unusable target before any work, writing the page atomically (a
-//! temporary file in the target's folder, renamed only once everything succeeded), and the
-//! exit status (the lint's).
-//! Does not own: the page (`html`), the lint (`lint::lint_or_refuse`) or the sessions
-//! report (`sessions::report`).
+//! it), writing the page only once everything succeeded, and the exit status (the lint's).
+//! Does not own: the page (`html`), its file (`page_file`: refused before any work,
+//! written atomically), the lint (`lint::lint_or_refuse`) or the sessions report
+//! (`sessions::report`).
 
 use super::cache::{open_repo, save_memo};
 use super::lint::{lint_or_refuse, status_of};
+use super::page_file::{PageTarget, repo_name};
 use super::sessions::{RepoFlag, SessionInputs};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
@@ -23,7 +23,6 @@ use keel_queries::history::history;
 use keel_queries::lint::{LintReport, Scope};
 use keel_queries::sessions::SessionsReport;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Write the lint at HEAD, and the sessions report, as one self-contained HTML page
@@ -76,7 +75,7 @@ impl SessionFlags {
 }
 
 pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> {
-    let folder = target_folder(&args.html)?;
+    let target = PageTarget::check(&args.html)?;
     let mut db = open_repo(&args.repo)?;
     let (lint, parses) = lint_or_refuse(&db, Scope::Full)?;
     let commit_times = hit_times(&db, &lint);
@@ -101,67 +100,11 @@ pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> 
         sessions: sessions.as_ref(),
         now: flags.inputs.now.as_deref(),
     });
-    write_atomically(&args.html, &folder, &page)?;
+    target.write(&page)?;
     write_stdout(&summary_line(&args.html, &lint, sessions.as_ref()))?;
     let counts = render::work_counts(&db, parses);
     save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
     Ok(status_of(&lint))
-}
-
-/// The folder the page is written in (its temporary file goes there too, so the rename
-/// stays on one file system), refused before any work when it cannot hold the page.
-fn target_folder(file: &Path) -> Result<PathBuf, CommandError> {
-    let folder = match file.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    if file.is_dir() {
-        return Err(CommandError(format!(
-            "--html {}: is a folder; repair: name a file, e.g. --html {}",
-            file.display(),
-            file.join("report.html").display()
-        )));
-    }
-    if !folder.is_dir() {
-        return Err(CommandError(format!(
-            "--html {}: the folder {} does not exist; repair: create it or name a file in an existing folder",
-            file.display(),
-            folder.display()
-        )));
-    }
-    Ok(folder)
-}
-
-/// Writes `text` to a temporary file in `folder`, then renames it onto `file`: a reader
-/// never sees half a page, and a failed write leaves `file` as it was.
-fn write_atomically(file: &Path, folder: &Path, text: &str) -> Result<(), CommandError> {
-    let refuse = |err: &dyn std::fmt::Display| {
-        CommandError(format!(
-            "--html {}: cannot write it ({err}); repair: check the folder's permissions and free space",
-            file.display()
-        ))
-    };
-    let mut temp = temp_builder()
-        .tempfile_in(folder)
-        .map_err(|err| refuse(&err))?;
-    temp.write_all(text.as_bytes())
-        .and_then(|()| temp.as_file().sync_all())
-        .map_err(|err| refuse(&err))?;
-    temp.persist(file).map_err(|err| refuse(&err.error))?;
-    Ok(())
-}
-
-/// A hidden temporary file; on Unix created as an ordinary file is (mode 0666 less the
-/// umask), not private to its owner, since the page is meant to be shared.
-fn temp_builder() -> tempfile::Builder<'static, 'static> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".keel-report-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    builder
 }
 
 /// The committer time of every hit commit, read from the commit inputs of the tip's
@@ -185,17 +128,6 @@ fn hit_times(db: &KeelDatabase, report: &LintReport) -> BTreeMap<String, i64> {
                 .then(|| (id, commit.committer_time(db)))
         })
         .collect()
-}
-
-/// The work tree's folder name (never a full path: the page is shared).
-fn repo_name(db: &KeelDatabase, repo: &Path) -> String {
-    let root = db
-        .work_dir()
-        .map_or_else(|| repo.to_owned(), Path::to_owned);
-    let root = root.canonicalize().unwrap_or(root);
-    root.file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "repository".to_owned())
 }
 
 /// `keel report: wrote FILE: 3 nodes (1 blocked, 1 warning, 1 clean); sessions: …`.

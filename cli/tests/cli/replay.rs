@@ -1,8 +1,10 @@
 //! `keel lint --rev` and `keel replay`: a past tip judged as if checked out, and one line
 //! per tip that agrees with `keel lint --rev` of that tip; pinned controls (`--expect`)
-//! that pass, fail (exit 1) and are refused (exit 2).
+//! that pass, fail (exit 1) and are refused (exit 2); and the `--html` page of the tips,
+//! checked as HTML and, when Chromium is installed, rendered headless (a screenshot lands
+//! in `target/`).
 
-use crate::support::{Run, lint, run};
+use crate::support::{Run, chromium, headless, lint, listing, run, screenshot};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::demo::{add_demo_followup, build_demo};
 use serde_json::Value;
@@ -206,4 +208,67 @@ fn a_pinned_control_passes_fails_or_is_refused() {
             refused.stderr
         );
     }
+}
+
+#[test]
+fn the_html_page_draws_every_tip_and_renders_in_a_browser() {
+    let repo = branchy_repo();
+    let plain = replay(&repo, &[]);
+    let run = replay(&repo, &["--html", "out.html"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tips = lines_of(&run);
+    assert_eq!(tips, lines_of(&plain), "--html prints the same lines");
+    let html = std::fs::read_to_string(repo.path().join("out.html")).expect("the page");
+    assert!(html.starts_with("<!DOCTYPE html>\n"), "{html}");
+    assert!(html.contains("<svg class=\"replay debt-chart\""), "{html}");
+    assert!(
+        html.contains("<svg class=\"replay findings-chart\""),
+        "{html}"
+    );
+    assert!(html.contains("data-code=\"anchor-hit\""), "{html}");
+    assert_eq!(html.matches("<tr id=\"tip-").count(), tips.len(), "{html}");
+    for tip in &tips {
+        assert!(html.contains(&format!("<tr id=\"tip-{tip}\"")), "{tip}");
+    }
+    for outside in [
+        "://", " src=", "<link", "url(", "@import", "<iframe", "<img",
+    ] {
+        assert!(!html.contains(outside), "the page holds {outside:?}");
+    }
+    assert!(
+        !html.contains(&repo.path().display().to_string()),
+        "the page names a path of this machine"
+    );
+    assert!(replay(&repo, &["--html", "two.html"]).code == 0);
+    let again = std::fs::read_to_string(repo.path().join("two.html")).expect("the page");
+    assert!(again == html, "two runs wrote different pages");
+    let before = listing(repo.path());
+    let refused = replay(&repo, &["--html", "missing/out.html"]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert_eq!(refused.stdout, "", "refused before any tip is judged");
+    assert!(
+        refused
+            .stderr
+            .starts_with("error: --html missing/out.html: the folder missing does not exist"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        listing(repo.path()),
+        before,
+        "a refused run wrote something"
+    );
+    let Some(chromium) = chromium() else {
+        println!(
+            "skipped the browser part: no chromium at /usr/bin/chromium or on PATH (install it to render the page)"
+        );
+        return;
+    };
+    let page = std::fs::canonicalize(repo.path().join("out.html")).expect("the page");
+    let url = format!("file://{}", page.display());
+    let dom = headless(&chromium, &url, &["--dump-dom".to_owned()]);
+    assert!(dom.contains("<svg class=\"replay debt-chart\""), "{dom}");
+    assert!(dom.contains("<polyline class=\"debt-line\""), "{dom}");
+    assert_eq!(dom.matches("<tr id=\"tip-").count(), tips.len(), "{dom}");
+    screenshot(&chromium, &url, "replay-screenshot.png");
 }

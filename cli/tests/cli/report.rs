@@ -5,14 +5,14 @@
 //! filter must follow the fragment, and a screenshot lands in `target/`. Refusals write
 //! nothing.
 
-use crate::support::{APP_PY, Run, listing, run, snapshot_settings, spec};
+use crate::support::{
+    APP_PY, Run, chromium, headless, listing, run, screenshot, snapshot_settings, spec,
+};
 use keel_fixtures::sessions::{
     CLAUDE_TRAILER, CODEX_TRAILER, LEX_NOW, at, lines, message, session_repo,
 };
 use keel_fixtures::{FIXTURE_EMAIL, FIXTURE_EPOCH, FixtureRepo};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 /// The fixture logs the scenario reads: (path under HOME, contents with `@REPO@` for the
 /// repository). s1 (Claude Code, 10:01–10:09, with its sub-agent) and cx1 (Codex,
@@ -312,67 +312,6 @@ fn a_refused_run_writes_nothing() {
     }
 }
 
-/// Chromium, where the test looks for it.
-fn chromium() -> Option<PathBuf> {
-    let fixed = Path::new("/usr/bin/chromium");
-    if fixed.is_file() {
-        return Some(fixed.to_owned());
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("chromium"))
-        .find(|candidate| candidate.is_file())
-}
-
-/// How long one headless Chromium may take before it is killed.
-const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Runs headless Chromium on `url` with `extra` flags and a fresh profile; returns what it
-/// printed on stdout.
-fn headless(chromium: &Path, url: &str, extra: &[String]) -> String {
-    let profile = tempfile::tempdir().expect("a profile folder");
-    let out_path = profile.path().join("stdout.html");
-    let out = std::fs::File::create(&out_path).expect("a stdout file");
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            profile.path().join("data").display()
-        ))
-        .args(extra)
-        .arg(url)
-        .env("HOME", profile.path())
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromium starts");
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait for chromium") {
-            assert!(status.success(), "chromium failed: {status}");
-            break;
-        }
-        if started.elapsed() > CHROMIUM_TIMEOUT {
-            // The test fails either way; a failed kill leaves nothing more to do.
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium took more than {CHROMIUM_TIMEOUT:?} on {url}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::fs::read_to_string(&out_path).expect("chromium's stdout")
-}
-
 #[test]
 fn the_page_renders_in_a_browser_and_its_filter_runs() {
     let scenario = scenario();
@@ -429,30 +368,5 @@ fn the_page_renders_in_a_browser_and_its_filter_runs() {
         by_path.contains("data-search=\"docs notes.md\">"),
         "docs matches its path: {by_path}"
     );
-    screenshot(&chromium, &url);
-}
-
-/// Writes `target/report-screenshot.png` of the page at 1280×2000.
-fn screenshot(chromium: &Path, url: &str) {
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    std::fs::create_dir_all(&target).expect("the target folder");
-    let png = target.join("report-screenshot.png");
-    // A stale screenshot must not pass for this run's.
-    let _ = std::fs::remove_file(&png);
-    headless(
-        chromium,
-        url,
-        &[
-            format!("--screenshot={}", png.display()),
-            "--window-size=1280,2000".to_owned(),
-            "--hide-scrollbars".to_owned(),
-        ],
-    );
-    let bytes = std::fs::read(&png).expect("chromium wrote the screenshot");
-    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    assert!(
-        bytes.len() > 20_000,
-        "a blank screenshot: {} bytes",
-        bytes.len()
-    );
+    screenshot(&chromium, &url, "report-screenshot.png");
 }

@@ -1,11 +1,12 @@
 //! Helpers shared by the CLI tests: running the real `keel` binary hermetically, building
-//! small fixture repositories, rendering an output block for snapshots, and checking that
-//! a refused run wrote nothing.
+//! small fixture repositories, rendering an output block for snapshots, checking that a
+//! refused run wrote nothing, and rendering a written page in headless Chromium.
 
 use keel_fixtures::FixtureRepo;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// What one `keel` process printed and how it ended.
 #[derive(Debug)]
@@ -177,4 +178,90 @@ pub(crate) fn listing(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
 pub(crate) fn status(repo: &FixtureRepo) -> String {
     repo.git(&["status", "--porcelain", "--untracked-files=all"])
         .expect("git status")
+}
+
+/// Chromium, where the test looks for it.
+pub(crate) fn chromium() -> Option<PathBuf> {
+    let fixed = Path::new("/usr/bin/chromium");
+    if fixed.is_file() {
+        return Some(fixed.to_owned());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("chromium"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// How long one headless Chromium may take before it is killed.
+const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs headless Chromium on `url` with `extra` flags and a fresh profile; returns what it
+/// printed on stdout.
+pub(crate) fn headless(chromium: &Path, url: &str, extra: &[String]) -> String {
+    let profile = tempfile::tempdir().expect("a profile folder");
+    let out_path = profile.path().join("stdout.html");
+    let out = std::fs::File::create(&out_path).expect("a stdout file");
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            profile.path().join("data").display()
+        ))
+        .args(extra)
+        .arg(url)
+        .env("HOME", profile.path())
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for chromium") {
+            assert!(status.success(), "chromium failed: {status}");
+            break;
+        }
+        if started.elapsed() > CHROMIUM_TIMEOUT {
+            // The test fails either way; a failed kill leaves nothing more to do.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium took more than {CHROMIUM_TIMEOUT:?} on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::fs::read_to_string(&out_path).expect("chromium's stdout")
+}
+
+/// Writes `target/NAME` (a PNG) of the page at `url` at 1280×2000.
+pub(crate) fn screenshot(chromium: &Path, url: &str, name: &str) {
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    std::fs::create_dir_all(&target).expect("the target folder");
+    let png = target.join(name);
+    // A stale screenshot must not pass for this run's.
+    let _ = std::fs::remove_file(&png);
+    headless(
+        chromium,
+        url,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1280,2000".to_owned(),
+            "--hide-scrollbars".to_owned(),
+        ],
+    );
+    let bytes = std::fs::read(&png).expect("chromium wrote the screenshot");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(
+        bytes.len() > 20_000,
+        "a blank screenshot: {} bytes",
+        bytes.len()
+    );
 }
