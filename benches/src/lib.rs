@@ -1,11 +1,12 @@
 //! keel-benches: what the benchmark binaries share.
 //!
 //! Owns: [`BlobReader`], one long-lived `git cat-file --batch` serving blobs to the
-//! baselines that read many, and [`quiet_git`], the git command every bench runs. Does
-//! not own: any measurement (each binary in `src/bin`).
+//! baselines that read many, [`quiet_git`], the git command every bench runs,
+//! [`git_stdout`], and [`release_keel`], the `keel` binary the process benches drive.
+//! Does not own: any measurement (each binary in `src/bin`).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 /// A pinned git command in `repo` (`keel_fixtures::pinned_git`) with colour off, paths
@@ -23,6 +24,37 @@ pub fn quiet_git(repo: &Path) -> Command {
         "commit.gpgsign=false",
     ]);
     command
+}
+
+/// `git ARGS` in `dir` under the fixtures' pinned environment: its stdout, or its stderr
+/// as the error.
+pub fn git_stdout(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let output = keel_fixtures::pinned_git(dir)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|e| e.to_string())
+}
+
+/// The release `keel` binary beside the running bench (`cargo build --release` builds
+/// both).
+pub fn release_keel() -> Result<PathBuf, String> {
+    let keel = std::env::current_exe()
+        .map_err(|e| e.to_string())?
+        .with_file_name("keel");
+    if !keel.exists() {
+        return Err(format!(
+            "{} is missing; run `cargo build --release` first",
+            keel.display()
+        ));
+    }
+    Ok(keel)
 }
 
 /// A running `git cat-file --batch`: one request, one answer.

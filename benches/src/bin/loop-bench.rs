@@ -17,7 +17,7 @@
 //! Owns: the command line, the timing and the table; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
-use keel_fixtures::pinned_git;
+use keel_benches::{git_stdout, release_keel};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -51,15 +51,7 @@ fn run() -> Result<(), String> {
             _ => return Err(usage.to_owned()),
         }
     }
-    let keel = std::env::current_exe()
-        .map_err(|e| e.to_string())?
-        .with_file_name("keel");
-    if !keel.exists() {
-        return Err(format!(
-            "{} is missing; run `cargo build --release` first",
-            keel.display()
-        ));
-    }
+    let keel = release_keel()?;
     let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let repo = temp.path().join("clone");
     git(
@@ -74,19 +66,9 @@ fn run() -> Result<(), String> {
     hook_rows(&keel, &repo, runs)
 }
 
-/// `git ARGS` in `dir`; its stdout.
+/// `git ARGS` in `dir`; its stdout, trimmed.
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = pinned_git(dir)
-        .args(args)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!(
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    git_stdout(dir, args).map(|out| out.trim().to_owned())
 }
 
 /// The first `.py` path a spec node anchors (`path#selector` in a `code:` list).

@@ -15,6 +15,7 @@
 //! Owns: the rewrite, the timing and the checks; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
+use keel_benches::{git_stdout, release_keel};
 use keel_fixtures::pinned_git;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,19 +66,11 @@ fn options() -> Result<Options, String> {
 
 fn run() -> Result<bool, String> {
     let options = options()?;
-    let keel = std::env::current_exe()
-        .map_err(|e| e.to_string())?
-        .with_file_name("keel");
-    if !keel.exists() {
-        return Err(format!(
-            "{} is missing; run `cargo build --release` first",
-            keel.display()
-        ));
-    }
+    let keel = release_keel()?;
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let repo = scratch.path().join("repo");
     let source = options.source.display().to_string();
-    git(scratch.path(), &["clone", "-q", &source, "repo"])?;
+    git_stdout(scratch.path(), &["clone", "-q", &source, "repo"])?;
     let started = Instant::now();
     spread_specs(&repo, options.tips)?;
     println!(
@@ -85,7 +78,7 @@ fn run() -> Result<bool, String> {
         started.elapsed().as_secs_f64(),
         options.tips
     );
-    let tip = git(&repo, &["rev-parse", "HEAD"])?.trim().to_owned();
+    let tip = git_stdout(&repo, &["rev-parse", "HEAD"])?.trim().to_owned();
     let mut cold_times = Vec::new();
     let mut cold = (Value::Null, 0);
     for _ in 0..options.runs {
@@ -195,14 +188,14 @@ fn check(holds: bool, what: &str) -> bool {
 /// Puts the tip's `.spec/` files into every commit from the `tips`-th first-parent
 /// commit of the pre-merge tip onwards, on branch `replay`, checked out.
 fn spread_specs(repo: &Path, tips: usize) -> Result<(), String> {
-    let specs = git(repo, &["ls-tree", "-r", "HEAD", ".spec"])?;
+    let specs = git_stdout(repo, &["ls-tree", "-r", "HEAD", ".spec"])?;
     if specs.is_empty() {
         return Err("the repository has no .spec/ at HEAD: run `lint-bench prepare` first".into());
     }
     let index_info = repo.join(".git").join("replay-bench-specs");
     std::fs::write(&index_info, &specs).map_err(|e| e.to_string())?;
-    git(repo, &["checkout", "-q", "-b", "replay", "HEAD^1"])?;
-    let chain = git(repo, &["rev-list", "--first-parent", "HEAD"])?;
+    git_stdout(repo, &["checkout", "-q", "-b", "replay", "HEAD^1"])?;
+    let chain = git_stdout(repo, &["rev-list", "--first-parent", "HEAD"])?;
     let start = chain.lines().nth(tips - 1).ok_or(format!(
         "the history has fewer than {tips} first-parent commits"
     ))?;
@@ -229,23 +222,8 @@ fn spread_specs(repo: &Path, tips: usize) -> Result<(), String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    git(repo, &["reset", "-q", "--hard", "HEAD"])?;
+    git_stdout(repo, &["reset", "-q", "--hard", "HEAD"])?;
     Ok(())
-}
-
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let output = pinned_git(dir)
-        .args(args)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|e| e.to_string())
 }
 
 /// Runs keel in `repo`: (time, exit code, stdout, stderr); exit 2 is an error.
