@@ -1,8 +1,10 @@
 //! [`KeelDatabase`]: the one concrete salsa database, and the [`Db`] trait queries see.
 //!
-//! Owns: opening a repository, the storage, the commit index (object id → input), and
-//! the event log. The database lives for the whole process; after it is opened, lint's
-//! inputs (the tip and the commits) move only through `apply_changes`.
+//! Owns: opening a repository (any folder inside its work tree, as git finds it; a file is
+//! refused), naming HEAD's branch when it has no commits yet, the storage, the commit
+//! index (object id → input), and the event log. The database lives for the whole
+//! process; after it is opened, lint's inputs (the tip and the commits) move only through
+//! `apply_changes`.
 //! Does not own: derived answers (`keel-queries`), the change vocabulary ([`crate::changes`]).
 
 use crate::events::QueryLog;
@@ -29,6 +31,11 @@ pub enum EngineError {
     )]
     NoSuchPath { path: PathBuf },
     #[error(
+        "{path}: is a file, not a folder; repair: pass the repository's folder with --repo, e.g. --repo {}",
+        parent_or_dot(path).display()
+    )]
+    NotAFolder { path: PathBuf },
+    #[error(
         "{path}: not a git repository (or any parent up to the file system root); repair: run keel inside a git work tree or pass --repo DIR"
     )]
     NotARepository { path: PathBuf },
@@ -40,8 +47,47 @@ pub enum EngineError {
         "{rev}: names no commit in this repository ({reason}); repair: pass a commit id or a ref, e.g. the output of `git rev-parse HEAD`"
     )]
     NoSuchCommit { rev: String, reason: String },
+    #[error("{rev}: names no commit: {head}; repair: {}", head.repair())]
+    UnbornHead { rev: String, head: UnbornHead },
     #[error("{0}")]
     Sessions(#[from] crate::sessions::SessionsError),
+}
+
+/// The folder holding `path`, `.` for a bare file name.
+fn parent_or_dot(path: &Path) -> &Path {
+    path.parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// HEAD names a branch with no commits yet: a new repository, or a branch made with
+/// `git switch --orphan` in a repository whose other branches have commits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnbornHead {
+    /// The branch HEAD names (`main`).
+    pub branch: String,
+    /// A local branch that has commits (`main` or `master` when one does, else the first
+    /// by name); `None` when no branch has any.
+    pub committed: Option<String>,
+}
+
+impl std::fmt::Display for UnbornHead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HEAD's branch `{}` has no commits yet", self.branch)
+    }
+}
+
+impl UnbornHead {
+    /// What to do about it, naming the branch with commits when there is one.
+    pub fn repair(&self) -> String {
+        match &self.committed {
+            Some(other) => format!(
+                "commit on `{}` first, or name a branch that has commits instead (e.g. `{other}`), or switch to it (`git switch {other}`)",
+                self.branch
+            ),
+            None => "commit first".to_owned(),
+        }
+    }
 }
 
 /// The concrete database: storage, the repository's objects and the commit index.
@@ -83,6 +129,11 @@ impl KeelDatabase {
     pub fn open_objects(path: &Path) -> Result<Self, EngineError> {
         if !path.exists() {
             return Err(EngineError::NoSuchPath {
+                path: path.to_owned(),
+            });
+        }
+        if !path.is_dir() {
+            return Err(EngineError::NotAFolder {
                 path: path.to_owned(),
             });
         }
@@ -195,7 +246,15 @@ impl KeelDatabase {
             rev: rev.to_owned(),
             reason: reason.to_string(),
         };
-        let id = repo.rev_parse_single(rev).map_err(|e| refuse(&e))?;
+        let id = repo.rev_parse_single(rev).map_err(|err| {
+            match unborn_head(&repo).filter(|head| names_head(rev, &head.branch)) {
+                Some(head) => EngineError::UnbornHead {
+                    rev: rev.to_owned(),
+                    head,
+                },
+                None => refuse(&err),
+            }
+        })?;
         let commit = id
             .object()
             .map_err(|e| refuse(&e))?
@@ -227,6 +286,12 @@ impl KeelDatabase {
             .map_err(|err| self.unreadable(&err))?;
         let decoded = found.decode().map_err(|err| self.unreadable(&err))?;
         Ok((decoded.parents().map(Oid).collect(), Oid(decoded.tree())))
+    }
+
+    /// HEAD's branch when it has no commits yet (`None` when HEAD has a commit, or
+    /// for a detached database).
+    pub fn unborn_head(&self) -> Option<UnbornHead> {
+        unborn_head(&self.objects.fresh_handle()?)
     }
 
     pub(crate) fn read_head(&self) -> Result<Option<Oid>, EngineError> {
@@ -299,6 +364,45 @@ impl KeelDatabase {
     }
 }
 
+/// HEAD's branch in `repo` when it has no commits yet, and a branch that has some.
+fn unborn_head(repo: &gix::Repository) -> Option<UnbornHead> {
+    let head = repo.head().ok()?;
+    if !head.is_unborn() {
+        return None;
+    }
+    let branch = head.referent_name()?.shorten().to_string();
+    // Refs that cannot be listed only cost the hint: the branch is named all the same.
+    let mut committed: Vec<String> = repo
+        .references()
+        .ok()
+        .and_then(|refs| {
+            refs.local_branches().ok().map(|branches| {
+                branches
+                    .filter_map(Result::ok)
+                    .map(|branch| branch.name().shorten().to_string())
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    committed.sort();
+    let preferred = committed
+        .iter()
+        .find(|name| *name == "main" || *name == "master")
+        .or(committed.first())
+        .cloned();
+    Some(UnbornHead {
+        branch,
+        committed: preferred,
+    })
+}
+
+/// Whether the revision `rev` starts from HEAD or from HEAD's (unborn) `branch`
+/// (`HEAD`, `@`, `HEAD~2`, `main^`).
+fn names_head(rev: &str, branch: &str) -> bool {
+    let start = rev.split(['~', '^', ':']).next().unwrap_or(rev);
+    matches!(start, "HEAD" | "@") || start == branch
+}
+
 /// The fields keel keeps of a commit object.
 struct RawCommit {
     parents: Vec<Oid>,
@@ -342,4 +446,95 @@ fn sorted_files(mut files: Vec<(String, Oid)>) -> Vec<(String, Oid)> {
     files.sort_by(|a, b| a.0.cmp(&b.0));
     files.dedup_by(|a, b| a.0 == b.0);
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keel_fixtures::FixtureRepo;
+
+    fn refused(opened: Result<KeelDatabase, EngineError>) -> String {
+        match opened {
+            Ok(_) => panic!("the path was opened"),
+            Err(err) => err.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_file_is_refused_as_a_file_and_a_subfolder_opens_its_repository() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        repo.write("src/app.py", "x = 1\n").expect("write");
+        repo.commit("Add app").expect("commit");
+        let file = repo.path().join("src/app.py");
+        assert_eq!(
+            refused(KeelDatabase::open_objects(&file)),
+            format!(
+                "{}: is a file, not a folder; repair: pass the repository's folder with --repo, e.g. --repo {}",
+                file.display(),
+                repo.path().join("src").display()
+            )
+        );
+        assert_eq!(
+            refused(KeelDatabase::open_objects(Path::new("app.py"))),
+            "app.py: no such folder; repair: pass an existing folder inside a git work tree with --repo"
+        );
+        let db = KeelDatabase::open_objects(&repo.path().join("src")).expect("a subfolder opens");
+        let root = std::fs::canonicalize(repo.path()).expect("real");
+        assert_eq!(
+            db.work_dir().and_then(|d| d.canonicalize().ok()),
+            Some(root)
+        );
+    }
+
+    #[test]
+    fn an_unborn_head_is_named_with_a_branch_that_has_commits() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        let empty = KeelDatabase::open(repo.path()).expect("open");
+        let head = empty.unborn_head().expect("unborn");
+        assert_eq!((head.branch.as_str(), head.committed), ("main", None));
+        let err = empty.resolve_commit("HEAD").expect_err("no commit");
+        assert_eq!(
+            err.to_string(),
+            "HEAD: names no commit: HEAD's branch `main` has no commits yet; repair: commit first"
+        );
+
+        repo.write("a.py", "x = 1\n").expect("write");
+        repo.commit("Add a").expect("commit");
+        assert_eq!(
+            KeelDatabase::open(repo.path()).expect("open").unborn_head(),
+            None
+        );
+
+        repo.git(&["checkout", "--quiet", "--orphan", "fresh"])
+            .expect("an orphan branch");
+        let orphan = KeelDatabase::open(repo.path()).expect("open");
+        let err = orphan.resolve_commit("HEAD~1").expect_err("no commit");
+        assert_eq!(
+            err.to_string(),
+            "HEAD~1: names no commit: HEAD's branch `fresh` has no commits yet; repair: commit on `fresh` first, or name a branch that has commits instead (e.g. `main`), or switch to it (`git switch main`)"
+        );
+        assert!(orphan.resolve_commit("main").is_ok());
+        assert!(matches!(
+            orphan.resolve_commit("nosuch"),
+            Err(EngineError::NoSuchCommit { .. })
+        ));
+    }
+
+    #[test]
+    fn a_revision_names_head_by_its_start() {
+        for rev in [
+            "HEAD",
+            "@",
+            "HEAD~2",
+            "HEAD^",
+            "fresh",
+            "fresh~1",
+            "HEAD:a.py",
+        ] {
+            assert!(names_head(rev, "fresh"), "{rev}");
+        }
+        for rev in ["main", "HEADS", "freshly", "v1.0"] {
+            assert!(!names_head(rev, "fresh"), "{rev}");
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! What the engine's JSONL readers share (`sessions.jsonl`, `decisions.jsonl`, `keel
 //! fresh`'s readings): the file's lines as text and the strict reading of one line's
 //! object and its required string fields, every refusal naming file:line, the field, what
-//! was expected and the repair.
+//! was expected and the repair. The agent-log reader (`agents::files`), which reads
+//! incrementally, shares the byte order mark rule ([`without_bom`]).
 //! Does not own: any file's schema (each reader's own module) or its error type (each
 //! reader converts a [`Refusal`] into its own).
 
@@ -34,13 +35,19 @@ pub(crate) fn refuse<E: From<Refusal>>(
     })
 }
 
+/// A JSONL file's bytes from its start without a UTF-8 byte order mark (editors on
+/// Windows write one; it is not part of the first line).
+pub(crate) fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// The file's non-blank lines with their 1-based numbers, refusing bytes that are not
 /// UTF-8 (naming their line). A UTF-8 byte order mark before the first line is dropped.
 pub(crate) fn text_lines<'a>(
     file: &str,
     bytes: &'a [u8],
 ) -> Result<Vec<(usize, &'a str)>, Refusal> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
         let offset = err.valid_up_to();
         let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -132,6 +139,14 @@ mod tests {
         let refused = text_lines("f.jsonl", b"{}\n{\"a\": \"\xff\"}\n").expect_err("not UTF-8");
         assert_eq!(refused.location, "f.jsonl:2");
         assert_eq!(refused.repair, "save the file as UTF-8");
+    }
+
+    #[test]
+    fn only_a_leading_byte_order_mark_is_dropped() {
+        assert_eq!(without_bom(b"\xEF\xBB\xBF{}\n"), b"{}\n");
+        assert_eq!(without_bom(b"{}\n\xEF\xBB\xBF{}"), b"{}\n\xEF\xBB\xBF{}");
+        let lines = text_lines("f.jsonl", b"\xEF\xBB\xBF{}\n").expect("UTF-8 text");
+        assert!(object("f.jsonl", 1, lines[0].1, None).is_ok(), "{lines:?}");
     }
 
     #[test]

@@ -33,13 +33,21 @@ pub struct LintSettings {
     pub scoped_code_miss: ScopedCodeMiss,
     /// Roots of source discovery; a spec may still govern a path outside them.
     pub governed_roots: Vec<String>,
+    /// The largest file, in bytes, whose units keel reads: an anchored file past it is
+    /// neither parsed nor diffed (`too-large` at the tip, a conservative hit in history).
+    pub max_file_bytes: u64,
 }
+
+/// `[lint] max_file_bytes` when `keel.toml` does not set it: 2 MiB, past every
+/// hand-written source file and well within what one parse costs in time and memory.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 impl Default for LintSettings {
     fn default() -> Self {
         Self {
             scoped_code_miss: ScopedCodeMiss::Warn,
             governed_roots: Vec::new(),
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -271,6 +279,15 @@ mod tests {
         assert_eq!(err.line, 2);
         let err = Settings::parse("[prices]\n\"m\" = { input = 1 }\n").expect_err("no output");
         assert!(err.message.contains("output"), "{err}");
+    }
+
+    #[test]
+    fn max_file_bytes_defaults_to_two_mebibytes_and_refuses_a_negative_value() {
+        assert_eq!(Settings::default().lint.max_file_bytes, 2_097_152);
+        let settings = Settings::parse("[lint]\nmax_file_bytes = 100\n").expect("valid settings");
+        assert_eq!(settings.lint.max_file_bytes, 100);
+        let err = Settings::parse("[lint]\nmax_file_bytes = -1\n").expect_err("a negative bound");
+        assert_eq!(err.line, 2);
     }
 
     #[test]

@@ -29,6 +29,16 @@ impl Selector {
         valid.then(|| Self(text.to_owned()))
     }
 
+    /// Parses a selector on the file `path`: in a Python file its names are read as
+    /// Python reads identifiers ([`python_identifier`]), so `ﬁnd` names `def find`. In
+    /// TS/JS they stay as written: ECMAScript does not normalize identifiers.
+    pub fn parse_on(path: &str, text: &str) -> Option<Self> {
+        match crate::extract::Language::for_path(path) {
+            Some(crate::extract::Language::Python) => Self::parse(&python_identifier(text)),
+            _ => Self::parse(text),
+        }
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -37,6 +47,19 @@ impl Selector {
 impl fmt::Display for Selector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// A Python identifier (or dotted name) as Python reads it: NFKC-normalized (PEP 3131),
+/// so `ﬁnd`, fullwidth `ｆｉｎｄ` and `find` are one name. The one place for the rule: the
+/// Python extractor names its units with it and [`Selector::parse_on`] a Python file's
+/// selectors.
+pub(crate) fn python_identifier(text: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.nfkc().collect())
     }
 }
 
@@ -56,6 +79,8 @@ pub enum ImageUnits {
     Absent,
     /// No extractor is designated for the file's extension.
     NoExtractor,
+    /// The blob is past `[lint] max_file_bytes`: not parsed.
+    TooLarge,
     /// The designated extractor ran.
     Extracted(Result<Vec<Unit>, ExtractError>),
 }
@@ -94,6 +119,8 @@ pub enum Verdict {
     },
     /// No extractor for the file's language.
     NoExtractor,
+    /// The file is past `[lint] max_file_bytes`, so keel did not parse it.
+    TooLarge,
     /// The designated extractor cannot run here.
     ExtractorUnavailable { reason: String },
 }
@@ -106,9 +133,10 @@ impl Verdict {
             Self::Live(range) | Self::TypeOnly(range) => Some(vec![*range]),
             Self::Ambiguous(ranges) => Some(ranges.clone()),
             Self::Dead | Self::FileMissing => Some(Vec::new()),
-            Self::Unparseable { .. } | Self::NoExtractor | Self::ExtractorUnavailable { .. } => {
-                None
-            }
+            Self::Unparseable { .. }
+            | Self::NoExtractor
+            | Self::TooLarge
+            | Self::ExtractorUnavailable { .. } => None,
         }
     }
 }
@@ -121,6 +149,7 @@ pub fn classify(image: &ImageUnits, selector: &Selector) -> Verdict {
     let units = match image {
         ImageUnits::Absent => return Verdict::FileMissing,
         ImageUnits::NoExtractor => return Verdict::NoExtractor,
+        ImageUnits::TooLarge => return Verdict::TooLarge,
         ImageUnits::Extracted(Err(ExtractError::Unavailable { reason })) => {
             return Verdict::ExtractorUnavailable {
                 reason: reason.clone(),
@@ -260,6 +289,13 @@ mod tests {
         assert_eq!(
             classify(&ImageUnits::NoExtractor, &sel("f")),
             Verdict::NoExtractor
+        );
+        let too_large = classify(&ImageUnits::TooLarge, &sel("f"));
+        assert_eq!(too_large, Verdict::TooLarge);
+        assert_eq!(
+            too_large.hit_ranges(),
+            None,
+            "any change to it is conservative"
         );
         let broken = ImageUnits::Extracted(Err(ExtractError::Unparseable {
             line: 4,

@@ -9,10 +9,11 @@
 //! placed count as a conservative hit on their side: any changed line of an image in
 //! which the selector's unit cannot be read (the file does not parse, or parsed only in
 //! part without that unit), and a changed line that meets lines that did not parse; so
-//! does a binary change. A lost line of a merge placed outside the unit in some parent
-//! hits nothing. The paths a folder or glob entry covers (`PathPattern`) are matched
-//! here too. Memoized per (commit, entry path, selectors), so a re-lint after one new
-//! commit judges only that commit.
+//! does a binary change, and an event with an image past the anchor's `FileBound`
+//! (every selector hit; the images are neither parsed nor diffed). A lost line of a
+//! merge placed outside the unit in some parent hits nothing. The paths a folder or glob
+//! entry covers (`PathPattern`) are matched here too. Memoized per (commit, entry path,
+//! selectors, bound), so a re-lint after one new commit judges only that commit.
 //! Does not own: which events are in a window (`window`, `lineage`) or wording (`lint`).
 
 use crate::anchors::{ImageUnits, LineRange, Selector, Side, classify, hunk_side, touches};
@@ -20,19 +21,22 @@ use crate::diff::combined::Owned;
 use crate::diff::{Hunk, HunkSet};
 use crate::events::{Ownership, event_images, merge_owned};
 use crate::history::path_changed;
-use crate::images::{Image, image_hunks, units_of};
+use crate::images::{FileBound, Image, image_hunks, units_within};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use std::ops::Range;
 
-/// A scoped entry: one file and its selectors, interned as a query key.
+/// A scoped entry: one file and its selectors, and the size past which its images are
+/// not read, interned as a query key.
 #[salsa::interned(debug)]
 pub struct Anchor<'db> {
     #[returns(ref)]
     pub path: String,
     #[returns(ref)]
     pub selectors: Vec<Selector>,
+    #[returns(copy)]
+    pub bound: FileBound,
 }
 
 /// Which paths a bare folder or glob entry covers.
@@ -131,6 +135,20 @@ pub fn scoped_change<'db>(
     let images = event_images(db, commit, anchor.path(db))?;
     let result = images.result(db);
     let parents = images.parents(db);
+    let bound = anchor.bound(db);
+    if let Some(side) = past_bound(db, result, parents, bound) {
+        return Ok(ScopedChange::Hit(
+            anchor
+                .selectors(db)
+                .iter()
+                .map(|selector| SelectorHit {
+                    selector: selector.clone(),
+                    side,
+                    conservative: true,
+                })
+                .collect(),
+        ));
+    }
     let owned = if parents.len() > 1 {
         match merge_owned(db, images).clone()? {
             Ownership::Text(owned) if owned.is_empty() => return Ok(ScopedChange::Untouched),
@@ -143,12 +161,16 @@ pub fn scoped_change<'db>(
     let mut hits: Vec<SelectorHit> = Vec::new();
     for selector in anchor.selectors(db) {
         let found = match &owned {
-            Some(owned) => judge_merge(db, owned, result, parents, selector),
+            Some(owned) => judge_merge(db, owned, result, parents, selector, bound),
             None if parents.len() > 1 => Some((Side::Both, true)),
             None => {
                 let parent = parents.first().copied().flatten();
                 let hunks = image_hunks(db, parent, result).clone()?;
-                judge(db, &hunks, result, parent, selector)
+                judge(
+                    &hunks,
+                    [result, parent].map(|i| units_within(db, i, bound)),
+                    selector,
+                )
             }
         };
         if let Some((side, conservative)) = found {
@@ -166,20 +188,35 @@ pub fn scoped_change<'db>(
     })
 }
 
-/// Does this diff touch the selector's unit? Returns the side and whether the answer is
-/// conservative.
-fn judge<'db>(
+/// The side an event hits when one of its images is past the bound: such an image is
+/// neither parsed nor diffed, so every selector counts as hit, conservatively, on the
+/// sides the file exists on. `None` when every image is within the bound.
+fn past_bound<'db>(
     db: &'db dyn Db,
-    hunks: &HunkSet,
     result: Option<Image<'db>>,
-    parent: Option<Image<'db>>,
+    parents: &[Option<Image<'db>>],
+    bound: FileBound,
+) -> Option<Side> {
+    let mut images = parents.iter().flatten().chain(result.as_ref());
+    if !images.any(|&image| bound.excludes(db, image)) {
+        return None;
+    }
+    let deleted = parents.iter().any(Option::is_some);
+    Some(Side::from_flags(result.is_some(), deleted).unwrap_or(Side::Both))
+}
+
+/// Does this diff touch the selector's unit, given what the result's and the parent's
+/// images yielded? Returns the side and whether the answer is conservative.
+fn judge(
+    hunks: &HunkSet,
+    [result, parent]: [&ImageUnits; 2],
     selector: &Selector,
 ) -> Option<(Side, bool)> {
     let HunkSet::Text(hunks) = hunks else {
         return Some((Side::Both, true));
     };
-    let result = Placed::of(units_of(db, result), selector);
-    let parent = Placed::of(units_of(db, parent), selector);
+    let result = Placed::of(result, selector);
+    let parent = Placed::of(parent, selector);
     let exact = hunk_side(
         hunks,
         result.ranges.as_deref().unwrap_or_default(),
@@ -234,11 +271,12 @@ fn judge_merge<'db>(
     result: Option<Image<'db>>,
     parents: &[Option<Image<'db>>],
     selector: &Selector,
+    bound: FileBound,
 ) -> Option<(Side, bool)> {
-    let result = Placed::of(units_of(db, result), selector);
+    let result = Placed::of(units_within(db, result, bound), selector);
     let parents: Vec<Placed<'_>> = parents
         .iter()
-        .map(|&parent| Placed::of(units_of(db, parent), selector))
+        .map(|&parent| Placed::of(units_within(db, parent, bound), selector))
         .collect();
     let line = |at: u32| at..at + 1;
     let added = owned.added.iter().any(|&at| result.inside(&line(at)));

@@ -36,9 +36,10 @@ use crate::drift::{Anchor, ScopedChange, scoped_change};
 use crate::events::{authored, image_at};
 use crate::extract::Language;
 use crate::history::{ancestry, tip_index};
-use crate::images::units_of;
+use crate::images::{FileBound, units_within};
 use crate::json::Json;
 use crate::lineage::lineage;
+use crate::lint::tip_file_bound;
 use crate::spec::{EntryRefusal, Target, has_glob_chars, parse_code_entries};
 use crate::tree::{RepoPath, entry_at};
 use keel_engine::inputs::{Commit, Tip};
@@ -185,6 +186,7 @@ pub fn fresh(
             commit.id(db).to_string()
         }
     };
+    let bound = tip.map_or_else(FileBound::default, |tip| tip_file_bound(db, tip));
     let mut verdicts: Vec<Option<Stale>> = vec![None; all.len()];
     let mut scans: Vec<Scan> = Vec::new();
     let by_id: FxHashMap<Oid, Commit> = match tip {
@@ -202,7 +204,7 @@ pub fn fresh(
             verdicts[index] = Some(not_ancestor(reading));
             continue;
         };
-        if let Some(stale) = unresolved(db, tip, entries)? {
+        if let Some(stale) = unresolved(db, tip, entries, bound)? {
             verdicts[index] = Some(stale);
             continue;
         }
@@ -231,7 +233,7 @@ pub fn fresh(
         let mut unsettled = Vec::with_capacity(scans.len());
         for mut scan in scans {
             let before = scan.next;
-            let hit = scan.advance(db, width, &measured[scan.reading])?;
+            let hit = scan.advance(db, width, &measured[scan.reading], bound)?;
             judged += scan.next - before;
             match hit {
                 Some(hit) => verdicts[scan.reading] = Some(hit.stale(db, &name)),
@@ -344,12 +346,13 @@ fn unresolved(
     db: &dyn Db,
     tip: Commit,
     entries: &[Measured],
+    bound: FileBound,
 ) -> Result<Option<Stale>, ObjectError> {
     for entry in entries {
         let at = RepoPath::new(db, entry.path().to_owned());
         let found = match entry {
             Measured::Units { path, selectors } => {
-                let units = units_of(db, image_at(db, tip, at)?);
+                let units = units_within(db, image_at(db, tip, at)?, bound);
                 selectors.iter().find_map(|selector| {
                     let verdict = classify(units, selector);
                     unresolved_wording(path, selector, &verdict, units)
@@ -419,6 +422,9 @@ fn unresolved_wording(
         ),
         Verdict::NoExtractor => format!(
             "{anchor} cannot be resolved: keel has no extractor for {path} (units are read in .py .pyi .ts .mts .cts .tsx .js .jsx .mjs .cjs files)"
+        ),
+        Verdict::TooLarge => format!(
+            "{anchor} is unverified: {path} is past `max_file_bytes` under [lint] in keel.toml, so keel does not parse it"
         ),
         Verdict::ExtractorUnavailable { reason } => {
             let extractor = Language::for_path(path).map_or("designated", |l| l.extractor_id());
@@ -495,13 +501,14 @@ impl Scan {
         db: &dyn Db,
         width: usize,
         entries: &[Measured],
+        bound: FileBound,
     ) -> Result<Option<Hit>, ObjectError> {
         let end = self.next.saturating_add(width).min(self.steps.len());
         while self.next < end {
             let step = &self.steps[self.next];
             self.next += 1;
             for (entry, then) in &step.checks {
-                if let Some(hit) = judge(db, step.commit, &entries[*entry], then)? {
+                if let Some(hit) = judge(db, step.commit, &entries[*entry], then, bound)? {
                     return Ok(Some(hit));
                 }
             }
@@ -518,6 +525,7 @@ fn judge(
     commit: Commit,
     entry: &Measured,
     then: &str,
+    bound: FileBound,
 ) -> Result<Option<Hit>, ObjectError> {
     let hit = |selector: Option<Selector>, conservative: bool| Hit {
         commit,
@@ -528,7 +536,7 @@ fn judge(
     };
     Ok(match entry {
         Measured::Units { selectors, .. } => {
-            let anchor = Anchor::new(db, then.to_owned(), selectors.clone());
+            let anchor = Anchor::new(db, then.to_owned(), selectors.clone(), bound);
             match scoped_change(db, commit, anchor)
                 .as_ref()
                 .map_err(Clone::clone)?
@@ -695,6 +703,7 @@ mod tests {
                 unparsed: Vec::new(),
             },
             Verdict::NoExtractor,
+            Verdict::TooLarge,
             Verdict::ExtractorUnavailable {
                 reason: "abi".to_owned(),
             },

@@ -87,9 +87,39 @@ pub fn image_hunks<'db>(
     Ok(hunks)
 }
 
-/// What an optional image yields for the classifier: an absent file is
-/// [`ImageUnits::Absent`].
-pub fn units_of<'db>(db: &'db dyn Db, image: Option<Image<'db>>) -> &'db ImageUnits {
+/// The largest blob, in bytes, whose units keel reads (`[lint] max_file_bytes`): past
+/// it an image is neither parsed nor diffed, so one hostile file costs a size lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct FileBound(pub u64);
+
+impl Default for FileBound {
+    fn default() -> Self {
+        Self(keel_engine::settings::DEFAULT_MAX_FILE_BYTES)
+    }
+}
+
+impl FileBound {
+    /// Whether the image's blob is past the bound. A blob whose size cannot be read is
+    /// not: parsing it then reports the read error (an unparseable image).
+    pub fn excludes(self, db: &dyn Db, image: Image<'_>) -> bool {
+        db.objects()
+            .blob_size(image.blob(db))
+            .is_ok_and(|size| size > self.0)
+    }
+}
+
+/// What an optional image yields for the classifier within `bound`: an absent file is
+/// [`ImageUnits::Absent`], a blob past the bound [`ImageUnits::TooLarge`] (not parsed).
+pub fn units_within<'db>(
+    db: &'db dyn Db,
+    image: Option<Image<'db>>,
+    bound: FileBound,
+) -> &'db ImageUnits {
     static ABSENT: ImageUnits = ImageUnits::Absent;
-    image.map_or(&ABSENT, |image| image_units(db, image))
+    static TOO_LARGE: ImageUnits = ImageUnits::TooLarge;
+    match image {
+        None => &ABSENT,
+        Some(image) if bound.excludes(db, image) => &TOO_LARGE,
+        Some(image) => image_units(db, image),
+    }
 }

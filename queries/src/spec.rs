@@ -1,18 +1,24 @@
 //! Spec nodes: `.spec/<node-id>/spec.md` frontmatter, read strictly.
 //!
-//! Owns: the entry grammar (`path`, `folder/`, `glob/*`, `path#sel1,sel2`), the
+//! Owns: the frontmatter's bounds (its size and nesting, checked by a linear pre-scan
+//! before the YAML reader sees it: `MAX_FRONTMATTER_BYTES`, `MAX_FRONTMATTER_DEPTH`)
+//! and shape (a mapping whose `code:`/`related:` are lists of strings; a number, boolean
+//! or null item is not a path), the entry grammar (`path`, `folder/`, `glob/*`,
+//! `path#sel1,sel2`) and path normalization (`src/../a.py` is `a.py`), the
 //! `code:`/`related:` relations, the frontmatter keys (a case variant or a one-edit
 //! near-miss of `code`/`related` is refused; any other key is prose), how a glob entry
 //! compiles ([`compile_glob`]), and every loud refusal the seed names — each a
-//! [`SpecError`] naming file, line and repair.
+//! [`SpecError`] naming file, line and repair. A UTF-8 byte order mark before the
+//! frontmatter is skipped.
 //! Does not own: judging entries against a tree (`lint` sees the tree: a path that exists
 //! literally at the tip is a path even when it holds `*`, `?` or `[`; a selector on a
 //! folder or on a glob, and a glob that does not compile, are refused there), nor
-//! selector resolution (`anchors`).
+//! selector syntax and resolution (`anchors`, which also reads a Python file's selector
+//! names as Python reads identifiers).
 
 use crate::anchors::Selector;
-use serde::Deserialize;
-use std::collections::HashSet;
+use serde_norway::{Mapping, Value};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// The folder holding spec nodes.
@@ -128,80 +134,55 @@ impl fmt::Display for SpecError {
 /// The keys keel reads from the frontmatter.
 const KEYS: [&str; 2] = ["code", "related"];
 
-#[derive(Deserialize)]
-struct Frontmatter {
-    #[serde(default)]
-    code: Option<Vec<String>>,
-    #[serde(default)]
-    related: Option<Vec<String>>,
-}
+/// A UTF-8 byte order mark, which some editors write at the start of a file: not text.
+const BOM: char = '\u{feff}';
+
+/// The most bytes a frontmatter may hold: its lines between the `---` lines, each line end
+/// counted as one byte. 256 KiB, far beyond any real spec's lists of paths.
+///
+/// This bound and [`MAX_FRONTMATTER_DEPTH`] exist because the YAML reader's time grows with
+/// the square of the nesting (a 200 KB frontmatter nesting 100,000 levels under a key keel
+/// ignores took 85 s); a linear pre-scan refuses what passes them before the YAML reader
+/// sees it, so any spec reads in milliseconds.
+const MAX_FRONTMATTER_BYTES: usize = 256 * 1024;
+
+/// The deepest nesting a frontmatter may hold: 64 levels (a spec needs 2: the top-level
+/// mapping and a list in it). Every collection counts: the top-level mapping, each flow
+/// `[` or `{`, each block mapping or list (opened by indentation, or a list under a key at
+/// the key's own column), and each compact `- ` or `? ` on one line (`- - - x` is three
+/// lists). Brackets inside quoted strings, plain text, comments and `|`/`>` blocks do
+/// not count. See [`MAX_FRONTMATTER_BYTES`] for why.
+const MAX_FRONTMATTER_DEPTH: usize = 64;
+
+/// A refusal of a spec's text: the file line, what is wrong, the repair.
+type LineRefusal = (u32, String, String);
 
 /// Parses one node's `spec.md`.
 pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
     let file = id.spec_path();
-    let fail = |line: u32, message: String, repair: &str| SpecError {
+    let fail = |(line, message, repair): LineRefusal| SpecError {
         file: file.clone(),
         line: Some(line),
         message,
-        repair: repair.to_owned(),
+        repair,
     };
     let text = std::str::from_utf8(content).map_err(|err| {
-        let line = line_of_offset(content, err.valid_up_to());
-        fail(
-            line,
+        fail((
+            line_of_offset(content, err.valid_up_to()),
             "spec.md is not UTF-8".to_owned(),
-            "save the file as UTF-8",
-        )
+            "save the file as UTF-8".to_owned(),
+        ))
     })?;
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.first().map(|l| l.trim_end()) != Some("---") {
-        return Err(fail(
-            1,
-            "spec.md does not start with a `---` frontmatter line".to_owned(),
-            "open the file with a YAML frontmatter block between `---` lines",
-        ));
-    }
-    let Some(close) = lines.iter().skip(1).position(|l| l.trim_end() == "---") else {
-        return Err(fail(
-            1,
-            "the frontmatter opened on line 1 is never closed".to_owned(),
-            "end the frontmatter with a `---` line",
-        ));
-    };
-    let body = &lines[1..=close];
-    let yaml = body.join("\n");
-    let frontmatter: Frontmatter = if yaml.trim().is_empty() {
-        Frontmatter {
-            code: None,
-            related: None,
-        }
-    } else {
-        serde_norway::from_str(&yaml).map_err(|err| {
-            let last_body_line = body.len() as u32 + 1;
-            let line = err
-                .location()
-                .map_or(1, |loc| (loc.line() as u32 + 1).min(last_body_line));
-            fail(
-                line,
-                format!("broken frontmatter: {}", file_relative(&err.to_string())),
-                "make the frontmatter valid YAML where `code:` and `related:` are lists of strings",
-            )
-        })?
-    };
-    check_keys(body, &yaml).map_err(|(line, message, repair)| fail(line, message, &repair))?;
+    let body = frontmatter_lines(text.strip_prefix(BOM).unwrap_or(text)).map_err(fail)?;
+    check_size(&body).map_err(fail)?;
+    check_depth(&body).map_err(fail)?;
+    let mapping = read_mapping(&body).map_err(fail)?;
+    check_keys(&body, &mapping).map_err(fail)?;
     let mut entries = Vec::new();
-    for (relation, key, items) in [
-        (Relation::Code, "code", frontmatter.code.unwrap_or_default()),
-        (
-            Relation::Related,
-            "related",
-            frontmatter.related.unwrap_or_default(),
-        ),
-    ] {
-        let lines_of = entry_lines(body, key, &items);
-        for (raw, line) in items.into_iter().zip(lines_of) {
-            let target =
-                parse_target(&raw).map_err(|(message, repair)| fail(line, message, repair))?;
+    for (relation, key) in [(Relation::Code, "code"), (Relation::Related, "related")] {
+        for (raw, line) in string_items(&body, key, mapping.get(key)).map_err(fail)? {
+            let target = parse_target(&raw)
+                .map_err(|(message, repair)| fail((line, message, repair.to_owned())))?;
             entries.push(Entry {
                 relation,
                 target,
@@ -210,25 +191,440 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
             });
         }
     }
-    check_entry_set(&entries).map_err(|(line, message, repair)| fail(line, message, repair))?;
+    check_entry_set(&entries)
+        .map_err(|(line, message, repair)| fail((line, message, repair.to_owned())))?;
     Ok(SpecNode {
         id: id.clone(),
         entries,
     })
 }
 
+/// The file line of frontmatter line `index` (0-based; the frontmatter starts on line 2).
+fn file_line(index: usize) -> u32 {
+    u32::try_from(index).map_or(u32::MAX, |index| index.saturating_add(2))
+}
+
+/// The frontmatter's lines: those between the file's first line, `---`, and the next
+/// `---` line.
+fn frontmatter_lines(text: &str) -> Result<Vec<&str>, LineRefusal> {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Err((
+            1,
+            "spec.md does not start with a `---` frontmatter line".to_owned(),
+            "open the file with a YAML frontmatter block between `---` lines".to_owned(),
+        ));
+    }
+    let mut body = Vec::new();
+    for line in lines {
+        if line.trim_end() == "---" {
+            return Ok(body);
+        }
+        body.push(line);
+    }
+    Err((
+        1,
+        "the frontmatter opened on line 1 is never closed".to_owned(),
+        "end the frontmatter with a `---` line".to_owned(),
+    ))
+}
+
+/// Refuses a frontmatter larger than [`MAX_FRONTMATTER_BYTES`], at the line that passes it.
+fn check_size(body: &[&str]) -> Result<(), LineRefusal> {
+    let mut bytes = 0;
+    for (index, line) in body.iter().enumerate() {
+        bytes += line.len() + 1;
+        if bytes > MAX_FRONTMATTER_BYTES {
+            let line = file_line(index);
+            return Err((
+                line,
+                format!(
+                    "the frontmatter passes keel's bound of {} KiB ({MAX_FRONTMATTER_BYTES} bytes) on line {line}",
+                    MAX_FRONTMATTER_BYTES / 1024
+                ),
+                "keep the frontmatter to `code:`, `related:` and short keys; move longer text below the closing `---`, where prose belongs".to_owned(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a frontmatter nesting deeper than [`MAX_FRONTMATTER_DEPTH`], at the line that
+/// opens the level past it.
+fn check_depth(body: &[&str]) -> Result<(), LineRefusal> {
+    let mut nesting = Nesting::default();
+    for (index, text) in body.iter().enumerate() {
+        if nesting.scan_line(text.as_bytes()) > MAX_FRONTMATTER_DEPTH {
+            let line = file_line(index);
+            return Err((
+                line,
+                format!(
+                    "the frontmatter nests deeper than keel's bound of {MAX_FRONTMATTER_DEPTH} levels on line {line}"
+                ),
+                "keel reads `code:` and `related:` as lists of strings (2 levels): flatten the deeper data, or move it below the closing `---`, where prose belongs".to_owned(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What opened a block collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// `key:` (or `? key`).
+    Mapping,
+    /// `- item`.
+    List,
+}
+
+/// Where [`Nesting`]'s scan stands in a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum At {
+    /// Where a node may start: a quote opens a quoted string here, `[`/`{` a flow
+    /// collection, `|`/`>` a block of text.
+    #[default]
+    NodeStart,
+    /// Inside plain (unquoted) text: quotes are text, and outside `[...]` brackets too.
+    Plain,
+    /// Just after a quoted string or a flow collection closed.
+    NodeEnd,
+}
+
+/// The linear pre-scan behind [`MAX_FRONTMATTER_DEPTH`]: as much of YAML's lexical
+/// structure as tells which brackets, indicators and indents open a level. It reads
+/// line by line, keeping what spans lines (open brackets, an open quoted string, plain
+/// text that may continue, a `|`/`>` block).
+#[derive(Debug, Default)]
+struct Nesting {
+    /// Open block collections, innermost last: column and kind.
+    blocks: Vec<(usize, Block)>,
+    /// Open flow collections.
+    flow: usize,
+    /// The quote of a quoted string still open.
+    quote: Option<u8>,
+    at: At,
+    /// The column where the current node started: a key's, when `: ` follows.
+    node_column: usize,
+    /// Inside a `|`/`>` block: lines indented past the innermost collection are its text.
+    literal: bool,
+}
+
+impl Nesting {
+    fn depth(&self) -> usize {
+        self.blocks.len() + self.flow
+    }
+
+    /// Whether a line indented to `column` sits inside the innermost block collection
+    /// (so it continues plain text or a `|`/`>` block instead of starting a node).
+    fn inside(&self, column: usize) -> bool {
+        self.blocks.last().is_none_or(|&(open, _)| column > open)
+    }
+
+    /// A block collection of `kind` at `column`: closes the deeper ones, then opens it
+    /// unless it is the innermost already. A list may sit under a key at the key's own
+    /// column (`code:` then `- a`), one level deeper.
+    fn enter(&mut self, column: usize, kind: Block) {
+        while let Some(&(open, open_kind)) = self.blocks.last() {
+            let ends_list = open == column && open_kind == Block::List && kind == Block::Mapping;
+            if open <= column && !ends_list {
+                break;
+            }
+            self.blocks.pop();
+        }
+        if self.blocks.last() != Some(&(column, kind)) {
+            self.blocks.push((column, kind));
+        }
+    }
+
+    /// Scans one line; returns the deepest nesting open on it.
+    fn scan_line(&mut self, line: &[u8]) -> usize {
+        let indent = line.iter().take_while(|&&byte| byte == b' ').count();
+        let blank = line.iter().all(u8::is_ascii_whitespace);
+        if self.quote.is_none() {
+            if self.literal && (blank || self.inside(indent)) {
+                return self.depth();
+            }
+            self.literal = false;
+            if blank {
+                return self.depth();
+            }
+            let continues_plain = self.at == At::Plain && self.inside(indent);
+            if self.flow == 0 && !continues_plain {
+                self.at = At::NodeStart;
+            }
+        }
+        let mut deepest = self.depth();
+        let mut index = 0;
+        while index < line.len() {
+            index += self.scan(line, index);
+            deepest = deepest.max(self.depth());
+        }
+        deepest
+    }
+
+    /// Scans the byte at `index`; returns how many bytes it took (`line.len()` when the
+    /// rest of the line is a comment or a `|`/`>` header).
+    fn scan(&mut self, line: &[u8], index: usize) -> usize {
+        let byte = line[index];
+        if let Some(quote) = self.quote {
+            return self.quoted(line, index, quote);
+        }
+        let space = |at: Option<&u8>| at.is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\r'));
+        let space_after = space(line.get(index + 1));
+        let space_before = index == 0 || space(line.get(index - 1));
+        match byte {
+            b' ' | b'\t' | b'\r' => 1,
+            b'#' if space_before => {
+                if self.at == At::Plain {
+                    self.at = At::NodeEnd;
+                }
+                line.len()
+            }
+            b'!' | b'&' if self.at == At::NodeStart => property_len(&line[index..]),
+            _ if self.flow > 0 => {
+                self.flow_byte(byte, space_after);
+                1
+            }
+            _ => self.block_byte(byte, index, space_after, line.len()),
+        }
+    }
+
+    /// Inside a quoted string: an escape (`\"`, `''`) is text; the closing quote ends it.
+    fn quoted(&mut self, line: &[u8], index: usize, quote: u8) -> usize {
+        let byte = line[index];
+        if quote == b'"' && byte == b'\\' {
+            return 2;
+        }
+        if byte == quote {
+            if quote == b'\'' && line.get(index + 1) == Some(&b'\'') {
+                return 2;
+            }
+            self.quote = None;
+            self.at = At::NodeEnd;
+        }
+        1
+    }
+
+    /// A byte inside `[...]`/`{...}`: brackets always count (plain text cannot hold
+    /// them there); a quote opens a string only where a node starts.
+    fn flow_byte(&mut self, byte: u8, space_after: bool) {
+        match byte {
+            b'[' | b'{' => {
+                self.flow += 1;
+                self.at = At::NodeStart;
+            }
+            b']' | b'}' => {
+                self.flow -= 1;
+                self.at = At::NodeEnd;
+            }
+            b',' => self.at = At::NodeStart,
+            b':' if space_after || self.at == At::NodeEnd => self.at = At::NodeStart,
+            b'?' | b'-' if space_after && self.at == At::NodeStart => {}
+            b'"' | b'\'' if self.at == At::NodeStart => self.quote = Some(byte),
+            _ if self.at == At::NodeStart => self.at = At::Plain,
+            _ => {}
+        }
+    }
+
+    /// A byte outside brackets; returns how many bytes it took.
+    fn block_byte(&mut self, byte: u8, index: usize, space_after: bool, len: usize) -> usize {
+        match (self.at, byte) {
+            (At::NodeStart, b'-') if space_after => self.enter(index, Block::List),
+            (At::NodeStart, b'?' | b':') if space_after => self.enter(index, Block::Mapping),
+            (At::NodeStart, b'|' | b'>') => {
+                self.literal = true;
+                return len;
+            }
+            (At::NodeStart, _) => {
+                self.node_column = index;
+                match byte {
+                    b'[' | b'{' => self.flow = 1,
+                    b'"' | b'\'' => self.quote = Some(byte),
+                    _ => self.at = At::Plain,
+                }
+            }
+            (At::Plain, b':') if space_after => self.key(),
+            (At::NodeEnd, b':') => self.key(),
+            (At::NodeEnd, _) => self.at = At::Plain,
+            (At::Plain, _) => {}
+        }
+        1
+    }
+
+    /// `: ` after the node that started at `node_column`: it was a key.
+    fn key(&mut self) {
+        self.enter(self.node_column, Block::Mapping);
+        self.at = At::NodeStart;
+    }
+}
+
+/// The length of a tag (`!!str`) or anchor (`&a`) at the start of `rest`: up to the next
+/// space or flow indicator.
+fn property_len(rest: &[u8]) -> usize {
+    rest.iter()
+        .position(|byte| {
+            matches!(
+                byte,
+                b' ' | b'\t' | b'\r' | b',' | b'[' | b']' | b'{' | b'}'
+            )
+        })
+        .unwrap_or(rest.len())
+        .max(1)
+}
+
+/// The frontmatter read as YAML: a mapping (an empty frontmatter, or one holding only
+/// comments or `null`, is an empty one).
+fn read_mapping(body: &[&str]) -> Result<Mapping, LineRefusal> {
+    let yaml = body.join("\n");
+    if yaml.trim().is_empty() {
+        return Ok(Mapping::new());
+    }
+    let value: Value = serde_norway::from_str(&yaml).map_err(|err| {
+        // The YAML reader's line 1 is the frontmatter's first line; an error at its end
+        // is placed on its last line.
+        let last = file_line(body.len().saturating_sub(1));
+        let line = err
+            .location()
+            .map_or(1, |loc| file_line(loc.line().saturating_sub(1)).min(last));
+        (
+            line,
+            format!("broken frontmatter: {}", file_relative(&err.to_string())),
+            "make the frontmatter valid YAML where `code:` and `related:` are lists of strings"
+                .to_owned(),
+        )
+    })?;
+    match value {
+        Value::Mapping(mapping) => Ok(mapping),
+        Value::Null => Ok(Mapping::new()),
+        other => Err((
+            first_content_line(body),
+            format!(
+                "the frontmatter must be a mapping of keys (`code:`, `related:`), but it is {}",
+                shape(&other)
+            ),
+            "write the frontmatter as `key:` lines: `code:`, then one `  - path` line per entry"
+                .to_owned(),
+        )),
+    }
+}
+
+/// The file line of the frontmatter's first line that is neither blank nor a comment.
+fn first_content_line(body: &[&str]) -> u32 {
+    let content = |line: &&str| {
+        let line = line.trim();
+        !line.is_empty() && !line.starts_with('#')
+    };
+    file_line(body.iter().position(content).unwrap_or(0))
+}
+
+/// A YAML value's shape in words, for messages.
+fn shape(value: &Value) -> String {
+    match value {
+        Value::Null => "empty".to_owned(),
+        Value::Bool(value) => format!("the boolean {value}"),
+        Value::Number(value) => format!("the number {value}"),
+        Value::String(_) => "a string".to_owned(),
+        Value::Sequence(_) => "a list".to_owned(),
+        Value::Mapping(_) => "a mapping".to_owned(),
+        Value::Tagged(tagged) => format!("a value tagged `{}`", tagged.tag),
+    }
+}
+
+/// The repair of a `key:` that is not a list of strings.
+fn list_repair(key: &str) -> String {
+    format!("write one entry per line under `{key}:`, each as `  - path` or `  - path#selector`")
+}
+
+/// The items of the list under `key`, each with its file line. YAML reads `42`, `true`
+/// and `null` as a number, a boolean and no value: such an item is refused as not a path
+/// (quoted, it is one), never read as the path its digits spell.
+fn string_items(
+    body: &[&str],
+    key: &str,
+    value: Option<&Value>,
+) -> Result<Vec<(String, u32)>, LineRefusal> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Sequence(items)) => items,
+        Some(other) => {
+            return Err((
+                key_line(body, key),
+                format!(
+                    "`{key}:` must be a list of strings, but it is {}",
+                    shape(other)
+                ),
+                list_repair(key),
+            ));
+        }
+    };
+    let mut lines = ItemLines::new(body, key);
+    items
+        .iter()
+        .map(|item| {
+            let index = lines.next(item);
+            let line = file_line(index);
+            match item {
+                Value::String(text) => Ok((text.clone(), line)),
+                Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => Err((
+                    line,
+                    format!(
+                        "`{key}:` must be a list of strings, but its item on line {line} is {}",
+                        shape(item)
+                    ),
+                    list_repair(key),
+                )),
+                scalar => {
+                    let written = body
+                        .get(index)
+                        .and_then(|text| block_item(text))
+                        .filter(|text| spells(text, scalar));
+                    Err(not_a_path(key, line, scalar, written))
+                }
+            }
+        })
+        .collect()
+}
+
+/// The refusal of a list item YAML reads as a number, a boolean or null, written
+/// `written` (when its line shows it).
+fn not_a_path(key: &str, line: u32, item: &Value, written: Option<&str>) -> LineRefusal {
+    if written == Some("") {
+        return (
+            line,
+            format!("`{key}:` item on line {line} is empty, not a path"),
+            "write a path after the `-`, or remove the item".to_owned(),
+        );
+    }
+    let text = written.map_or_else(|| scalar_text(item), str::to_owned);
+    let what = match item {
+        Value::Number(_) => format!("the number {text}"),
+        Value::Bool(_) => format!("the boolean {text}"),
+        _ => format!("`{text}`, which YAML reads as no value"),
+    };
+    (
+        line,
+        format!("`{key}:` item on line {line} is {what}, not a path"),
+        format!("quote it (`- \"{text}\"`) if it is a file named {text}, or remove it"),
+    )
+}
+
+/// A scalar's text as YAML writes it (`42`, `true`, `null`).
+fn scalar_text(item: &Value) -> String {
+    match item {
+        Value::Bool(value) => value.to_string(),
+        Value::Number(value) => value.to_string(),
+        Value::String(value) => value.clone(),
+        _ => "null".to_owned(),
+    }
+}
+
 /// Refuses a top-level key that reads as a typo of `code` or `related`: a case variant
 /// (`Code`), or any key one edit away (an insertion, deletion, substitution or swap of two
 /// neighbours, compared case-insensitively: `codes`, `cdoe`, `relate`). Such a key would
 /// otherwise be prose and its entries silently unjudged. Every other key stays prose.
-fn check_keys(body: &[&str], yaml: &str) -> Result<(), (u32, String, String)> {
-    // The frontmatter already parsed as the typed form; a second, untyped read only lists
-    // its top-level keys. An empty or non-mapping frontmatter has none.
-    let Ok(serde_norway::Value::Mapping(mapping)) = serde_norway::from_str(yaml) else {
-        return Ok(());
-    };
+fn check_keys(body: &[&str], mapping: &Mapping) -> Result<(), LineRefusal> {
     for key in mapping.keys() {
-        let serde_norway::Value::String(key) = key else {
+        let Value::String(key) = key else {
             continue;
         };
         if KEYS.contains(&key.as_str()) {
@@ -276,7 +672,7 @@ fn key_line(body: &[&str], key: &str) -> u32 {
         .position(|line| declares(line))
         .or_else(|| body.iter().position(|line| line.contains(key)))
         .unwrap_or(0);
-    index as u32 + 2
+    file_line(index)
 }
 
 /// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
@@ -308,43 +704,77 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * width + b.len()]
 }
 
-/// 1-based file lines of each item. A block item (`- item`, optionally quoted) is looked
-/// for on the lines after the previous item's; a flow item (`[a, b]`) on the same line
-/// or later; the key's line is the fallback. Body line `i` is file line `i + 2`.
-fn entry_lines(body: &[&str], key: &str, items: &[String]) -> Vec<u32> {
-    let key_prefix = format!("{key}:");
-    let key_index = body
-        .iter()
-        .position(|l| l.starts_with(&key_prefix))
-        .unwrap_or(0);
-    let mut cursor = key_index;
-    items
-        .iter()
-        .map(|item| {
-            let block = body
-                .iter()
-                .enumerate()
-                .skip(cursor + 1)
-                .find(|(_, line)| block_item(line) == Some(item.trim()))
-                .map(|(index, _)| index);
-            let flow = || {
-                body.iter()
-                    .enumerate()
-                    .skip(cursor)
-                    .find(|(_, line)| line.contains(item.trim()))
-                    .map(|(index, _)| index)
-            };
-            let index = block.or_else(flow).unwrap_or(key_index);
-            cursor = index;
-            index as u32 + 2
-        })
-        .collect()
+/// The frontmatter line (0-based) of each item of one list, in order. A block item
+/// (`- item`, optionally quoted) is looked for on the lines after the previous item's; a
+/// flow item (`[a, b]`) on the same line or later; the key's line is the fallback.
+struct ItemLines<'a> {
+    body: &'a [&'a str],
+    key_index: usize,
+    cursor: usize,
 }
 
-/// The text of a YAML block-sequence item line (`  - "text"` → `text`).
+impl<'a> ItemLines<'a> {
+    fn new(body: &'a [&'a str], key: &str) -> Self {
+        let key_prefix = format!("{key}:");
+        let key_index = body
+            .iter()
+            .position(|l| l.starts_with(&key_prefix))
+            .unwrap_or(0);
+        Self {
+            body,
+            key_index,
+            cursor: key_index,
+        }
+    }
+
+    fn next(&mut self, item: &Value) -> usize {
+        let block = self
+            .body
+            .iter()
+            .enumerate()
+            .skip(self.cursor + 1)
+            .find(|(_, line)| block_item(line).is_some_and(|text| spells(text, item)))
+            .map(|(index, _)| index);
+        let flow = || {
+            let needle = match item {
+                Value::String(text) => text.trim().to_owned(),
+                Value::Bool(_) | Value::Number(_) => scalar_text(item),
+                _ => return None,
+            };
+            self.body
+                .iter()
+                .enumerate()
+                .skip(self.cursor)
+                .find(|(_, line)| line.contains(needle.as_str()))
+                .map(|(index, _)| index)
+        };
+        let index = block.or_else(flow).unwrap_or(self.key_index);
+        self.cursor = index;
+        index
+    }
+}
+
+/// The text of a YAML block-sequence item line (`  - "text"` → `text`), without a
+/// trailing comment (`  - a.py  # why` → `a.py`: else every item after it is looked for
+/// to the frontmatter's end, quadratic in a long list).
 fn block_item(line: &str) -> Option<&str> {
     let text = line.trim().strip_prefix('-')?.trim();
-    Some(text.trim_matches(|c| c == '"' || c == '\''))
+    if let Some(quote) = text.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+        let inner = &text[1..];
+        return Some(inner.find(quote).map_or(inner, |end| &inner[..end]));
+    }
+    let comment = text.find(" #").or_else(|| text.find("\t#"));
+    Some(text[..comment.unwrap_or(text.len())].trim_end())
+}
+
+/// Whether a block item's text spells `item` as YAML reads it: a string as written, `42`
+/// the number 42, `~` null; an empty item may open a list or mapping on the next lines.
+fn spells(text: &str, item: &Value) -> bool {
+    match item {
+        Value::String(value) => text == value.trim(),
+        Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) if text.is_empty() => true,
+        _ => serde_norway::from_str::<Value>(text).is_ok_and(|value| value == *item),
+    }
 }
 
 /// A YAML error's message with its frontmatter-relative `line N` numbers shifted to
@@ -378,9 +808,9 @@ pub struct EntryRefusal {
 }
 
 /// Parses a `code:` list written outside a spec (an eval reading's `code` axis) with the
-/// same grammar and the same loud refusals as a node's `code:` list: an empty entry or
-/// selector, a path outside the repository, selectors on a folder, a duplicate entry or
-/// selector, a file listed both bare and with selectors.
+/// same grammar, the same path normalization and the same loud refusals as a node's
+/// `code:` list: an empty entry or selector, a path outside the repository, selectors on
+/// a folder, a duplicate entry or selector, a file listed both bare and with selectors.
 pub fn parse_code_entries(items: &[String]) -> Result<Vec<Target>, EntryRefusal> {
     let refuse = |index: usize, (message, repair): Refusal| EntryRefusal {
         index,
@@ -412,20 +842,20 @@ fn parse_target(raw: &str) -> Result<Target, Refusal> {
             "remove the empty list item or write a path",
         ));
     }
-    let (path, selectors) = match text.split_once('#') {
+    let (written, selectors) = match text.split_once('#') {
         Some((path, selectors)) => (path, Some(selectors)),
         None => (text, None),
     };
-    check_path(path)?;
-    let is_glob = has_glob_chars(path);
+    let path = normal_path(written)?;
+    let is_glob = has_glob_chars(&path);
     let is_folder = path.ends_with('/');
     let Some(selectors) = selectors else {
         return Ok(if is_glob {
-            Target::Glob(path.to_owned())
+            Target::Glob(path)
         } else if is_folder {
             Target::Folder(path.trim_end_matches('/').to_owned())
         } else {
-            Target::Path(path.to_owned())
+            Target::Path(path)
         });
     };
     // A path with glob characters may still name one file (`app/[slug]/page.tsx`): lint
@@ -437,12 +867,14 @@ fn parse_target(raw: &str) -> Result<Target, Refusal> {
         ));
     }
     Ok(Target::Scoped {
-        path: path.to_owned(),
-        selectors: parse_selectors(text, selectors)?,
+        selectors: parse_selectors(text, &path, selectors)?,
+        path,
     })
 }
 
-fn parse_selectors(text: &str, list: &str) -> Result<Vec<Selector>, Refusal> {
+/// The selectors of `text`'s list on the file `path`, each read in that file's language
+/// ([`Selector::parse_on`]).
+fn parse_selectors(text: &str, path: &str, list: &str) -> Result<Vec<Selector>, Refusal> {
     let mut selectors: Vec<Selector> = Vec::new();
     for part in list.split(',') {
         let part = part.trim();
@@ -452,7 +884,7 @@ fn parse_selectors(text: &str, list: &str) -> Result<Vec<Selector>, Refusal> {
                 "write one unit name between commas, e.g. `file.py#login,Session.refresh`",
             ));
         }
-        let selector = Selector::parse(part).ok_or_else(|| {
+        let selector = Selector::parse_on(path, part).ok_or_else(|| {
             (
                 format!("`{part}` is not a selector (in `{text}`)"),
                 "a selector is a dotted qualified name without spaces, e.g. `Class.method`",
@@ -495,24 +927,19 @@ pub fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, String> {
         .map_err(|err| err.kind().to_string())
 }
 
-/// A repository-relative path that stays inside the repository.
-fn check_path(path: &str) -> Result<(), Refusal> {
-    let escapes = path.starts_with('/')
-        || path.contains('\\')
-        || path.split('/').any(|part| part == "..")
-        || path.get(1..2) == Some(":");
-    if escapes {
-        return Err((
+/// The repository path `path` names: `.` parts dropped and each `..` taking back the
+/// part before it (`src/../src/a.py` is `src/a.py`), a trailing `/` kept. Refused: a path
+/// that leaves the repository (a leading `/`, a drive, a backslash, a `..` above the
+/// root), one that names the root itself, an empty part (`a//b`), and spaces around it.
+fn normal_path(path: &str) -> Result<String, Refusal> {
+    let outside = || {
+        Err((
             format!("`{path}` is outside the repository"),
-            "write the path relative to the repository root, without `..` or a leading `/`",
-        ));
-    }
-    let inner = path.trim_end_matches('/');
-    if inner.is_empty() || inner.split('/').any(|part| part.is_empty() || part == ".") {
-        return Err((
-            format!("`{path}` is not a normalised repository path"),
-            "write the path relative to the repository root, e.g. `src/app.py`, without empty or `.` parts",
-        ));
+            "write the path relative to the repository root: no leading `/`, and no `..` that climbs above the root",
+        ))
+    };
+    if path.starts_with('/') || path.contains('\\') || path.get(1..2) == Some(":") {
+        return outside();
     }
     if path != path.trim() {
         return Err((
@@ -520,19 +947,50 @@ fn check_path(path: &str) -> Result<(), Refusal> {
             "write the path and its selectors without spaces around them: `src/app.py#login`",
         ));
     }
-    Ok(())
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.trim_end_matches('/').split('/') {
+        match part {
+            "" => {
+                return Err((
+                    format!("`{path}` is not a normalised repository path"),
+                    "write the path relative to the repository root, e.g. `src/app.py`, without empty parts",
+                ));
+            }
+            "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return outside();
+                }
+            }
+            part => parts.push(part),
+        }
+    }
+    if parts.is_empty() {
+        return Err((
+            format!("`{path}` names the repository root, not a path in it"),
+            "name a file or folder inside the repository, e.g. `src/app.py` or `src/`",
+        ));
+    }
+    let mut normal = parts.join("/");
+    if path.ends_with('/') {
+        normal.push('/');
+    }
+    Ok(normal)
 }
 
 /// Refusals that need the whole node: duplicates and bare+scoped mixing.
 fn check_entry_set(entries: &[Entry]) -> Result<(), (u32, String, &'static str)> {
-    let mut seen: HashSet<(Relation, &str)> = HashSet::new();
+    // Two entries are one when they name the same target (`a.py` and `./a.py`).
+    let mut seen: HashMap<(Relation, &Target), &str> = HashMap::new();
     for entry in entries {
-        if !seen.insert((entry.relation, entry.raw.trim())) {
-            return Err((
-                entry.line,
-                format!("entry `{}` is listed twice", entry.raw.trim()),
-                "remove the duplicate entry",
-            ));
+        let raw = entry.raw.trim();
+        if let Some(first) = seen.insert((entry.relation, &entry.target), raw) {
+            let message = if first == raw {
+                format!("entry `{raw}` is listed twice")
+            } else {
+                format!("entry `{raw}` is listed twice (as `{first}`)")
+            };
+            return Err((entry.line, message, "remove the duplicate entry"));
         }
     }
     let mut bare: HashSet<(Relation, &str)> = HashSet::new();
@@ -627,6 +1085,22 @@ mod tests {
     }
 
     #[test]
+    fn items_with_trailing_comments_keep_their_lines() {
+        let node =
+            parse("---\ncode:\n  - a.py  # why\n  - \"b c.py\" # note\n  - 42.py\t# x\n---\n")
+                .expect("valid spec");
+        let summary: Vec<(&str, u32)> = node
+            .entries
+            .iter()
+            .map(|e| (e.target.path(), e.line))
+            .collect();
+        assert_eq!(summary, [("a.py", 3), ("b c.py", 4), ("42.py", 5)]);
+        let (line, message) = refusal("---\ncode:\n  - a.py\n  - 42  # the answer\n---\n");
+        assert_eq!(line, 4);
+        assert!(message.contains("is the number 42,"), "{message}");
+    }
+
+    #[test]
     fn a_path_may_hold_inner_spaces() {
         let node = parse("---\ncode:\n  - docs/User Guide.md\n---\n").expect("valid spec");
         assert_eq!(
@@ -696,7 +1170,6 @@ mod tests {
             ("no frontmatter\n", 1, "does not start"),
             ("---\ncode:\n  - a.py\n", 1, "never closed"),
             ("---\ncode: [a.py#f\n---\n", 2, "broken frontmatter"),
-            ("---\ncode: 3\n---\n", 2, "broken frontmatter"),
         ];
         for (text, line, needle) in cases {
             let (got_line, message) = refusal(text);
@@ -855,6 +1328,305 @@ mod tests {
             repair: "r".to_owned(),
         };
         assert_eq!(err.to_string(), ".spec/x: m; repair: r");
+    }
+
+    /// A frontmatter whose key `x` holds `levels` flow lists inside each other (the
+    /// top-level mapping makes it `levels + 1` deep).
+    fn flow_nesting(levels: usize) -> String {
+        format!(
+            "---\ncode: [a.py]\nx: {}{}\n---\n",
+            "[".repeat(levels),
+            "]".repeat(levels)
+        )
+    }
+
+    /// `levels` mappings, each indented one column past the one before (`a0:`, ` a1:`, ...):
+    /// `levels` deep.
+    fn block_nesting(levels: usize) -> String {
+        let keys: String = (0..levels)
+            .map(|level| format!("{}a{level}:\n", " ".repeat(level)))
+            .collect();
+        format!("---\ncode: [a.py]\n{keys}---\n")
+    }
+
+    /// `x:` holding `levels` compact lists on one line (`- - - a`): `levels + 1` deep.
+    fn compact_nesting(levels: usize) -> String {
+        format!("---\ncode: [a.py]\nx:\n{}a\n---\n", "- ".repeat(levels))
+    }
+
+    #[test]
+    fn frontmatter_nesting_is_bounded_in_every_form() {
+        let deepest = MAX_FRONTMATTER_DEPTH;
+        // (text at the bound, text one past it, the line that passes it)
+        let forms = [
+            (flow_nesting(deepest - 1), flow_nesting(deepest), 3),
+            (
+                block_nesting(deepest),
+                block_nesting(deepest + 1),
+                deepest as u32 + 3,
+            ),
+            (compact_nesting(deepest - 1), compact_nesting(deepest), 4),
+        ];
+        for (at_bound, past, line) in forms {
+            parse(&at_bound).unwrap_or_else(|err| panic!("{deepest} levels read: {err}"));
+            let err = parse(&past).expect_err("one level more is refused");
+            assert_eq!(err.line, Some(line), "{err}");
+            assert!(
+                err.message
+                    .contains("nests deeper than keel's bound of 64 levels"),
+                "{err}"
+            );
+            assert!(err.repair.contains("flatten"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_frontmatter_nesting_a_hundred_thousand_levels_is_refused_before_yaml_reads_it() {
+        let err = parse(&flow_nesting(100_000)).expect_err("refused");
+        assert_eq!(err.line, Some(3), "{err}");
+        let err = parse(&compact_nesting(100_000)).expect_err("refused");
+        assert_eq!(err.line, Some(4), "{err}");
+    }
+
+    #[test]
+    fn brackets_in_quotes_comments_and_text_do_not_count() {
+        let many = "[{".repeat(MAX_FRONTMATTER_DEPTH);
+        let texts = [
+            format!("x: \"{many}\""),
+            format!("x: '{many}'"),
+            format!("x: \"a \\\" {many}\""),
+            format!("x: 'it''s {many}'"),
+            format!("x: [\"{many}\", '{many}']"),
+            format!("x: \"a\n  {many}\n  b\""),
+            format!("x: a{many}"),
+            format!("x: it's {many}"),
+            format!("x: a\n  \"{many}"),
+            format!("x: 1 # {many}"),
+            format!("# {many}"),
+            format!("x: |\n  {many}\n  \"\ny: 1"),
+            format!("x: >-\n  {many}\n\n  '"),
+            format!("x: !!str \"{many}\""),
+            format!("x: [!!str \"{many}\"]"),
+        ];
+        for text in texts {
+            let spec = format!("---\ncode: [a.py]\n{text}\n---\n");
+            parse(&spec).unwrap_or_else(|err| panic!("{spec:?}: {err}"));
+        }
+    }
+
+    #[test]
+    fn a_quote_inside_plain_text_hides_no_bracket_after_it() {
+        let deep = format!("x: {}", "[".repeat(MAX_FRONTMATTER_DEPTH));
+        for text in [
+            format!("title: a\n  \"\n{deep}"),
+            format!("title: it's\n{deep}"),
+            format!("notes: |\n  \"\n{deep}"),
+        ] {
+            let spec = format!("---\ncode: [a.py]\n{text}\n---\n");
+            let err = parse(&spec).expect_err("the brackets count");
+            assert!(err.message.contains("nests deeper"), "{spec:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn frontmatter_size_is_bounded() {
+        // `code: [a.py]` and its line end are 13 bytes, `notes: ` and its line end 8.
+        let sized = |bytes: usize| {
+            format!(
+                "---\ncode: [a.py]\nnotes: {}\n---\n",
+                "x".repeat(bytes - 21)
+            )
+        };
+        let node = parse(&sized(MAX_FRONTMATTER_BYTES)).expect("256 KiB is read");
+        assert_eq!(node.entries.len(), 1);
+        let err = parse(&sized(MAX_FRONTMATTER_BYTES + 1)).expect_err("one byte more is not");
+        assert_eq!(err.line, Some(3), "{err}");
+        assert!(
+            err.message
+                .contains("passes keel's bound of 256 KiB (262144 bytes) on line 3"),
+            "{err}"
+        );
+        assert!(err.repair.contains("below the closing `---`"), "{err}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_frontmatter_is_skipped() {
+        let node = parse("\u{feff}---\ncode:\n  - a.py#f\n---\n").expect("a BOM is no text");
+        assert_eq!(node.entries[0].line, 3);
+        assert_eq!(node.entries[0].target.path(), "a.py");
+    }
+
+    #[test]
+    fn paths_with_dot_parts_inside_the_repository_are_normalized() {
+        let node = parse(
+            "---\ncode:\n  - src/../src/a.py\n  - ./b.py#f\n  - lib/./x/../\n  - src/./*.ts\n---\n",
+        )
+        .expect("these stay inside the repository");
+        let targets: Vec<&Target> = node.entries.iter().map(|entry| &entry.target).collect();
+        assert_eq!(
+            targets,
+            [
+                &Target::Path("src/a.py".to_owned()),
+                &Target::Scoped {
+                    path: "b.py".to_owned(),
+                    selectors: vec![Selector::parse("f").expect("selector")],
+                },
+                &Target::Folder("lib".to_owned()),
+                &Target::Glob("src/*.ts".to_owned()),
+            ]
+        );
+        assert_eq!(
+            node.entries[0].raw, "src/../src/a.py",
+            "raw stays as written"
+        );
+        let cases = [
+            ("src/../../x.py", "outside the repository"),
+            ("./../x.py", "outside the repository"),
+            ("src/..", "names the repository root"),
+            ("./", "names the repository root"),
+        ];
+        for (entry, needle) in cases {
+            let (line, message) = refusal(&format!("---\ncode:\n  - {entry}\n---\n"));
+            assert_eq!(line, 3, "{entry}: {message}");
+            assert!(message.contains(needle), "{entry}: {message}");
+        }
+        let (line, message) = refusal("---\ncode:\n  - a.py\n  - ./a.py\n---\n");
+        assert_eq!(line, 4);
+        assert_eq!(message, "entry `./a.py` is listed twice (as `a.py`)");
+    }
+
+    #[test]
+    fn numbers_booleans_and_nulls_are_not_paths() {
+        let cases = [
+            (
+                "code:\n  - 42",
+                3,
+                "`code:` item on line 3 is the number 42, not a path",
+                "- \"42\"",
+            ),
+            (
+                "code:\n  - a.py\n  - 1.5",
+                4,
+                "is the number 1.5,",
+                "- \"1.5\"",
+            ),
+            (
+                "code:\n  - true",
+                3,
+                "is the boolean true, not a path",
+                "- \"true\"",
+            ),
+            (
+                "code:\n  - null",
+                3,
+                "is `null`, which YAML reads as no value",
+                "- \"null\"",
+            ),
+            (
+                "code:\n  - ~",
+                3,
+                "is `~`, which YAML reads as no value",
+                "- \"~\"",
+            ),
+            (
+                "code:\n  - a.py\n  -",
+                4,
+                "item on line 4 is empty, not a path",
+                "after the `-`",
+            ),
+            (
+                "code: [a.py, 42]",
+                2,
+                "item on line 2 is the number 42,",
+                "- \"42\"",
+            ),
+            (
+                "related:\n  - 7",
+                3,
+                "`related:` item on line 3 is the number 7",
+                "- \"7\"",
+            ),
+        ];
+        for (yaml, line, needle, repair) in cases {
+            let err = parse(&format!("---\n{yaml}\n---\n")).expect_err("not a path");
+            assert_eq!(err.line, Some(line), "{yaml:?}: {err}");
+            assert!(err.message.contains(needle), "{yaml:?}: {err}");
+            assert!(err.repair.contains(repair), "{yaml:?}: {err}");
+        }
+        let node =
+            parse("---\ncode:\n  - \"42\"\n  - 'true'\n---\n").expect("quoted, they are paths");
+        let paths: Vec<&str> = node.entries.iter().map(|e| e.target.path()).collect();
+        assert_eq!(paths, ["42", "true"]);
+    }
+
+    #[test]
+    fn a_frontmatter_of_the_wrong_shape_names_the_shape_in_words() {
+        let cases = [
+            (
+                "code: foo",
+                2,
+                "`code:` must be a list of strings, but it is a string",
+            ),
+            (
+                "code: {a: b}",
+                2,
+                "`code:` must be a list of strings, but it is a mapping",
+            ),
+            (
+                "code: 3",
+                2,
+                "`code:` must be a list of strings, but it is the number 3",
+            ),
+            (
+                "title: t\nrelated: x",
+                3,
+                "`related:` must be a list of strings, but it is a string",
+            ),
+            ("code: [[a]]", 2, "but its item on line 2 is a list"),
+            (
+                "code:\n  - a.py\n  - - b.py",
+                4,
+                "but its item on line 4 is a list",
+            ),
+            ("code:\n  - a: b", 3, "but its item on line 3 is a mapping"),
+            (
+                "- a.py",
+                2,
+                "the frontmatter must be a mapping of keys (`code:`, `related:`), but it is a list",
+            ),
+            (
+                "# notes\njust words",
+                3,
+                "the frontmatter must be a mapping of keys (`code:`, `related:`), but it is a string",
+            ),
+        ];
+        for (yaml, line, needle) in cases {
+            let err = parse(&format!("---\n{yaml}\n---\n")).expect_err("the wrong shape");
+            assert_eq!(err.line, Some(line), "{yaml:?}: {err}");
+            assert!(err.message.contains(needle), "{yaml:?}: {err}");
+            for jargon in ["sequence", "invalid type", "struct", "Vec<", "expected"] {
+                assert!(!err.to_string().contains(jargon), "{yaml:?}: {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn python_selectors_are_nfkc_normalized_and_others_are_not() {
+        let node = parse("---\ncode:\n  - a.py#\u{fb01}nd,\u{ff23}.m\n  - b.ts#\u{fb01}nd\n---\n")
+            .expect("valid selectors");
+        let names = |index: usize| -> Vec<String> {
+            match &node.entries[index].target {
+                Target::Scoped { selectors, .. } => {
+                    selectors.iter().map(|s| s.as_str().to_owned()).collect()
+                }
+                other => panic!("scoped expected, got {other:?}"),
+            }
+        };
+        assert_eq!(names(0), ["find", "C.m"]);
+        assert_eq!(names(1), ["\u{fb01}nd"], "ECMAScript does not normalize");
+        let (line, message) = refusal("---\ncode:\n  - a.py#find,\u{fb01}nd\n---\n");
+        assert_eq!(line, 3);
+        assert!(message.contains("listed twice"), "{message}");
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct TreeId<'db> {
 pub struct PathEntry {
     pub kind: EntryKind,
     pub oid: Oid,
+    /// A symbolic link (a blob holding the link's target): keel follows no links.
+    pub symlink: bool,
 }
 
 /// One file that differs between two trees (`None`: absent on that side).
@@ -62,6 +64,7 @@ pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, O
     let mut current = PathEntry {
         kind: EntryKind::Tree,
         oid: root,
+        symlink: false,
     };
     for part in path.split('/') {
         if current.kind != EntryKind::Tree {
@@ -74,6 +77,7 @@ pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, O
         current = PathEntry {
             kind: item.kind,
             oid: item.oid,
+            symlink: item.symlink,
         };
     }
     Ok(Some(current))
@@ -89,6 +93,7 @@ pub fn files_under(
         Some(PathEntry {
             kind: EntryKind::Tree,
             oid: root,
+            symlink: false,
         })
     } else {
         lookup(db, root, prefix)?
@@ -109,6 +114,7 @@ pub fn files_under(
                         PathEntry {
                             kind: item.kind,
                             oid: item.oid,
+                            symlink: item.symlink,
                         },
                     ));
                 }

@@ -1,6 +1,7 @@
 //! `keel lint`: judge every spec node at HEAD (or at a candidate, or the working tree).
 //!
-//! Owns: opening the database, running lint, choosing the exit status, `--stats`.
+//! Owns: opening the database, running lint, choosing the exit status, `--stats`, and
+//! the text of a run on a branch with no commits in a repository that has some.
 //! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
 
 use super::cache::{open_repo, save_memo};
@@ -142,12 +143,27 @@ pub(crate) fn print_report(
     format: LintFormat,
 ) -> Result<(), CommandError> {
     let text = match format {
-        LintFormat::Text => render::lint_text(report, render::use_colour()),
+        LintFormat::Text => unborn_branch_text(db, report)
+            .unwrap_or_else(|| render::lint_text(report, render::use_colour())),
         LintFormat::Json => render::lint_json(report),
         LintFormat::Sarif => sarif::lint_sarif(report, &findings_lines(db, report)?),
         LintFormat::Github => github::lint_github(report, &findings_lines(db, report)?),
     };
     write_stdout(&text)
+}
+
+/// The text when there is no tip because HEAD's branch has no commits yet while another
+/// branch has (`git switch --orphan`): the report alone would read as an empty repository.
+fn unborn_branch_text(db: &KeelDatabase, report: &LintReport) -> Option<String> {
+    if report.tip.is_some() {
+        return None;
+    }
+    let head = db.unborn_head()?;
+    let other = head.committed.as_deref()?;
+    Some(format!(
+        "keel lint: {head}; nothing to judge (commit on `{}` first, or judge a branch that has commits: --rev {other})\n",
+        head.branch
+    ))
 }
 
 /// The tip lines of each finding's units, in the report's order.
@@ -173,5 +189,36 @@ pub(crate) fn status_of(report: &LintReport) -> ExitStatus {
         ExitStatus::Blocked
     } else {
         ExitStatus::Clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keel_fixtures::FixtureRepo;
+    use keel_queries::lint::lint;
+
+    /// The text `keel lint` prints for the repository as it is.
+    fn text_of(repo: &FixtureRepo) -> String {
+        let db = KeelDatabase::open(repo.path()).expect("open");
+        let report = lint(&db).expect("lint");
+        unborn_branch_text(&db, &report).unwrap_or_else(|| render::lint_text(&report, false))
+    }
+
+    #[test]
+    fn an_orphan_branch_is_named_but_an_empty_repository_keeps_its_message() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        assert_eq!(
+            text_of(&repo),
+            "keel lint: the repository has no commits; nothing to judge\n"
+        );
+        repo.write("a.py", "x = 1\n").expect("write");
+        repo.commit("Add a").expect("commit");
+        repo.git(&["checkout", "--quiet", "--orphan", "fresh"])
+            .expect("an orphan branch");
+        assert_eq!(
+            text_of(&repo),
+            "keel lint: HEAD's branch `fresh` has no commits yet; nothing to judge (commit on `fresh` first, or judge a branch that has commits: --rev main)\n"
+        );
     }
 }

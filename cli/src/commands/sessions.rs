@@ -13,7 +13,7 @@ use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
 use keel_engine::agents::{LogEnv, LogSources, session_repo};
 use keel_engine::sessions::{
-    ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, settings_near,
+    ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, TIME_RANGE, settings_near,
 };
 use keel_engine::settings::Settings;
 use keel_queries::agents::{AgentSession, AgentSessions, agent_sessions};
@@ -61,10 +61,12 @@ pub(crate) struct SessionInputs {
     #[arg(long, value_name = "FILE")]
     decisions: Option<PathBuf>,
     /// Sessions that ended in the last N days are in scope [default: `[sessions] days`, 30].
-    #[arg(long, value_name = "N")]
-    days: Option<u32>,
+    // Signed, so that `--days -1` reaches `days` (and its message) instead of reading as a flag.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    days: Option<i64>,
     /// The clock, for reproducible runs (RFC 3339, e.g. 2026-01-16T00:00:00Z).
-    #[arg(long, value_name = "RFC3339")]
+    // Hyphen values, so that a negative year reaches `now` (and its message).
+    #[arg(long, value_name = "RFC3339", allow_hyphen_values = true)]
     pub(crate) now: Option<String>,
 }
 
@@ -121,9 +123,9 @@ struct ExportArgs {
 
 fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
     match flag {
-        Some(text) => Instant::parse_rfc3339(text).map_err(|message| {
+        Some(text) => Instant::parse_rfc3339(text).map_err(|err| {
             CommandError(format!(
-                "--now: {message}; repair: pass RFC 3339 with an offset, e.g. --now 2026-01-16T00:00:00Z"
+                "--now: {err}; repair: pass an RFC 3339 time with an offset {TIME_RANGE}, e.g. --now 2026-01-16T00:00:00Z"
             ))
         }),
         None => {
@@ -137,6 +139,24 @@ fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
     }
 }
 
+/// `--days`, else `[sessions] days`: a whole number of days ≥ 0.
+fn days(flag: Option<i64>, settings: &Settings) -> Result<u32, CommandError> {
+    let Some(days) = flag else {
+        return Ok(settings.sessions.days);
+    };
+    if days < 0 {
+        return Err(CommandError(format!(
+            "--days: {days} must be ≥ 0; repair: pass a whole number of days, e.g. --days 30"
+        )));
+    }
+    u32::try_from(days).map_err(|_| {
+        CommandError(format!(
+            "--days: {days} is more days than keel counts; repair: pass at most {}",
+            u32::MAX
+        ))
+    })
+}
+
 /// The sources of this run: flags first, then `keel.toml` near the working folder.
 fn sources(
     inputs: &SessionInputs,
@@ -146,6 +166,7 @@ fn sources(
     sessions: SessionInput,
 ) -> Result<SessionSources, CommandError> {
     let now = now(inputs.now.as_deref())?;
+    let days = days(inputs.days, settings)?;
     let repos = if !repos.paths.is_empty() {
         Some(ExplicitRepos {
             origin: repos.flag.to_owned(),
@@ -169,7 +190,7 @@ fn sources(
         sessions,
         decisions: inputs.decisions.clone(),
         now,
-        days: inputs.days.unwrap_or(settings.sessions.days),
+        days,
         repos,
         trailers: settings.trailers.clone(),
     })
@@ -563,4 +584,42 @@ pub(crate) fn text(report: &SessionsReport) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_default_to_the_settings_and_refuse_below_zero_and_beyond_u32() {
+        let settings = Settings::default();
+        assert_eq!(days(None, &settings).ok(), Some(settings.sessions.days));
+        assert_eq!(days(Some(0), &settings).ok(), Some(0));
+        let refusal = |n: i64| days(Some(n), &settings).map_err(|err| err.0);
+        assert_eq!(
+            refusal(-1),
+            Err(
+                "--days: -1 must be ≥ 0; repair: pass a whole number of days, e.g. --days 30"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            refusal(i64::from(u32::MAX) + 1),
+            Err(
+                "--days: 4294967296 is more days than keel counts; repair: pass at most 4294967295"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn now_names_the_range_without_library_words() {
+        let err = now(Some("99999-01-01T00:00:00Z")).err().map(|err| err.0);
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "--now: \"99999-01-01T00:00:00Z\" is outside the times keel reads; repair: pass an RFC 3339 time with an offset between 1678-01-01T00:00:00Z and 2261-12-31T23:59:59Z, e.g. --now 2026-01-16T00:00:00Z"
+            )
+        );
+    }
 }

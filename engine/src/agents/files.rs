@@ -210,7 +210,7 @@ fn read_from(path: &Path, offset: u64) -> std::io::Result<(Vec<u8>, Vec<u8>)> {
 }
 
 /// The lines of `bytes` (read from `mark.consumed`), parsed; returns the new mark.
-fn parse_chunk(
+pub fn parse_chunk(
     connector: &dyn Connector,
     path: &Path,
     bytes: &[u8],
@@ -218,7 +218,7 @@ fn parse_chunk(
     sync: &mut LogSync,
 ) -> (Vec<LogLine>, u64, u32) {
     let body = if mark.consumed == 0 {
-        bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+        crate::jsonl::without_bom(bytes)
     } else {
         bytes
     };
@@ -419,5 +419,28 @@ impl KeelDatabase {
                 )
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_line_is_consumed_not_a_malformed_line() {
+        let line = br#"{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-01-15T10:00:00Z","message":{"role":"user","content":"hi"}}"#;
+        let bytes = [b"\xEF\xBB\xBF".as_slice(), line, b"\n"].concat();
+        let mut sync = LogSync::default();
+        let (lines, consumed, next) = parse_chunk(
+            &super::super::claude::ClaudeCode,
+            Path::new("s1.jsonl"),
+            &bytes,
+            &ReadMark::default(),
+            &mut sync,
+        );
+        assert!(sync.warnings.is_empty(), "{:?}", sync.warnings);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].line, 1);
+        assert_eq!((consumed, next), (bytes.len() as u64, 2));
     }
 }

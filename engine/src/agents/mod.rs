@@ -16,7 +16,7 @@ pub mod codex;
 mod files;
 mod lines;
 
-pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark};
+pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark, parse_chunk};
 pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, Tokens, ToolUse};
 
 use crate::settings::ModelPrices;

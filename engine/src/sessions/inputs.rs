@@ -4,7 +4,8 @@
 //! scanned repositories), [`Session`] (one per session line), [`SessionRepo`] (one per
 //! repository, with its L-scan result) and [`ScannedCommit`] (one per commit id, HIGH
 //! durability: created once with its numstat, never set again), and the value types
-//! [`Instant`] and [`Decimal`].
+//! [`Instant`] (with the range of times keel reads, [`TIME_RANGE`], and [`TimeError`]) and
+//! [`Decimal`].
 //! Does not own: reading files or repositories ([`super::jsonl`], [`super::scan`]) or any
 //! rule applied to them (`keel-queries`).
 
@@ -22,6 +23,43 @@ pub struct Instant(i64);
 pub const NANOS_PER_MINUTE: i64 = 60_000_000_000;
 /// Nanoseconds in one second.
 pub const NANOS_PER_SECOND: i64 = 1_000_000_000;
+
+/// The times keel reads, in words (the bounds of [`Instant::parse_rfc3339`]).
+pub const TIME_RANGE: &str = "between 1678-01-01T00:00:00Z and 2261-12-31T23:59:59Z";
+
+/// The first instant keel reads, 1678-01-01T00:00:00Z. An `i64` of nanoseconds reaches from
+/// September 1677 to April 2262; keel keeps to the whole years inside.
+const EARLIEST_NANOS: i64 = -9_214_560_000 * NANOS_PER_SECOND;
+/// The last instant keel reads, 2261-12-31T23:59:59.999999999Z.
+const LATEST_NANOS: i64 = 9_214_646_400 * NANOS_PER_SECOND - 1;
+/// The years of [`TIME_RANGE`].
+const YEARS: std::ops::RangeInclusive<i64> = 1678..=2261;
+
+/// Why a text is not an instant keel reads (a caller that prints a repair names
+/// [`TIME_RANGE`] in it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    #[error("{text:?} is not an RFC 3339 timestamp with an offset")]
+    NotRfc3339 { text: String },
+    #[error("{text:?} is outside the times keel reads")]
+    OutOfRange { text: String },
+}
+
+/// Whether the year `text` starts with (`2026-…`, `99999-…`, `-009999-…`) is one of
+/// [`YEARS`]; `None` when it does not start with a year.
+fn year_in_range(text: &str) -> Option<bool> {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (digits, _) = unsigned.split_once('-')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // More digits than an i64 holds is far outside too.
+    let Ok(year) = digits.parse::<i64>() else {
+        return Some(false);
+    };
+    let year = if text.starts_with('-') { -year } else { year };
+    Some(YEARS.contains(&year))
+}
 
 impl Instant {
     /// From nanoseconds since the epoch.
@@ -47,14 +85,28 @@ impl Instant {
         )
     }
 
-    /// Parses an RFC 3339 timestamp (an offset is required).
-    pub fn parse_rfc3339(text: &str) -> Result<Self, String> {
-        let stamp: jiff::Timestamp = text.trim().parse().map_err(|err: jiff::Error| {
-            format!("{text:?} is not an RFC 3339 timestamp with an offset ({err})")
+    /// Parses an RFC 3339 timestamp (an offset is required) [`TIME_RANGE`]. A text that
+    /// does not parse but starts with a year outside that range is out of range, not
+    /// malformed: RFC 3339 cannot write such a year.
+    pub fn parse_rfc3339(text: &str) -> Result<Self, TimeError> {
+        let trimmed = text.trim();
+        let out_of_range = || TimeError::OutOfRange {
+            text: text.to_owned(),
+        };
+        let stamp: jiff::Timestamp = trimmed.parse().map_err(|_: jiff::Error| {
+            if year_in_range(trimmed) == Some(false) {
+                out_of_range()
+            } else {
+                TimeError::NotRfc3339 {
+                    text: text.to_owned(),
+                }
+            }
         })?;
         i64::try_from(stamp.as_nanosecond())
+            .ok()
+            .filter(|nanos| (EARLIEST_NANOS..=LATEST_NANOS).contains(nanos))
             .map(Self)
-            .map_err(|_| format!("{text:?} is outside the years 1678..2262"))
+            .ok_or_else(out_of_range)
     }
 
     /// RFC 3339 in UTC (`2026-01-15T10:00:00Z`).
@@ -246,4 +298,63 @@ pub struct ScannedCommit {
     pub message: String,
     #[returns(copy)]
     pub numstat: Numstat,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Result<String, TimeError> {
+        Instant::parse_rfc3339(text).map(Instant::to_rfc3339)
+    }
+
+    #[test]
+    fn the_range_is_whole_years_from_1678_through_2261() {
+        assert_eq!(
+            parsed("1678-01-01T00:00:00Z").as_deref(),
+            Ok("1678-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            parsed("2261-12-31T23:59:59.999999999Z").as_deref(),
+            Ok("2261-12-31T23:59:59.999999999Z")
+        );
+        for text in [
+            "1677-12-31T23:59:59Z",
+            "2262-01-01T00:00:00Z",
+            "2261-12-31T23:59:59-05:00",
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "99999-01-01T00:00:00Z",
+            "-009999-01-01T00:00:00Z",
+            "123456789012345678901234-01-01T00:00:00Z",
+        ] {
+            let err = parsed(text).expect_err(text);
+            assert_eq!(
+                err,
+                TimeError::OutOfRange {
+                    text: text.to_owned()
+                }
+            );
+            assert_eq!(
+                err.to_string(),
+                format!("{text:?} is outside the times keel reads")
+            );
+        }
+    }
+
+    #[test]
+    fn a_malformed_time_is_not_called_out_of_range() {
+        for text in [
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-01-15 10:00",
+            "+02026-01",
+        ] {
+            let err = parsed(text).expect_err(text);
+            assert_eq!(
+                err.to_string(),
+                format!("{text:?} is not an RFC 3339 timestamp with an offset")
+            );
+        }
+    }
 }

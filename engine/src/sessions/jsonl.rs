@@ -2,11 +2,13 @@
 //!
 //! Owns: turning the bytes of those files into [`SessionData`] and [`DecisionData`], the
 //! one-line errors that refuse a bad line (file:line, field, what was expected, repair),
-//! and the warnings for a missing optional field (`cost`, `api_calls`, `tools`).
+//! the warnings for a missing optional field (`cost`, `api_calls`, `tools`) and the one
+//! warning per decision whose probabilities lack `yes` or do not sum to 1 (read as the
+//! seed says all the same: `yes`, missing → 0).
 //! Does not own: reading the files from disk or resolving paths (the caller passes bytes
 //! and a resolver), nor what a session or decision means (`keel-queries`).
 
-use super::inputs::{Decimal, DecisionData, Instant, SessionData};
+use super::inputs::{Decimal, DecisionData, Instant, SessionData, TIME_RANGE};
 use crate::jsonl::{Refusal, object, refuse, required_string, text_lines};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -43,6 +45,20 @@ impl From<Refusal> for SessionsError {
 pub struct SessionsWarning {
     pub location: String,
     pub message: String,
+    /// The repository path the warning says does not exist, if it says so (so one path is
+    /// not named missing twice).
+    pub missing_repo: Option<PathBuf>,
+}
+
+impl SessionsWarning {
+    /// A warning about something other than a missing repository.
+    pub fn new(location: String, message: String) -> Self {
+        Self {
+            location,
+            message,
+            missing_repo: None,
+        }
+    }
 }
 
 impl fmt::Display for SessionsWarning {
@@ -59,13 +75,15 @@ fn required_instant(
     field: &str,
 ) -> Result<Instant, SessionsError> {
     let text = required_string(file, line, map, field)?;
-    Instant::parse_rfc3339(&text).map_err(|message| {
+    Instant::parse_rfc3339(&text).map_err(|err| {
         refuse(
             file,
             line,
             field,
-            message,
-            &format!("write `{field}` as RFC 3339, e.g. \"2026-01-15T10:00:00Z\""),
+            err.to_string(),
+            &format!(
+                "write `{field}` as RFC 3339 with an offset {TIME_RANGE}, e.g. \"2026-01-15T10:00:00Z\""
+            ),
         )
     })
 }
@@ -172,9 +190,11 @@ pub fn parse_sessions(
         let repo = nullable_string(file, line, &map, "repo")?;
         let repo_real = repo.as_deref().map(resolve);
         let project = nullable_string(file, line, &map, "project")?;
-        let missing = |field: &str, assumed: &str| SessionsWarning {
-            location: format!("{file}:{line}"),
-            message: format!("{field}: optional field is missing; counted as {assumed}"),
+        let missing = |field: &str, assumed: &str| {
+            SessionsWarning::new(
+                format!("{file}:{line}"),
+                format!("{field}: optional field is missing; counted as {assumed}"),
+            )
         };
         let cost = match map.get("cost") {
             None | Some(Value::Null) => {
@@ -262,9 +282,37 @@ fn is_subject(subject: &str) -> bool {
     })
 }
 
-/// Parses `decisions.jsonl`, keeping the `commit_link` lines.
-pub fn parse_decisions(file: &str, bytes: &[u8]) -> Result<Vec<DecisionData>, SessionsError> {
+/// How far from 1 the probabilities of a decision may sum before keel says so: a decider
+/// that writes `p` and `1 - p` as binary floats is off by far less.
+const SUM_TOLERANCE: f64 = 1e-9;
+
+/// The warning for a decision whose probabilities lack `yes` or do not sum to 1 (`sum`),
+/// if it needs one.
+fn probabilities_warning(yes: Option<&Decimal>, sum: f64) -> Option<String> {
+    let off = (sum - 1.0).abs() > SUM_TOLERANCE;
+    // Rounded for the message only (0.1 + 0.2 reads 0.3).
+    let sum = (sum * 1e9).round() / 1e9;
+    match (yes, off) {
+        (Some(_), false) => None,
+        (None, false) => Some("probabilities: no `yes`; read as yes = 0".to_owned()),
+        (Some(yes), true) => Some(format!(
+            "probabilities: they sum to {sum}, not 1; yes = {} is read as written",
+            yes.as_str()
+        )),
+        (None, true) => Some(format!(
+            "probabilities: no `yes`, and they sum to {sum}, not 1; read as yes = 0"
+        )),
+    }
+}
+
+/// Parses `decisions.jsonl`, keeping the `commit_link` lines; one warning per decision
+/// whose probabilities lack `yes` or do not sum to 1.
+pub fn parse_decisions(
+    file: &str,
+    bytes: &[u8],
+) -> Result<(Vec<DecisionData>, Vec<SessionsWarning>), SessionsError> {
     let mut decisions = Vec::new();
+    let mut warnings = Vec::new();
     for (line, text) in text_lines(file, bytes)? {
         let map = object(file, line, text, None)?;
         let point = required_string(file, line, &map, "point")?;
@@ -292,9 +340,12 @@ pub fn parse_decisions(file: &str, bytes: &[u8]) -> Result<Vec<DecisionData>, Se
             ));
         };
         let mut yes = None;
+        let mut sum = 0.0;
         for (option, value) in probabilities {
             let field = format!("probabilities.{option}");
             let p = non_negative_number(file, line, &field, value)?;
+            // `non_negative_number` accepted it: a finite number.
+            sum += value.as_f64().unwrap_or(0.0);
             if value.as_f64().is_some_and(|v| v > 1.0) {
                 return Err(refuse(
                     file,
@@ -308,6 +359,9 @@ pub fn parse_decisions(file: &str, bytes: &[u8]) -> Result<Vec<DecisionData>, Se
                 yes = Some(p);
             }
         }
+        if let Some(message) = probabilities_warning(yes.as_ref(), sum) {
+            warnings.push(SessionsWarning::new(format!("{file}:{line}"), message));
+        }
         decisions.push(DecisionData {
             ts,
             subject,
@@ -315,7 +369,7 @@ pub fn parse_decisions(file: &str, bytes: &[u8]) -> Result<Vec<DecisionData>, Se
             line,
         });
     }
-    Ok(decisions)
+    Ok((decisions, warnings))
 }
 
 #[cfg(test)]
@@ -407,7 +461,7 @@ mod tests {
             "\n",
             r#"{"ts":"2026-01-15T10:00:00Z","point":"commit_link","subject":"b:0123abcd","probabilities":{"no":1}}"#,
         );
-        let decisions = parse_decisions("d.jsonl", text.as_bytes()).expect("valid lines");
+        let (decisions, _) = parse_decisions("d.jsonl", text.as_bytes()).expect("valid lines");
         assert_eq!(decisions.len(), 2);
         assert_eq!(decisions[0].yes.as_ref().map(Decimal::as_str), Some("0.8"));
         assert_eq!(decisions[0].line, 2);
@@ -415,6 +469,55 @@ mod tests {
         let bad = r#"{"ts":"2026-01-15T10:00:00Z","point":"commit_link","subject":"b","probabilities":{"yes":1}}"#;
         let err = parse_decisions("d.jsonl", bad.as_bytes()).expect_err("bad subject");
         assert!(err.to_string().starts_with("d.jsonl:1: subject: "), "{err}");
+    }
+
+    #[test]
+    fn a_decision_without_yes_or_not_summing_to_1_is_read_as_the_seed_says_with_a_warning() {
+        let line = |probabilities: &str| {
+            format!(
+                r#"{{"ts":"2026-01-15T10:00:00Z","point":"commit_link","subject":"b:0123abcd","probabilities":{probabilities}}}"#
+            )
+        };
+        let text = [
+            line(r#"{"yes":0.8,"no":0.2}"#),
+            line(r#"{"yes":0.1,"no":0.2,"maybe":0.7}"#),
+            line(r#"{"no":1}"#),
+            line(r#"{"yes":0.6,"no":0.6}"#),
+            line(r#"{"no":0.5}"#),
+            line("{}"),
+        ]
+        .join("\n");
+        let (decisions, warnings) =
+            parse_decisions("d.jsonl", text.as_bytes()).expect("read, not refused");
+        let yes: Vec<Option<&str>> = decisions
+            .iter()
+            .map(|d| d.yes.as_ref().map(Decimal::as_str))
+            .collect();
+        assert_eq!(
+            yes,
+            [Some("0.8"), Some("0.1"), None, Some("0.6"), None, None],
+            "`yes` as written; a missing one stays None (0 in keel-queries)"
+        );
+        let lines: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "d.jsonl:3: probabilities: no `yes`; read as yes = 0",
+                "d.jsonl:4: probabilities: they sum to 1.2, not 1; yes = 0.6 is read as written",
+                "d.jsonl:5: probabilities: no `yes`, and they sum to 0.5, not 1; read as yes = 0",
+                "d.jsonl:6: probabilities: no `yes`, and they sum to 0, not 1; read as yes = 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_timestamp_out_of_range_names_the_range_in_its_repair() {
+        let err = refusal(&FULL.replace("2026-01-15T10:00:00Z", "99999-01-15T10:00:00Z"));
+        assert!(
+            err.starts_with("s.jsonl:1: start: \"99999-01-15T10:00:00Z\" is outside"),
+            "{err}"
+        );
+        assert!(err.contains(TIME_RANGE), "{err}");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //!
 //! ### Flow
 //! 1. [`KeelDatabase::load_sessions`] reads `sessions.jsonl` (and `decisions.jsonl`)
-//!    strictly into a [`SessionWorld`] input; explicit repositories are checked here.
+//!    strictly into a [`SessionWorld`] input; explicit repositories are checked here. A
+//!    relative `repo` in `sessions.jsonl` is read from the folder holding that file (as a
+//!    path in a settings file is), with a warning when it names nothing.
 //! 2. The caller asks `keel-queries` for the scan plan (which repositories, from when) and
 //!    hands it to [`KeelDatabase::plan_session_scan`], which runs L-scan ([`scan`]).
 //! 3. Later changes enter through `apply_changes`: `SessionsAppended`,
@@ -19,7 +21,7 @@ pub mod scan;
 
 pub use inputs::{
     Decimal, DecisionData, Instant, Numstat, RepoStatus, ScannedCommit, Session, SessionData,
-    SessionParams, SessionRepo, SessionWorld,
+    SessionParams, SessionRepo, SessionWorld, TIME_RANGE, TimeError,
 };
 pub use jsonl::{SessionsError, SessionsWarning};
 pub use scan::{ScanCounters, ScanRange, email_sha};
@@ -115,6 +117,7 @@ struct Loaded {
     world: SessionWorld,
     by_id: HashMap<String, Session>,
     file_warnings: Vec<SessionsWarning>,
+    decision_warnings: Vec<SessionsWarning>,
     scan_warnings: Vec<SessionsWarning>,
     plan: Option<ScanPlan>,
     repos: HashMap<PathBuf, (SessionRepo, RepoCache)>,
@@ -122,10 +125,36 @@ struct Loaded {
 }
 
 /// The real path of `path`, or its absolute form when it does not exist.
-fn resolve_path(path: &str) -> PathBuf {
+fn resolve_path(path: &Path) -> PathBuf {
     std::fs::canonicalize(path)
         .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| PathBuf::from(path))
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+/// The folder a sessions file's relative `repo`s are read from: the file's own.
+fn repo_base(sessions_file: &Path) -> &Path {
+    sessions_file.parent().unwrap_or(Path::new(""))
+}
+
+/// One warning per session whose relative `repo` names no existing path, with the path it
+/// resolved to.
+fn missing_relative_repos(sessions_file: &Path, sessions: &[SessionData]) -> Vec<SessionsWarning> {
+    sessions
+        .iter()
+        .filter_map(|session| {
+            let written = session.repo.as_deref()?;
+            let real = session.repo_real.as_ref()?;
+            (Path::new(written).is_relative() && !real.exists()).then(|| SessionsWarning {
+                location: session.origin.clone(),
+                message: format!(
+                    "repo {written:?} is read from the folder of {} and names {}, which does not exist; the session matches no repository",
+                    sessions_file.display(),
+                    real.display()
+                ),
+                missing_repo: Some(real.clone()),
+            })
+        })
+        .collect()
 }
 
 fn read_file(path: &Path, flag: &str) -> Result<Vec<u8>, SessionsError> {
@@ -143,19 +172,26 @@ fn read_sessions(
     match input {
         SessionInput::File(path) => {
             let bytes = read_file(path, "--sessions")?;
-            jsonl::parse_sessions(&path.display().to_string(), &bytes, &resolve_path)
+            let base = repo_base(path);
+            let resolve = |repo: &str| resolve_path(&base.join(repo));
+            let (sessions, mut warnings) =
+                jsonl::parse_sessions(&path.display().to_string(), &bytes, &resolve)?;
+            warnings.extend(missing_relative_repos(path, &sessions));
+            Ok((sessions, warnings))
         }
         SessionInput::Records { sessions, .. } => Ok((sessions.clone(), Vec::new())),
     }
 }
 
-fn read_decisions(path: Option<&Path>) -> Result<Vec<DecisionData>, SessionsError> {
+fn read_decisions(
+    path: Option<&Path>,
+) -> Result<(Vec<DecisionData>, Vec<SessionsWarning>), SessionsError> {
     match path {
         Some(path) => {
             let bytes = read_file(path, "--decisions")?;
             jsonl::parse_decisions(&path.display().to_string(), &bytes)
         }
-        None => Ok(Vec::new()),
+        None => Ok((Vec::new(), Vec::new())),
     }
 }
 
@@ -169,6 +205,15 @@ fn resolve_explicit(repos: &ExplicitRepos) -> Result<Vec<PathBuf>, SessionsError
             message: format!("{}: cannot read it: {err}", path.display()),
             repair: "name an existing repository folder (its work tree root)".to_owned(),
         })?;
+        if !real.is_dir() {
+            return Err(SessionsError {
+                location: repos.origin.clone(),
+                field: "repo".to_owned(),
+                message: format!("{}: is a file, not a folder", path.display()),
+                repair: "name the repository's folder (its work tree root), not a file in it"
+                    .to_owned(),
+            });
+        }
         std::fs::read_dir(&real).map_err(|err| SessionsError {
             location: repos.origin.clone(),
             field: "repo".to_owned(),
@@ -225,6 +270,22 @@ pub fn settings_near(dir: &Path) -> Result<(Option<PathBuf>, Settings), Sessions
     Ok((Some(root), settings))
 }
 
+/// Why `path` (an existing real path) is not scanned: not a git top-level, naming the
+/// work tree it sits in when it is inside one.
+fn not_top_level(path: &Path) -> String {
+    let enclosing = gix::discover(path).ok().and_then(|repo| {
+        repo.workdir()
+            .and_then(|dir| std::fs::canonicalize(dir).ok())
+    });
+    match enclosing {
+        Some(root) => format!(
+            "a folder inside the repository {}, not a git top-level (name that folder instead)",
+            root.display()
+        ),
+        None => "not a git top-level (a work tree root or a bare repository)".to_owned(),
+    }
+}
+
 impl KeelDatabase {
     /// Reads the sessions and decisions files into a fresh [`SessionWorld`]. Refuses bad
     /// input (nothing is set then); missing optional fields become warnings.
@@ -234,7 +295,7 @@ impl KeelDatabase {
     ) -> Result<SessionWorld, SessionsError> {
         let explicit_repos = sources.repos.as_ref().map(resolve_explicit).transpose()?;
         let (data, file_warnings) = read_sessions(&sources.sessions)?;
-        let decisions = read_decisions(sources.decisions.as_deref())?;
+        let (decisions, decision_warnings) = read_decisions(sources.decisions.as_deref())?;
         let params = SessionParams {
             now: sources.now,
             days: sources.days,
@@ -263,6 +324,7 @@ impl KeelDatabase {
             world,
             by_id,
             file_warnings,
+            decision_warnings,
             scan_warnings: Vec::new(),
             plan: None,
             repos: HashMap::new(),
@@ -276,8 +338,8 @@ impl KeelDatabase {
         self.sessions.lock().as_ref().map(|loaded| loaded.world)
     }
 
-    /// Warnings of the last reads: missing optional fields, repositories that gave no
-    /// commits.
+    /// Warnings of the last reads: missing optional fields, relative `repo`s naming
+    /// nothing, decisions read by assumption, repositories that gave no commits.
     pub fn session_warnings(&self) -> Vec<SessionsWarning> {
         self.sessions
             .lock()
@@ -286,6 +348,7 @@ impl KeelDatabase {
                 loaded
                     .file_warnings
                     .iter()
+                    .chain(&loaded.decision_warnings)
                     .chain(&loaded.scan_warnings)
                     .cloned()
                     .collect()
@@ -371,7 +434,10 @@ impl KeelDatabase {
         else {
             return Ok(false);
         };
-        let decisions = read_decisions(path.as_deref())?;
+        let (decisions, warnings) = read_decisions(path.as_deref())?;
+        if let Some(loaded) = self.sessions.lock().as_mut() {
+            loaded.decision_warnings = warnings;
+        }
         if world.decisions(&*self) == &decisions {
             return Ok(false);
         }
@@ -410,21 +476,24 @@ impl KeelDatabase {
                         repair: "check the path and its permissions, or run `git fsck` there"
                             .to_owned(),
                     })?;
+            let named_missing = loaded
+                .file_warnings
+                .iter()
+                .any(|w| w.missing_repo.as_ref() == Some(&planned.path));
             let problem = match scanned.status {
                 RepoStatus::Scanned => None,
-                RepoStatus::Missing => Some("no such folder"),
-                RepoStatus::NotARepository => {
-                    Some("not a git top-level (a work tree root or a bare repository)")
-                }
+                RepoStatus::Missing if named_missing => None,
+                RepoStatus::Missing => Some("no such folder".to_owned()),
+                RepoStatus::NotARepository => Some(not_top_level(&planned.path)),
             };
             if let Some(problem) = problem {
-                warnings.push(SessionsWarning {
-                    location: planned.origin.clone(),
-                    message: format!(
+                warnings.push(SessionsWarning::new(
+                    planned.origin.clone(),
+                    format!(
                         "repo {}: {problem}; it contributes no commits",
                         planned.path.display()
                     ),
-                });
+                ));
             }
             scans.push((planned.path.clone(), existing, cache, scanned));
         }
@@ -438,13 +507,13 @@ impl KeelDatabase {
             }
         }
         for (label, paths) in labels.into_iter().filter(|(_, p)| p.len() > 1) {
-            warnings.push(SessionsWarning {
-                location: plan.repos[0].origin.clone(),
-                message: format!(
+            warnings.push(SessionsWarning::new(
+                plan.repos[0].origin.clone(),
+                format!(
                     "repos {} share the label {label:?}; their numbers are grouped together",
                     paths.join(" and ")
                 ),
-            });
+            ));
         }
         loaded.scan_warnings = warnings;
         let mut repos = Vec::with_capacity(scans.len());

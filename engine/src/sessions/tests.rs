@@ -1,6 +1,9 @@
 //! L-scan tests on built repositories: numstat against `git log --numstat`, all refs and
 //! no merges, the committer-date margin and the exact author-date filter, the default
 //! branch, the hashed author email, and incremental rescans that read only new commits.
+//! Then what loading says about its inputs: a relative `repo` read from the sessions
+//! file's folder (named once when missing), an explicit repository that is a file or a
+//! subfolder, and the warnings of decisions read by assumption.
 
 use super::*;
 use keel_fixtures::sessions::{
@@ -435,4 +438,157 @@ fn numstat_agrees_with_git_on_a_seeded_random_history() {
         checked += 1;
     }
     assert_eq!(checked, 40);
+}
+
+/// Loads `dir/logs/sessions.jsonl` holding `sessions`, with `dir/logs/decisions.jsonl`
+/// holding `decisions` (when given) and the explicit `repos` (when given).
+fn load(
+    dir: &std::path::Path,
+    sessions: &[SessionLine],
+    decisions: Option<&str>,
+    repos: Option<Vec<PathBuf>>,
+) -> Result<(KeelDatabase, SessionWorld), SessionsError> {
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).expect("mkdir");
+    let text: String = sessions.iter().map(|s| format!("{}\n", s.json())).collect();
+    write_file(&logs.join("sessions.jsonl"), &text).expect("write sessions");
+    if let Some(decisions) = decisions {
+        write_file(&logs.join("decisions.jsonl"), decisions).expect("write decisions");
+    }
+    let mut db = KeelDatabase::detached();
+    let world = db.load_sessions(SessionSources {
+        sessions: logs.join("sessions.jsonl").into(),
+        decisions: decisions.map(|_| logs.join("decisions.jsonl")),
+        now: Instant::parse_rfc3339("2026-01-16T00:00:00Z").expect("valid"),
+        days: 30,
+        repos: repos.map(|paths| ExplicitRepos {
+            origin: "--repo".to_owned(),
+            paths,
+        }),
+        trailers: BTreeMap::new(),
+    })?;
+    Ok((db, world))
+}
+
+fn warning_lines(db: &KeelDatabase) -> Vec<String> {
+    db.session_warnings()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn a_relative_repo_is_read_from_the_sessions_file_s_folder_and_named_once_when_missing() {
+    let dir = temp();
+    session_repo(dir.path(), "app").expect("repo");
+    let line = |id: &str, repo: &str| {
+        SessionLine::new(id, "codex", &rfc(10, 0), &rfc(11, 0), Some(Path::new(repo)))
+    };
+    let (mut db, world) = load(
+        dir.path(),
+        &[line("a", "../app"), line("b", "../gone")],
+        None,
+        None,
+    )
+    .expect("load");
+    let real: Vec<PathBuf> = world
+        .sessions(&db)
+        .iter()
+        .filter_map(|s| s.data(&db).repo_real.clone())
+        .collect();
+    let app = std::fs::canonicalize(dir.path().join("app")).expect("real");
+    let gone = dir.path().join("logs/../gone");
+    assert_eq!(
+        real,
+        [app, gone.clone()],
+        "read from logs/, not the current folder"
+    );
+    let file = dir.path().join("logs/sessions.jsonl");
+    let expected = format!(
+        "{}:2: repo \"../gone\" is read from the folder of {} and names {}, which does not exist; the session matches no repository",
+        file.display(),
+        file.display(),
+        gone.display()
+    );
+    assert_eq!(warning_lines(&db), std::slice::from_ref(&expected));
+    db.plan_session_scan(ScanPlan {
+        since: Some(scan_start()),
+        repos: vec![PlannedRepo {
+            path: gone,
+            origin: format!("{}:2", file.display()),
+        }],
+    })
+    .expect("scan");
+    assert_eq!(
+        warning_lines(&db),
+        [expected],
+        "the scan does not name it again"
+    );
+}
+
+#[test]
+fn an_explicit_repo_that_is_a_file_is_refused_and_a_subfolder_is_named_inside_its_repository() {
+    let dir = temp();
+    let repo = session_repo(dir.path(), "app").expect("repo");
+    repo.write("sub/x.txt", "x\n").expect("write");
+    let session = SessionLine::new("a", "codex", &rfc(10, 0), &rfc(11, 0), None);
+    let file = dir.path().join("app/sub/x.txt");
+    let Err(err) = load(
+        dir.path(),
+        std::slice::from_ref(&session),
+        None,
+        Some(vec![file.clone()]),
+    ) else {
+        panic!("a file is refused");
+    };
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "--repo: repo: {}: is a file, not a folder; repair: name the repository's folder (its work tree root), not a file in it",
+            file.display()
+        )
+    );
+    let sub = std::fs::canonicalize(dir.path().join("app/sub")).expect("real");
+    let (mut db, _) = load(dir.path(), &[session], None, Some(vec![sub.clone()])).expect("load");
+    db.plan_session_scan(ScanPlan {
+        since: Some(scan_start()),
+        repos: vec![PlannedRepo {
+            path: sub.clone(),
+            origin: "--repo".to_owned(),
+        }],
+    })
+    .expect("scan");
+    let app = std::fs::canonicalize(dir.path().join("app")).expect("real");
+    assert_eq!(
+        warning_lines(&db),
+        [format!(
+            "--repo: repo {}: a folder inside the repository {}, not a git top-level (name that folder instead); it contributes no commits",
+            sub.display(),
+            app.display()
+        )]
+    );
+}
+
+#[test]
+fn decisions_read_by_assumption_warn_until_the_file_is_fixed() {
+    let dir = temp();
+    let session = SessionLine::new("a", "codex", &rfc(10, 0), &rfc(11, 0), None);
+    let decision = |probabilities: &str| {
+        format!(
+            "{{\"ts\":\"2026-01-15T12:00:00Z\",\"point\":\"commit_link\",\"subject\":\"a:0123abcd\",\"probabilities\":{probabilities}}}\n"
+        )
+    };
+    let (mut db, _) =
+        load(dir.path(), &[session], Some(&decision(r#"{"no":1}"#)), None).expect("load");
+    let file = dir.path().join("logs/decisions.jsonl");
+    assert_eq!(
+        warning_lines(&db),
+        [format!(
+            "{}:1: probabilities: no `yes`; read as yes = 0",
+            file.display()
+        )]
+    );
+    write_file(&file, &decision(r#"{"yes":1,"no":0}"#)).expect("write");
+    assert!(db.sync_decisions().expect("sync"), "the decision changed");
+    assert_eq!(warning_lines(&db), Vec::<String>::new());
 }

@@ -347,7 +347,7 @@ pub fn unit_nodes(db: &dyn Db, image: Image<'_>) -> (Vec<CallNode>, bool) {
             (partial.units.as_slice(), true)
         }
         ImageUnits::Extracted(Err(ExtractError::Unavailable { .. })) => (&[][..], true),
-        ImageUnits::Absent | ImageUnits::NoExtractor => (&[][..], false),
+        ImageUnits::Absent | ImageUnits::NoExtractor | ImageUnits::TooLarge => (&[][..], false),
     };
     nodes.extend(units.iter().filter_map(|unit| {
         let kind = match unit.kind {

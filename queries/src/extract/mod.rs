@@ -61,7 +61,7 @@ impl Language {
     /// Extractor identity that goes into every image key: name and schema version.
     pub fn extractor_id(self) -> &'static str {
         match self {
-            Self::Python => "python-ts@2",
+            Self::Python => "python-ts@3",
             Self::TypeScript => "typescript-ts@2",
             Self::Tsx => "tsx-ts@2",
         }

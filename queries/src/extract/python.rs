@@ -1,5 +1,6 @@
 //! The Python extractor (`.py`, `.pyi`): `def`, `async def` and `class` declarations with
-//! their lexical qualified names (`f`, `Class.method`, `outer.inner`), decorators included
+//! their lexical qualified names (`f`, `Class.method`, `outer.inner`; NFKC-normalized as
+//! Python reads identifiers, by `anchors::python_identifier`), decorators included
 //! in the range, block statements transparent, and `@overload` stubs and property
 //! accessors merged into one unit with the declaration they belong to: a def decorated
 //! `@name.getter`, `@name.setter` or `@name.deleter` joins the last unit `name`, whatever
@@ -14,10 +15,13 @@
 //! beyond declarations — lambdas, assignments, imports and dynamically attached callables
 //! are not units.
 
+use std::borrow::Cow;
+
 use tree_sitter::{Node, Tree};
 
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
+use crate::anchors::python_identifier;
 
 /// The Python grammar and its name in messages.
 pub(super) fn grammar() -> (tree_sitter::Language, &'static str) {
@@ -212,7 +216,7 @@ impl<'s> Walk<'s> {
         let node = frame.node;
         let Some(name) = node
             .child_by_field_name("name")
-            .and_then(|name| syntax::text(name, self.source))
+            .and_then(|name| self.identifier(name))
         else {
             return Vec::new();
         };
@@ -222,14 +226,14 @@ impl<'s> Walk<'s> {
             (_, ScopeKind::Class) => (UnitKind::Method, ScopeKind::Function),
             _ => (UnitKind::Function, ScopeKind::Function),
         };
-        let qualified = syntax::qualify(&enclosing.prefix, name);
+        let qualified = syntax::qualify(&enclosing.prefix, &name);
         let lines = match frame.decorated {
             Some(wrapper) => Lines::of(node).union(Lines::of(wrapper)),
             None => Lines::of(node),
         };
         let role = frame
             .decorated
-            .map_or(Role::Plain, |wrapper| self.role(wrapper, name));
+            .map_or(Role::Plain, |wrapper| self.role(wrapper, &name));
         self.declarations.push(Declaration {
             name: qualified.clone(),
             kind,
@@ -274,15 +278,12 @@ impl<'s> Walk<'s> {
 
     /// `overload`, or any dotted path ending in `.overload` (`typing.overload`).
     fn is_overload(&self, expr: Node<'_>) -> bool {
-        match expr.kind() {
-            "identifier" => syntax::text(expr, self.source) == Some("overload"),
-            "attribute" => {
-                expr.child_by_field_name("attribute")
-                    .and_then(|attribute| syntax::text(attribute, self.source))
-                    == Some("overload")
-            }
-            _ => false,
-        }
+        let name = match expr.kind() {
+            "identifier" => Some(expr),
+            "attribute" => expr.child_by_field_name("attribute"),
+            _ => None,
+        };
+        name.and_then(|name| self.identifier(name)).as_deref() == Some("overload")
     }
 
     /// `name.getter`, `name.setter` or `name.deleter`, with `name` the declaration's own.
@@ -293,11 +294,19 @@ impl<'s> Walk<'s> {
         let object = expr
             .child_by_field_name("object")
             .filter(|object| object.kind() == "identifier")
-            .and_then(|object| syntax::text(object, self.source));
+            .and_then(|object| self.identifier(object));
         let attribute = expr
             .child_by_field_name("attribute")
-            .and_then(|attribute| syntax::text(attribute, self.source));
-        object == Some(name) && matches!(attribute, Some("getter" | "setter" | "deleter"))
+            .and_then(|attribute| self.identifier(attribute));
+        object.as_deref() == Some(name)
+            && matches!(attribute.as_deref(), Some("getter" | "setter" | "deleter"))
+    }
+
+    /// An identifier's name as Python reads it: NFKC-normalized (PEP 3131), so a
+    /// declaration, its accessors and a selector on it agree whatever form each is
+    /// written in.
+    fn identifier(&self, node: Node<'_>) -> Option<Cow<'s, str>> {
+        syntax::text(node, self.source).map(python_identifier)
     }
 }
 
@@ -873,6 +882,39 @@ class K:
             matches!(extract(vim), Ok(ref units) if units.len() == 1),
             "{:?}",
             extract(vim)
+        );
+    }
+
+    #[test]
+    fn names_are_nfkc_normalized_as_python_reads_them() {
+        // `ﬁnd` (the U+FB01 ligature) and fullwidth `Ｃ` are `find` and `C` to Python
+        // (PEP 3131); the accessor and the overload decorator are read the same way.
+        let source = "\
+class \u{ff23}:
+    def \u{fb01}nd(self):
+        pass
+
+    @property
+    def size(self):
+        return 1
+
+    @\u{ff53}ize.setter
+    def size(self, value):
+        pass
+
+@typing.\u{ff4f}verload
+def g(x: int) -> int: ...
+def g(x):
+    return x
+";
+        check(
+            source,
+            &[
+                ("C", Class, 1, 11),
+                ("C.find", Method, 2, 3),
+                ("C.size", Method, 5, 11),
+                ("g", Function, 13, 16),
+            ],
         );
     }
 

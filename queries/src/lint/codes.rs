@@ -17,7 +17,7 @@ pub struct CodeDoc {
 }
 
 /// Every code lint reports, in the README's order.
-pub const FINDING_CODES: [CodeDoc; 15] = [
+pub const FINDING_CODES: [CodeDoc; 17] = [
     CodeDoc {
         code: "anchor-hit",
         summary: "A commit since the spec's last version changed an anchored code unit.",
@@ -42,6 +42,16 @@ pub const FINDING_CODES: [CodeDoc; 15] = [
         code: "no-extractor",
         summary: "Selectors on a file keel has no extractor for.",
         help: "List the file bare (whole-file drift), or anchor units in a Python or TypeScript/JavaScript file.",
+    },
+    CodeDoc {
+        code: "too-large",
+        summary: "The anchored file is larger than `max_file_bytes` at the tip, so keel does not parse it.",
+        help: "Raise `max_file_bytes` under [lint] in keel.toml past the file's size, or anchor units of a smaller file.",
+    },
+    CodeDoc {
+        code: "symlink-anchor",
+        summary: "Selectors on a path that is a symbolic link; keel follows no links.",
+        help: "Anchor the file the link points to, by its own path in the repository.",
     },
     CodeDoc {
         code: "extractor-unavailable",

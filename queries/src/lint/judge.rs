@@ -9,7 +9,7 @@ use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};
 use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
 use crate::events::image_at;
 use crate::extract::Language;
-use crate::images::units_of;
+use crate::images::{FileBound, units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
 use crate::tree::{RepoPath, entry_at};
@@ -54,6 +54,7 @@ pub(super) fn scoped_window<'db>(
     node: Node<'db>,
     path: &str,
     selectors: &[Selector],
+    bound: FileBound,
     share: Share,
 ) -> Result<Vec<WindowChange>, ObjectError> {
     let mut changes: Vec<WindowChange> = Vec::new();
@@ -62,7 +63,7 @@ pub(super) fn scoped_window<'db>(
         if !share.holds(position, events.len()) {
             continue;
         }
-        let anchor = Anchor::new(db, event.path.clone(), selectors.to_vec());
+        let anchor = Anchor::new(db, event.path.clone(), selectors.to_vec(), bound);
         let change = scoped_change(db, event.commit, anchor).clone()?;
         match changes.last_mut() {
             Some(seen) if seen.commit == event.commit => {
@@ -94,6 +95,8 @@ pub(super) struct NodeJudge<'a, 'db> {
     pub(super) tip: Commit,
     pub(super) node: &'a SpecNode,
     pub(super) scoped_miss: ScopedCodeMiss,
+    /// `[lint] max_file_bytes` of the tip.
+    pub(super) bound: FileBound,
     pub(super) findings: &'a mut Vec<Finding>,
     pub(super) unverified: &'a mut Vec<Unverified>,
 }
@@ -178,8 +181,12 @@ impl<'db> NodeJudge<'_, 'db> {
         selectors: &[Selector],
     ) -> Result<(), ObjectError> {
         let db = self.db;
-        let tip_image = image_at(db, self.tip, RepoPath::new(db, path.to_owned()))?;
-        let units = units_of(db, tip_image);
+        let at = RepoPath::new(db, path.to_owned());
+        if entry_at(db, self.tip, at)?.is_some_and(|e| e.symlink) {
+            self.symlink_anchor(entry, path, selectors);
+            return Ok(());
+        }
+        let units = units_within(db, image_at(db, self.tip, at)?, self.bound);
         if let ImageUnits::Extracted(Err(crate::extract::ExtractError::Unavailable { reason })) =
             units
         {
@@ -194,7 +201,7 @@ impl<'db> NodeJudge<'_, 'db> {
         let mut hits = Vec::new();
         let mut missed = Vec::new();
         let node = Node::new(db, self.node.id.clone());
-        for event in scoped_window(db, self.tip, node, path, selectors, Share::ALL)? {
+        for event in scoped_window(db, self.tip, node, path, selectors, self.bound, Share::ALL)? {
             let (commit, then) = (event.commit, (event.path != path).then_some(event.path));
             match event.change {
                 ScopedChange::Untouched => {}
@@ -265,7 +272,7 @@ impl<'db> NodeJudge<'_, 'db> {
         };
         if hits.iter().any(|h| h.conservative) {
             message.push_str(
-                " (conservative hits: a change to lines that do not parse, or a binary change)",
+                " (conservative hits: a change to lines that do not parse, a binary change, or a file past max_file_bytes)",
             );
         }
         let spec = self.node.id.spec_path();
@@ -429,6 +436,24 @@ impl<'db> NodeJudge<'_, 'db> {
                 },
             );
         }
+        let too_large = of(|v| matches!(v, Verdict::TooLarge));
+        if !too_large.is_empty() {
+            let bound = self.bound.0;
+            let size = self
+                .tip_size(path)
+                .map_or_else(String::new, |n| format!(" ({n} bytes)"));
+            self.push(
+                entry,
+                Draft {
+                    severity,
+                    code: "too-large",
+                    selectors: too_large,
+                    hits: Vec::new(),
+                    message: format!("{path}{size} is larger than max_file_bytes ({bound} bytes) at the tip, so keel does not parse it and its anchors cannot be resolved"),
+                    repair: format!("raise `max_file_bytes` under [lint] in keel.toml past the file's size (now {bound}), or anchor units of a smaller file"),
+                },
+            );
+        }
         let no_extractor = of(|v| matches!(v, Verdict::NoExtractor));
         if !no_extractor.is_empty() {
             self.push(
@@ -443,6 +468,29 @@ impl<'db> NodeJudge<'_, 'db> {
                 },
             );
         }
+    }
+
+    /// The size in bytes of the tip's blob at `path`, if it is a readable file.
+    fn tip_size(&self, path: &str) -> Option<u64> {
+        let db = self.db;
+        let image = image_at(db, self.tip, RepoPath::new(db, path.to_owned())).ok()??;
+        db.objects().blob_size(image.blob(db)).ok()
+    }
+
+    /// A scoped entry whose path is a symbolic link at the tip: its units are not judged
+    /// (a link's blob is its target's name, not code).
+    fn symlink_anchor(&mut self, entry: &Entry, path: &str, selectors: &[Selector]) {
+        self.push(
+            entry,
+            Draft {
+                severity: Self::integrity_severity(entry),
+                code: "symlink-anchor",
+                selectors: selectors.iter().map(ToString::to_string).collect(),
+                hits: Vec::new(),
+                message: format!("{path} is a symbolic link; keel does not follow links, so its anchors cannot be resolved"),
+                repair: "anchor the file the link points to, by its own path in the repository".to_owned(),
+            },
+        );
     }
 
     fn extractor_unavailable(

@@ -20,11 +20,11 @@ pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Severity, Summary, Unverified,
     unit_lines,
 };
-pub use settings::tip_settings;
+pub use settings::{tip_file_bound, tip_settings};
 
 use crate::events::image_at;
 use crate::extract::{ParseCounts, thread_parse_counts};
-use crate::images::units_of;
+use crate::images::{FileBound, units_within};
 use crate::spec::Target;
 use crate::tree::RepoPath;
 use crate::window::Node;
@@ -76,10 +76,9 @@ pub fn lint_scope(db: &dyn Db, scope: Scope) -> Result<LintReport, LintError> {
             nodes: Vec::new(),
         });
     };
-    let scoped_miss = tip_settings(db, tip)?
-        .map_err(LintError::Settings)?
-        .lint
-        .scoped_code_miss;
+    let lint_settings = tip_settings(db, tip)?.map_err(LintError::Settings)?.lint;
+    let scoped_miss = lint_settings.scoped_code_miss;
+    let bound = FileBound(lint_settings.max_file_bytes);
     let (nodes, mut findings) = judged_nodes(db, tip, scope)?;
     let mut unverified = Vec::new();
     let mut anchors = 0;
@@ -90,6 +89,7 @@ pub fn lint_scope(db: &dyn Db, scope: Scope) -> Result<LintReport, LintError> {
             tip,
             node,
             scoped_miss,
+            bound,
             findings: &mut findings,
             unverified: &mut unverified,
         };
@@ -195,6 +195,7 @@ pub fn warm_share(
     let Ok((nodes, _)) = judged_nodes(db, tip, scope) else {
         return;
     };
+    let bound = tip_file_bound(db, tip);
     let scoped: Vec<ScopedEntry<'_>> = nodes
         .iter()
         .flat_map(|node| {
@@ -218,10 +219,10 @@ pub fn warm_share(
             // object reads that lint meets again and reports.
             if stretch.share.index == 0 {
                 let _ = image_at(db, tip, RepoPath::new(db, path.clone()))
-                    .map(|image| units_of(db, image));
+                    .map(|image| units_within(db, image, bound));
             }
             let node = Node::new(db, node.id.clone());
-            let _ = scoped_window(db, tip, node, path, selectors, stretch.share);
+            let _ = scoped_window(db, tip, node, path, selectors, bound, stretch.share);
         }
     }
 }

@@ -6,7 +6,7 @@
 //! Does not own: the schema or its errors (`keel_engine::settings`), nor `keel sessions`,
 //! which judges no tree and reads the work tree's file (`keel_engine::sessions`).
 
-use crate::images::{Image, image_bytes};
+use crate::images::{FileBound, Image, image_bytes};
 use crate::tree::{TreeId, tree_items};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
@@ -40,6 +40,15 @@ pub fn tip_settings(
             "commit {SETTINGS_FILE} as a regular file at the repository root, or remove it"
         ),
     }))
+}
+
+/// The tip's `[lint] max_file_bytes`: the default when the tip's `keel.toml` is absent
+/// or refused (lint reports the refusal itself before it judges anything).
+pub fn tip_file_bound(db: &dyn Db, tip: Commit) -> FileBound {
+    match tip_settings(db, tip) {
+        Ok(Ok(settings)) => FileBound(settings.lint.max_file_bytes),
+        Ok(Err(_)) | Err(_) => FileBound::default(),
+    }
 }
 
 /// One `keel.toml` image parsed, memoized per image (a tip move that leaves the file

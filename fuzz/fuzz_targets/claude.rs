@@ -1,0 +1,6 @@
+//! cargo-fuzz target `claude`: Claude Code session logs, through
+//! `keel_fuzzing::targets::claude` (the reader and its invariants, the same function the
+//! short run and `fuzz-bench` drive).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| keel_fuzzing::targets::claude(data));
