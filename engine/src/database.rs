@@ -49,6 +49,10 @@ pub enum EngineError {
     NoSuchCommit { rev: String, reason: String },
     #[error("{rev}: names no commit: {head}; repair: {}", head.repair())]
     UnbornHead { rev: String, head: UnbornHead },
+    #[error(
+        "{path}: a bare repository has no working tree to judge or watch; repair: run without --worktree"
+    )]
+    NoWorkTree { path: PathBuf },
     #[error("{0}")]
     Sessions(#[from] crate::sessions::SessionsError),
 }

@@ -38,6 +38,10 @@ pub enum HookError {
         "{path}: a hook keel did not write is installed; repair: pass --force to keep it and run it before keel's, or remove it"
     )]
     NotOurs { path: PathBuf },
+    #[error(
+        "{path}: the hook installed there is not keel's, so keel has nothing to remove and left it as it is; repair: none needed (delete the file yourself if that hook should go)"
+    )]
+    NotOursToRemove { path: PathBuf },
     #[error("{path}: no hook keel wrote is installed; nothing to remove")]
     NotInstalled { path: PathBuf },
     #[error("{path}: {reason}; repair: check the folder's permissions")]
@@ -143,7 +147,7 @@ impl KeelDatabase {
         };
         match std::fs::read(&path) {
             Ok(existing) if is_ours(&existing) => {}
-            Ok(_) => return Err(HookError::NotOurs { path }),
+            Ok(_) => return Err(HookError::NotOursToRemove { path }),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return Err(HookError::NotInstalled { path });
             }

@@ -10,7 +10,7 @@
 //! the same refusals a spec's `code:` list gets) or what a reading's verdict is
 //! (`keel-queries`' `fresh`).
 
-use crate::database::KeelDatabase;
+use crate::database::{EngineError, KeelDatabase};
 use crate::jsonl::{Refusal, object, refuse, required_string, text_lines};
 use crate::oid::Oid;
 use serde_json::Value;
@@ -176,25 +176,27 @@ impl KeelDatabase {
     pub fn readings_from(&self, file: &str, bytes: &[u8]) -> Result<Readings, ReadingsError> {
         let mut readings = Vec::new();
         for raw in parse_readings(file, bytes)? {
-            let unknown = |reason: String| {
+            let unknown = |reason: Option<String>| {
+                let why = reason.map_or_else(String::new, |reason| format!(" ({reason})"));
                 refuse(
                     file,
                     raw.line,
                     "commit",
-                    format!(
-                        "{} names no commit in this repository ({reason})",
-                        raw.commit
-                    ),
+                    format!("{} names no commit in this repository{why}", raw.commit),
                     "write the full id of a commit of this repository (`git log` lists them), or remove the line",
                 )
             };
-            let commit = self
-                .resolve_commit(&raw.commit)
-                .map_err(|err| unknown(err.to_string()))?;
+            // An id that names nothing needs no second message of its own inside this one.
+            let commit = self.resolve_commit(&raw.commit).map_err(|err| match err {
+                EngineError::NoSuchCommit { .. } => unknown(None),
+                other => unknown(Some(other.to_string())),
+            })?;
             // A hexadecimal string could also be read as a ref name: only an object id
             // that starts with it names the reading's commit.
             if !commit.to_string().starts_with(&raw.commit) {
-                return Err(unknown(format!("it resolves to {commit}, a ref's commit")));
+                return Err(unknown(Some(format!(
+                    "it resolves to {commit}, a ref's commit"
+                ))));
             }
             readings.push(Reading {
                 id: raw.id,

@@ -75,15 +75,16 @@ impl KeelDatabase {
         if repo.common_dir() != repo.git_dir() {
             git_dirs.push(repo.common_dir().to_owned());
         }
-        let work_dir = if worktree {
-            Some(self.work_dir().map(Path::to_owned).ok_or_else(|| {
-                self.unreadable(
-                    &"the repository has no working tree to watch; repair: run without --worktree",
-                )
-            })?)
-        } else {
-            None
-        };
+        let work_dir =
+            if worktree {
+                Some(self.work_dir().map(Path::to_owned).ok_or_else(|| {
+                    EngineError::NoWorkTree {
+                        path: repo.git_dir().to_owned(),
+                    }
+                })?)
+            } else {
+                None
+            };
         let (sender, wakes) = channel();
         let forward = sender.clone();
         let watcher = notify::recommended_watcher(move |event| {

@@ -46,9 +46,8 @@ impl KeelDatabase {
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<WorktreeFile>, EngineError> {
         let Some(root) = self.work_dir() else {
-            return Err(EngineError::Unreadable {
+            return Err(EngineError::NoWorkTree {
                 path: self.git_dir_path().to_owned(),
-                reason: "the repository has no working tree".to_owned(),
             });
         };
         let mut files = Vec::new();

@@ -40,9 +40,8 @@ impl KeelDatabase {
     /// memory only); `None` when the working tree equals HEAD's tree or HEAD is unborn.
     pub(crate) fn worktree_commit(&mut self) -> Result<Option<Oid>, EngineError> {
         let Some(root) = self.work_dir().map(Path::to_owned) else {
-            return Err(EngineError::Unreadable {
+            return Err(EngineError::NoWorkTree {
                 path: self.git_dir_path().to_owned(),
-                reason: "the repository has no working tree (a bare repository); repair: run without --worktree".to_owned(),
             });
         };
         let Some(head) = self.read_head()? else {

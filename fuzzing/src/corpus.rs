@@ -47,7 +47,7 @@ const SPEC_HAND: [&[u8]; 4] = [
 pub fn spec() -> Vec<Vec<u8>> {
     let sources = [
         include_str!("../../queries/src/spec.rs"),
-        include_str!("../../cli/tests/cli/bad_input.rs"),
+        include_str!("../../cli/tests/cli/catalogue.rs"),
         include_str!("../../queries/tests/it/no_silent_pass.rs"),
         include_str!("../../fixtures/src/demo.rs"),
     ];
@@ -64,7 +64,7 @@ const SETTINGS_HAND: [&[u8]; 3] = [
 pub fn settings() -> Vec<Vec<u8>> {
     let sources = [
         include_str!("../../engine/src/settings.rs"),
-        include_str!("../../cli/tests/cli/bad_input.rs"),
+        include_str!("../../cli/tests/cli/catalogue.rs"),
         include_str!("../../cli/tests/cli/impact.rs"),
         include_str!("../../queries/tests/it/drift.rs"),
     ];

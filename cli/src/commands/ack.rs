@@ -77,8 +77,13 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
         None => "reachable from HEAD".to_owned(),
     };
     if acknowledged.is_empty() {
+        let state = if base == Some(tip) {
+            format!("no commit has come {since}")
+        } else {
+            format!("every commit {since} is acknowledged already")
+        };
         return Err(CommandError(format!(
-            "{}: every commit {since} is acknowledged already, so a checkpoint would acknowledge nothing; repair: none needed (`keel lint` judges the node)",
+            "{}: {state}, so a checkpoint would acknowledge nothing; repair: none needed (`keel lint` judges the node)",
             args.node
         )));
     }

@@ -11,7 +11,7 @@
 
 mod ack;
 mod agent_logs;
-mod bad_input;
+mod catalogue;
 mod colour;
 mod exit_codes;
 mod fresh;
