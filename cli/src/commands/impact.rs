@@ -13,7 +13,7 @@ use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::{call_graph_on_threads, graph_inputs, is_graph_input};
-use keel_queries::impact::options::Limits;
+use keel_queries::impact::options::{Limits, OptionError};
 use keel_queries::impact::patch;
 use keel_queries::impact::{
     Facts, candidate_files, closure_over, operations_and_changes, patch_digest, render, tree_digest,
@@ -145,23 +145,43 @@ impl Base {
 }
 
 /// The `[impact]` defaults of `keel.toml` in the base's tree, each checked against its
-/// option's domain.
+/// option's domain; a value outside it is refused naming its key and line.
 fn impact_defaults(db: &KeelDatabase, base: Base) -> Result<Limits, CommandError> {
     let bytes = base.read(db, SETTINGS_FILE)?;
     let Some(bytes) = bytes else {
         return Ok(Limits::default());
     };
     let settings = Settings::from_bytes(&bytes)?.impact;
-    let words: Vec<String> = [
-        ("--depth", u64::from(settings.depth)),
-        ("--max-bytes", settings.max_bytes),
-        ("--max-nodes", u64::from(settings.max_nodes)),
-    ]
-    .iter()
-    .map(|(flag, value)| format!("{flag}={value}"))
-    .collect();
-    Limits::parse(Limits::default(), &words)
-        .map_err(|err| CommandError(format!("{SETTINGS_FILE} [impact]: {err}")))
+    let mut limits = Limits::default();
+    for (key, flag, value) in [
+        ("depth", "--depth", u64::from(settings.depth)),
+        ("max_bytes", "--max-bytes", settings.max_bytes),
+        ("max_nodes", "--max-nodes", u64::from(settings.max_nodes)),
+    ] {
+        limits = Limits::parse(limits, &[format!("{flag}={value}")])
+            .map_err(|err| impact_key_error(&bytes, key, value, &err))?;
+    }
+    Ok(limits)
+}
+
+/// A `[impact]` value its option refuses, worded as the key in `keel.toml` (its line is
+/// the first line that sets the key).
+fn impact_key_error(bytes: &[u8], key: &str, value: u64, err: &OptionError) -> CommandError {
+    let line = String::from_utf8_lossy(bytes)
+        .lines()
+        .position(|text| {
+            text.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or(1, |index| index + 1);
+    // A value written from a u64 is a plain decimal given once: only its range can fail.
+    let OptionError::OutOfRange { low, high, .. } = err else {
+        return CommandError(format!("{SETTINGS_FILE}:{line}: [impact] {key}: {err}"));
+    };
+    CommandError(format!(
+        "{SETTINGS_FILE}:{line}: KEEL-G109: [impact] {key} = {value} is outside {low}..={high}; repair: set a value in that range, or remove the key for the default"
+    ))
 }
 
 pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {

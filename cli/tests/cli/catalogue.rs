@@ -1188,6 +1188,18 @@ fn impact_rows() -> Vec<Row> {
             "error: missing.diff: cannot read the patch: No such file or directory (os error 2); repair: pass an existing file or - for stdin",
         ),
         row(
+            "impact: a [impact] depth in keel.toml outside its range",
+            || {
+                files(&[
+                    ("change.diff", PATCH_F.as_bytes()),
+                    ("keel.toml", b"[impact]\nmax_nodes = 9\ndepth = 5000\n"),
+                ])
+            },
+            &["impact", "change.diff"],
+            2,
+            "error: keel.toml:3: KEEL-G109: [impact] depth = 5000 is outside 0..=1024; repair: set a value in that range, or remove the key for the default",
+        ),
+        row(
             "impact: a patch that does not apply",
             || patch(&PATCH_F.replace("     y = x + 1", "     y = x + 5")),
             &["impact", "change.diff"],

@@ -152,7 +152,9 @@ fn impact_defaults_come_from_keel_toml_and_flags_override_them() {
     assert_eq!(refused.code, 2, "{}", refused.render(None));
     assert!(refused.stdout.is_empty());
     assert!(
-        refused.stderr.contains("keel.toml [impact]: KEEL-G109"),
+        refused
+            .stderr
+            .contains("keel.toml:2: KEEL-G109: [impact] depth = 5000 is outside 0..=1024"),
         "{}",
         refused.stderr
     );
