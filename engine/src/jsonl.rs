@@ -6,6 +6,7 @@
 //! Does not own: any file's schema (each reader's own module) or its error type (each
 //! reader converts a [`Refusal`] into its own).
 
+use crate::message::one_line;
 use serde_json::{Map, Value};
 
 /// One refused input: where, which field, what was expected, the repair.
@@ -29,8 +30,8 @@ pub(crate) fn refuse<E: From<Refusal>>(
 ) -> E {
     E::from(Refusal {
         location: format!("{file}:{line}"),
-        field: field.to_owned(),
-        message: message.into(),
+        field: one_line(field).into_owned(),
+        message: one_line(&message.into()).into_owned(),
         repair: repair.to_owned(),
     })
 }

@@ -22,6 +22,7 @@ pub mod hook;
 pub mod inputs;
 mod jsonl;
 pub mod memo;
+pub mod message;
 pub mod objects;
 pub mod oid;
 pub mod readings;

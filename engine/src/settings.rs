@@ -180,7 +180,7 @@ impl Settings {
                 .map_or(1, |span| line_of_offset(text.as_bytes(), span.start));
             SettingsError {
                 line,
-                message: err.message().trim().to_owned(),
+                message: crate::message::one_line(err.message().trim()).into_owned(),
                 repair: "fix that line; the keys and their values are documented in README.md under \"Settings\"".to_owned(),
             }
         })?;

@@ -17,6 +17,7 @@
 //! names as Python reads identifiers).
 
 use crate::anchors::Selector;
+use keel_engine::message::one_line;
 use serde_norway::{Mapping, Value};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -123,11 +124,17 @@ pub struct SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = one_line(&self.file);
         match self.line {
-            Some(line) => write!(f, "{}:{line}: ", self.file)?,
-            None => write!(f, "{}: ", self.file)?,
+            Some(line) => write!(f, "{file}:{line}: ")?,
+            None => write!(f, "{file}: ")?,
         }
-        write!(f, "{}; repair: {}", self.message, self.repair)
+        write!(
+            f,
+            "{}; repair: {}",
+            one_line(&self.message),
+            one_line(&self.repair)
+        )
     }
 }
 
@@ -814,7 +821,7 @@ pub struct EntryRefusal {
 pub fn parse_code_entries(items: &[String]) -> Result<Vec<Target>, EntryRefusal> {
     let refuse = |index: usize, (message, repair): Refusal| EntryRefusal {
         index,
-        message,
+        message: one_line(&message).into_owned(),
         repair: repair.to_owned(),
     };
     let mut entries = Vec::with_capacity(items.len());
@@ -1053,6 +1060,19 @@ mod tests {
         assert_eq!(err.file, ".spec/auth/login/spec.md");
         assert!(!err.repair.is_empty());
         (err.line.expect("a parse refusal names a line"), err.message)
+    }
+
+    #[test]
+    fn a_refusal_echoing_a_line_break_of_the_spec_stays_one_line() {
+        // Found by fuzzing: a quoted entry or key holding `\n` was echoed raw.
+        for text in [
+            "---\ncode:\n- \"a.py \\n#f\"\n---\n",
+            "---\n\"Cod\\ne\": [a.py]\n---\n",
+        ] {
+            let line = parse(text).expect_err("refused").to_string();
+            assert!(!line.contains('\n'), "{line}");
+            assert!(line.contains("\\n"), "the break is shown escaped: {line}");
+        }
     }
 
     #[test]

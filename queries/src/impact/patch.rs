@@ -216,21 +216,21 @@ impl<'a> Parser<'a> {
         while self.line(self.at).is_some_and(|l| l.starts_with(b"@@")) {
             hunks.push(self.hunk()?);
         }
-        if old_path.is_none() && new_path.is_none() {
+        let old_path = old_path.filter(|_| kind != FileKind::Add);
+        let new_path = new_path.filter(|_| kind != FileKind::Delete);
+        // An added file needs its new path, a deleted one its old path, any other both.
+        let paths_present = match kind {
+            FileKind::Add => new_path.is_some(),
+            FileKind::Delete => old_path.is_some(),
+            FileKind::Modify | FileKind::Rename => old_path.is_some() && new_path.is_some(),
+        };
+        if !paths_present {
             return Err(self.malformed(self.at, "a file header without paths"));
         }
         Ok(Some(FilePatch {
             kind,
-            old_path: if kind == FileKind::Add {
-                None
-            } else {
-                old_path
-            },
-            new_path: if kind == FileKind::Delete {
-                None
-            } else {
-                new_path
-            },
+            old_path,
+            new_path,
             hunks,
         }))
     }
@@ -369,6 +369,8 @@ fn hunk_header(line: &[u8]) -> Option<(u32, u32, u32, u32)> {
             Some((start, count)) => Some((start.parse().ok()?, count.parse().ok()?)),
             None => Some((text.parse().ok()?, 1)),
         }
+        // A range must end within line numbers: `start + count` is counted up to.
+        .filter(|&(start, count): &(u32, u32)| start.checked_add(count).is_some())
     };
     let (old_start, old_lines) = range(old)?;
     let (new_start, new_lines) = range(new)?;
@@ -540,6 +542,11 @@ rename to renamed.py
             ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n", 6),
             ("--- a/x\n+++ b/x\n@@ nonsense @@\n", 3),
             ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", 2),
+            // Found by fuzzing: a new file whose header names no path, a deleted file
+            // likewise, and a range past the last line number u32 can count to.
+            ("diff --git \nrename from \nnew file mode", 3),
+            ("diff --git \nrename to \ndeleted file mode", 3),
+            ("--- \n+++ \n@@ -4294967295,2 +2 @@\n-\n-\n+", 3),
         ] {
             match parse("p.diff", text.as_bytes()) {
                 Err(PatchError::Malformed { line: at, .. }) => assert_eq!(at, line, "{text}"),
