@@ -4,8 +4,9 @@
 //! Owns: which test sources and fixture files seed which reader (embedded at compile time,
 //! so every engine — the short run, the bench, cargo-fuzz — starts from the same seeds),
 //! the filter that keeps a source's string literals that look like the reader's format,
-//! and the hand-written seeds. Does not own: lexing the literals ([`crate::literals`]) or
-//! mutating seeds ([`crate::mutate`]).
+//! the hand-written seeds, and the shrunk inputs of crashes found (and fixed) before.
+//! Does not own: lexing the literals ([`crate::literals`]) or mutating seeds
+//! ([`crate::mutate`]).
 
 use crate::literals::string_literals;
 use keel_fixtures::sessions::{CLAUDE_TRAILER, CODEX_TRAILER, SessionLine, decision_line, message};
@@ -35,6 +36,40 @@ fn contains(text: &[u8], needle: &[u8]) -> bool {
     text.windows(needle.len()).any(|window| window == needle)
 }
 
+// The shrunk inputs of the crashes `fuzz-bench` found (refusals that echoed a line break
+// and so spanned lines; patches read as an added or deleted file with no path, or with a
+// hunk range past u32), all fixed since: seeds, so the short run checks them every time.
+
+const FOUND_SPEC: [&[u8]; 8] = [
+    b"---\n\"Co\\ne\":\n---",
+    b"---\ncode:\n- y#,\n\n g\n---",
+    b"---\ncode:\n- o//\n\n d\n---",
+    b"---\ncode:\n- \"a#y\\nf\"\n---",
+    b"---\ne:\ncode: [a\n\n\\]\nr:\n---",
+    b"---\ncode:\n  - \"e\n\r/#\"\n  - t\n---",
+    b"---\ncode:\n- y#f,\r\r f\n---",
+    b"---\ncode:\n- \"y\\n#\"\n---",
+];
+
+const FOUND_SETTINGS: [&[u8]; 2] = [b"\"\\n\"={t=1}", b"[lint]\nscoped_code_miss=\"\\n\""];
+
+const FOUND_DECISIONS: [&[u8]; 1] = [
+    b"{\"ts\":\"2026-01-15T00Z\",\"point\":\"commit_link\",\"subject\":\"b:0123abcd\",\"probabilities\":{\"\\n\":4}}",
+];
+
+const FOUND_READINGS: [&[u8]; 4] = [
+    b"{\"id\":\"x\",\"commit\":\"abcd\",\"code\":[\".\\ny#\",\"\"]}",
+    b"{\"id\":\"x\",\"commit\":\"abcd\",\"code\":[\"y#\\n.\"]}",
+    b"{\"id\":\"a\",\"commit\":\"1567\",\"code\":[\"p\\n\\\\\"],\"\":1}",
+    b"{\"id\":\"x\",\"commit\":\"abcd\",\"code\":[\"y\\n#\",\"\"]}",
+];
+
+const FOUND_PATCH: [&[u8]; 3] = [
+    b"diff --git \nrename from \nnew file mode",
+    b"diff --git \nrename to \ndeleted file mode",
+    b"--- \n+++ \n@@ -4294967295,2 +2 @@\n-\n-\n+",
+];
+
 const SPEC_HAND: [&[u8]; 4] = [
     b"---\ncode:\n  - src/auth/session.py#login,Session.refresh\n  - src/util/strings.ts\nrelated:\n  - web/api/client.ts#fetchUser\n---\n# Login\nProse keel does not read.\n",
     b"---\ncode: [src/a.py, \"src/**/*.py\", 'lib/']\nowner: me\n---\n",
@@ -51,7 +86,11 @@ pub fn spec() -> Vec<Vec<u8>> {
         include_str!("../../queries/tests/it/no_silent_pass.rs"),
         include_str!("../../fixtures/src/demo.rs"),
     ];
-    seeds(&sources, |text| contains(text, b"---"), SPEC_HAND)
+    seeds(
+        &sources,
+        |text| contains(text, b"---"),
+        SPEC_HAND.into_iter().chain(FOUND_SPEC),
+    )
 }
 
 const SETTINGS_HAND: [&[u8]; 3] = [
@@ -68,7 +107,11 @@ pub fn settings() -> Vec<Vec<u8>> {
         include_str!("../../cli/tests/cli/impact.rs"),
         include_str!("../../queries/tests/it/drift.rs"),
     ];
-    seeds(&sources, |text| contains(text, b" = "), SETTINGS_HAND)
+    seeds(
+        &sources,
+        |text| contains(text, b" = "),
+        SETTINGS_HAND.into_iter().chain(FOUND_SETTINGS),
+    )
 }
 
 const SESSIONS_HAND: [&[u8]; 2] = [
@@ -132,7 +175,11 @@ pub fn decisions() -> Vec<Vec<u8>> {
     seeds(
         &sources,
         |text| contains(text, b"commit_link") || contains(text, b"\"point\""),
-        lines.iter().map(String::as_bytes).chain([file.as_bytes()]),
+        lines
+            .iter()
+            .map(String::as_bytes)
+            .chain([file.as_bytes()])
+            .chain(FOUND_DECISIONS),
     )
 }
 
@@ -198,7 +245,7 @@ pub fn patch() -> Vec<Vec<u8>> {
     seeds(
         &sources,
         |text| contains(text, b"@@") || contains(text, b"--- "),
-        PATCH_HAND,
+        PATCH_HAND.into_iter().chain(FOUND_PATCH),
     )
 }
 
@@ -244,7 +291,7 @@ pub fn readings() -> Vec<Vec<u8>> {
     seeds(
         &sources,
         |text| contains(text, b"\"commit\""),
-        READINGS_HAND,
+        READINGS_HAND.into_iter().chain(FOUND_READINGS),
     )
 }
 
