@@ -158,20 +158,25 @@ pub fn scoped_change<'db>(
     } else {
         None
     };
+    // A non-merge event's hunks and images, read once for all its selectors.
+    let single = if parents.len() > 1 {
+        None
+    } else {
+        let parent = parents.first().copied().flatten();
+        let hunks = image_hunks(db, parent, result)
+            .as_ref()
+            .map_err(Clone::clone)?;
+        Some((
+            hunks,
+            [result, parent].map(|image| units_within(db, image, bound)),
+        ))
+    };
     let mut hits: Vec<SelectorHit> = Vec::new();
     for selector in anchor.selectors(db) {
-        let found = match &owned {
-            Some(owned) => judge_merge(db, owned, result, parents, selector, bound),
-            None if parents.len() > 1 => Some((Side::Both, true)),
-            None => {
-                let parent = parents.first().copied().flatten();
-                let hunks = image_hunks(db, parent, result).clone()?;
-                judge(
-                    &hunks,
-                    [result, parent].map(|i| units_within(db, i, bound)),
-                    selector,
-                )
-            }
+        let found = match (&owned, &single) {
+            (Some(owned), _) => judge_merge(db, owned, result, parents, selector, bound),
+            (None, Some((hunks, units))) => judge(hunks, *units, selector),
+            (None, None) => Some((Side::Both, true)),
         };
         if let Some((side, conservative)) = found {
             hits.push(SelectorHit {

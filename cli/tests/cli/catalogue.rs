@@ -13,6 +13,7 @@
 //! (`messages_spec`, `messages_inputs`) or the behaviour behind an accepted input.
 
 use crate::APP_PY_F_CHANGED;
+use crate::impact::PATCH_F;
 use crate::support::{APP_PY, Run, keel, listing, redact_path, repo_with, repo_with_spec, spec};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::sessions::LEX_NOW;
@@ -249,17 +250,6 @@ fn readings(text: &str) -> Input {
         .expect("write");
     repo.into()
 }
-
-/// `f` of `APP_PY` returns something else: one hunk inside `f` (lines 1-3).
-const PATCH_F: &str = "\
-diff --git a/app.py b/app.py
---- a/app.py
-+++ b/app.py
-@@ -2,2 +2,2 @@ def f(x):
-     y = x + 1
--    return y
-+    return y * 2
-";
 
 /// A repository holding `app.py` and `change.diff` with `patch`.
 fn patch(patch: &str) -> Input {

@@ -5,7 +5,7 @@
 use crate::support::{APP_PY, listing, repo_with, run};
 
 /// `f` of `APP_PY` returns something else: one hunk inside `f` (lines 1-3).
-const PATCH_F: &str = "\
+pub(crate) const PATCH_F: &str = "\
 diff --git a/app.py b/app.py
 --- a/app.py
 +++ b/app.py

@@ -71,6 +71,17 @@ fn small_repo() -> FixtureRepo {
     repo
 }
 
+/// A temporary folder holding `sessions.jsonl` with one session, `s1`, in no repository.
+fn one_session_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(
+        dir.path().join("sessions.jsonl"),
+        format!("{}\n", session("s1", None)),
+    )
+    .expect("write");
+    dir
+}
+
 /// A session of codex from 10:00 to 11:00 on L-ex's day in `repo` (as written; `None`:
 /// null).
 fn session(id: &str, repo: Option<&str>) -> String {
@@ -219,13 +230,8 @@ fn a_branch_with_no_commits_yet_is_named_with_its_repair() {
 
 #[test]
 fn days_below_zero_say_so_however_the_flag_is_written() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
+    let dir = one_session_folder();
     let here = dir.path();
-    std::fs::write(
-        here.join("sessions.jsonl"),
-        format!("{}\n", session("s1", None)),
-    )
-    .expect("write");
     let base = ["sessions", "--sessions", "sessions.jsonl", "--now", LEX_NOW];
     let mut text = String::new();
     for days in [
@@ -245,13 +251,8 @@ fn days_below_zero_say_so_however_the_flag_is_written() {
 
 #[test]
 fn now_outside_keel_s_range_names_the_range_in_words() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
+    let dir = one_session_folder();
     let here = dir.path();
-    std::fs::write(
-        here.join("sessions.jsonl"),
-        format!("{}\n", session("s1", None)),
-    )
-    .expect("write");
     let base = ["sessions", "--sessions", "sessions.jsonl"];
     let mut text = String::new();
     let nows: [&[&str]; 5] = [
