@@ -105,6 +105,8 @@ pub struct KeelDatabase {
     /// The working tree's root (none for a bare repository or a detached database).
     work_dir: Option<PathBuf>,
     pub(crate) commits: HashMap<Oid, Commit>,
+    /// How many of `commits` the on-disk memo held; `None` when no memo was loaded.
+    pub(crate) memo_commits: Option<usize>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
     pub(crate) sessions: crate::sessions::SessionState,
 }
@@ -171,6 +173,7 @@ impl KeelDatabase {
             objects: Arc::new(objects),
             log,
             commits: HashMap::new(),
+            memo_commits: None,
             sessions: crate::sessions::SessionState::default(),
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
@@ -308,6 +311,13 @@ impl KeelDatabase {
             Err(_) if repo.head().is_ok_and(|h| h.is_unborn()) => Ok(None),
             Err(err) => Err(self.unreadable(&err)),
         }
+    }
+
+    /// How many commits this process read that the on-disk memo did not hold; `None`
+    /// when no memo was loaded (every commit was read).
+    pub fn commits_beyond_memo(&self) -> Option<usize> {
+        self.memo_commits
+            .map(|held| self.commits.len().saturating_sub(held))
     }
 
     /// The input for commit `oid`, creating inputs for it and every ancestor not yet

@@ -25,6 +25,7 @@ pub mod memo;
 pub mod message;
 pub mod objects;
 pub mod oid;
+pub mod packed;
 pub mod readings;
 pub mod sessions;
 pub mod settings;

@@ -8,16 +8,18 @@
 //! `persist`: the commit inputs (`Commit`, with this file's index from ids to inputs),
 //! and in `keel-queries` images and their parses and hunk sets (`Image`, `image_units`,
 //! `image_hunks`), what a merge owns of a file (`EventImages`, `merge_owned`), tree
-//! diffs and renames (`tree_diff`, `tree_renames`) and what each commit changed and
+//! renames (`tree_renames`), the blobs' sizes (`image_size`) and what each commit changed and
 //! holds (`commit_changes`, `parent_paths`, `entry_at`) — all functions of object ids,
 //! paths and readers, so they hold in any state of the refs and need no invalidation as
 //! long as an id names the same commit (the history fingerprint below) — nor when to save
 //! (the commands). Nothing that depends on the tip (windows, verdicts) is kept.
 //!
 //! The file is a header line and a body:
-//! `keel-memo 2 <build> <sha256 of the body> <body length>\n`; the body is the commit
+//! `keel-memo 3 <build> <sha256 of the body> <body length>\n`; the body is the commit
 //! index (its length as 8 bytes, then MessagePack: the history fingerprint and each
-//! commit id's input) and salsa's MessagePack (`rmp-serde`). `<build>` names the exact
+//! commit id's input) and salsa's MessagePack (`rmp-serde`), in which object ids are raw
+//! bytes and the values the memo holds most of (an image's units, a commit's changes) are
+//! packed (`crate::packed`). `<build>` names the exact
 //! keel build (a hash of its sources, `Cargo.lock`, compiler and profile, given by the
 //! binary): salsa numbers its ingredients in registration order, so a body is only
 //! readable by the build that wrote it, and any other build — an upgrade, a local edit —
@@ -28,7 +30,10 @@
 //! against its length and digest before salsa reads a byte of it, and a body salsa still
 //! refuses leaves a fresh database. Writes go to a temporary file in the same folder,
 //! then a rename: a reader sees the old file or the new one, never a mix, and two keel
-//! processes at once each leave a whole file (the last rename wins).
+//! processes at once each leave a whole file (the last rename wins). The file is not
+//! synced to the disk before the rename: a file a crash left torn fails its length or
+//! digest check and is discarded like any corrupt one, so a sync would buy nothing but
+//! its wait.
 //!
 //! Bounded: a body larger than [`MAX_BYTES`] is not written (and an older file is
 //! removed), so a history too large for the memo costs a cold run, never a huge file. The
@@ -45,7 +50,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The header's first word and the format's version.
-const FORMAT: &str = "keel-memo 2";
+const FORMAT: &str = "keel-memo 3";
 
 /// The largest body a write keeps (click's whole history: about 4 MiB).
 pub const MAX_BYTES: usize = 256 << 20;
@@ -152,7 +157,6 @@ impl KeelDatabase {
         temporary
             .write_all(header(build, &body).as_bytes())
             .and_then(|()| temporary.write_all(&body))
-            .and_then(|()| temporary.as_file().sync_all())
             .map_err(io)?;
         temporary.persist(&path).map_err(|err| io(err.error))?;
         Ok(())
@@ -245,6 +249,7 @@ impl KeelDatabase {
                 (oid, <Commit as salsa::plumbing::FromId>::from_id(id))
             })
             .collect();
+        self.memo_commits = Some(self.commits.len());
         Ok(())
     }
 
@@ -399,5 +404,41 @@ impl<'de, V: Tally> serde::Deserialize<'de> for Counted<V> {
             }
         }
         deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keel_fixtures::FixtureRepo;
+
+    #[test]
+    fn commits_beyond_the_memo_count_only_what_this_process_read() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        repo.write("a.txt", "one\n").expect("write");
+        repo.commit("One").expect("commit");
+        repo.write("a.txt", "two\n").expect("write");
+        repo.commit("Two").expect("commit");
+        let mut cold = KeelDatabase::open(repo.path()).expect("open");
+        assert_eq!(cold.commits_beyond_memo(), None, "no memo was loaded");
+        cold.save_memo("test-build").expect("save");
+
+        let (same, discarded) =
+            KeelDatabase::open_with_memo(repo.path(), "test-build").expect("open");
+        assert_eq!(discarded, None);
+        assert_eq!(same.commits_beyond_memo(), Some(0));
+
+        for n in 3..6 {
+            repo.write("a.txt", &format!("{n}\n")).expect("write");
+            repo.commit(&format!("Commit {n}")).expect("commit");
+        }
+        let (moved, discarded) =
+            KeelDatabase::open_with_memo(repo.path(), "test-build").expect("open");
+        assert_eq!(discarded, None);
+        assert_eq!(
+            moved.commits_beyond_memo(),
+            Some(3),
+            "the three new commits"
+        );
     }
 }

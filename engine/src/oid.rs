@@ -28,17 +28,47 @@ impl Oid {
     }
 }
 
-/// Written as its 40 hexadecimal digits (the on-disk memo's keys and values).
+/// Written as its hexadecimal digits to a human-readable format, and as its raw bytes
+/// (20 for SHA-1) to a binary one: the on-disk memo's MessagePack, where ids are most of
+/// what is stored and decoding hex would be most of the cost.
 impl serde::Serialize for Oid {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        if serializer.is_human_readable() {
+            serializer.collect_str(self)
+        } else {
+            serializer.serialize_bytes(self.0.as_bytes())
+        }
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Oid {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let hex = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Self::from_hex(&hex).ok_or_else(|| serde::de::Error::custom("not a 40-digit object id"))
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_str(OidVisitor)
+        } else {
+            deserializer.deserialize_bytes(OidVisitor)
+        }
+    }
+}
+
+/// Reads either spelling of an [`Oid`].
+struct OidVisitor;
+
+impl serde::de::Visitor<'_> for OidVisitor {
+    type Value = Oid;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a git object id (its hexadecimal digits or its raw bytes)")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, hex: &str) -> Result<Oid, E> {
+        Oid::from_hex(hex).ok_or_else(|| E::custom("not a 40-digit object id"))
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Oid, E> {
+        gix::ObjectId::try_from(bytes)
+            .map(Oid)
+            .map_err(|_| E::invalid_length(bytes.len(), &self))
     }
 }
 

@@ -72,8 +72,10 @@ impl LineRange {
     }
 }
 
-/// What reading one image gave: the input every verdict is classified from.
+/// What reading one image gave: the input every verdict is classified from. Packed in the
+/// on-disk memo (`keel_engine::packed`): it is most of what the memo holds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(remote = "Self")]
 pub enum ImageUnits {
     /// The file does not exist in that tree.
     Absent,
@@ -84,6 +86,8 @@ pub enum ImageUnits {
     /// The designated extractor ran.
     Extracted(Result<Vec<Unit>, ExtractError>),
 }
+
+keel_engine::packed_serde!(ImageUnits);
 
 impl ImageUnits {
     /// The lines that did not parse in an image that parsed in part; empty when it parsed

@@ -11,14 +11,13 @@
 
 use crate::renames::tree_renames;
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, RepoPath, lookup, tree_diff};
+use crate::tree::{FileChange, FileChanges, RepoPath, lookup, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
 
 /// The trailer that acknowledges a commit for one node.
 pub const SPEC_OK: &str = "Spec-OK";
@@ -145,7 +144,7 @@ pub fn order(db: &dyn Db, tip: Commit, a: Commit, b: Commit) -> Order {
 /// then a lookup of each changed path in the other parents (a side branch's tree can be
 /// far from the merge's; only the paths the first diff names matter).
 #[salsa::tracked(returns(ref), persist)]
-pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, ObjectError> {
+pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, ObjectError> {
     let tree = commit.tree(db);
     let parents = commit.parents(db);
     let Some((first, others)) = parents.split_first() else {
@@ -164,7 +163,7 @@ pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<Arc<[FileChange]>, 
         }
         changes = kept;
     }
-    Ok(Arc::from(changes))
+    Ok(FileChanges::from(changes))
 }
 
 /// What `commit` authored at `path` (see [`commit_changes`]), if anything.

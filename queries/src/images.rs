@@ -102,10 +102,16 @@ impl FileBound {
     /// Whether the image's blob is past the bound. A blob whose size cannot be read is
     /// not: parsing it then reports the read error (an unparseable image).
     pub fn excludes(self, db: &dyn Db, image: Image<'_>) -> bool {
-        db.objects()
-            .blob_size(image.blob(db))
-            .is_ok_and(|size| size > self.0)
+        image_size(db, image).is_some_and(|size| size > self.0)
     }
+}
+
+/// The size in bytes of an image's blob, read from the object's header (never its
+/// content); `None` when it cannot be read. Memoized and kept in the on-disk memo, so a
+/// lint pays one header lookup per image for the life of the memo, not one per run.
+#[salsa::tracked(returns(copy), persist)]
+pub fn image_size<'db>(db: &'db dyn Db, image: Image<'db>) -> Option<u64> {
+    db.objects().blob_size(image.blob(db)).ok()
 }
 
 /// What an optional image yields for the classifier within `bound`: an absent file is

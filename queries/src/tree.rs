@@ -43,6 +43,28 @@ pub struct FileChange {
     pub new: Option<Oid>,
 }
 
+/// Files that differ, sorted by path: what [`tree_diff`] and `history::commit_changes`
+/// give. Packed in the on-disk memo (`keel_engine::packed`): there is one per commit.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(remote = "Self")]
+pub struct FileChanges(Arc<[FileChange]>);
+
+keel_engine::packed_serde!(FileChanges);
+
+impl From<Vec<FileChange>> for FileChanges {
+    fn from(changes: Vec<FileChange>) -> Self {
+        Self(Arc::from(changes))
+    }
+}
+
+impl std::ops::Deref for FileChanges {
+    type Target = [FileChange];
+
+    fn deref(&self) -> &[FileChange] {
+        &self.0
+    }
+}
+
 /// The entries of one tree. Memoized per id: content-addressed, it never goes stale.
 #[salsa::tracked(returns(ref))]
 pub fn tree_items<'db>(db: &'db dyn Db, tree: TreeId<'db>) -> Result<Arc<[TreeItem]>, ObjectError> {
@@ -126,17 +148,16 @@ pub fn files_under(
 }
 
 /// The files that differ between two trees (`old = None`: the empty tree), sorted by
-/// path. Memoized per ordered pair of tree ids, in memory and on disk.
-#[salsa::tracked(returns(ref), persist)]
-pub fn tree_diff(
-    db: &dyn Db,
-    old: Option<Oid>,
-    new: Oid,
-) -> Result<Arc<[FileChange]>, ObjectError> {
+/// path. Memoized per ordered pair of tree ids, in memory only: the on-disk memo keeps
+/// what each commit changed (`history::commit_changes`, one diff per commit) and the
+/// renames found between two trees, which are what a later process asks for, so it does
+/// not store each diff a second time.
+#[salsa::tracked(returns(ref))]
+pub fn tree_diff(db: &dyn Db, old: Option<Oid>, new: Oid) -> Result<FileChanges, ObjectError> {
     let mut changes = Vec::new();
     diff_into(db, String::new(), old, Some(new), &mut changes)?;
     changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Arc::from(changes))
+    Ok(FileChanges::from(changes))
 }
 
 fn diff_into(

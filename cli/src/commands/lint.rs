@@ -103,6 +103,9 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
         eprintln!("{}", render::stats_line(counts));
     }
     save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    // The process exits next: the OS takes the database's memory back at once, where
+    // dropping it would free every memo one by one.
+    std::mem::forget(db);
     Ok(status_of(&report))
 }
 
@@ -112,8 +115,7 @@ pub(crate) fn lint_or_refuse(
     db: &KeelDatabase,
     scope: Scope,
 ) -> Result<(LintReport, ParseCounts), CommandError> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    lint_counting_parses(db, threads, scope).map_err(|err| match err {
+    lint_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             match errors.len() {
@@ -128,6 +130,19 @@ pub(crate) fn lint_or_refuse(
         LintError::Object(err) => unreadable_objects(&err),
     })
 }
+
+/// Threads to lint on: every core, unless the on-disk memo held all but a few of the
+/// commits read ([`FEW_NEW_COMMITS`]): then little is left to parse but those commits'
+/// images, and warming on threads would only walk the whole history again on each.
+fn lint_threads(db: &KeelDatabase) -> usize {
+    match db.commits_beyond_memo() {
+        Some(new) if new < FEW_NEW_COMMITS => 1,
+        _ => std::thread::available_parallelism().map_or(1, usize::from),
+    }
+}
+
+/// Fewer new commits than this are judged on one thread after a memo is loaded.
+const FEW_NEW_COMMITS: usize = 16;
 
 /// Names the working tree's in-memory commit [`WORKTREE`] in `report`.
 pub(crate) fn name_worktree(report: &mut LintReport, worktree: Option<Oid>) {

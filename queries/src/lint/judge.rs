@@ -474,7 +474,7 @@ impl<'db> NodeJudge<'_, 'db> {
     fn tip_size(&self, path: &str) -> Option<u64> {
         let db = self.db;
         let image = image_at(db, self.tip, RepoPath::new(db, path.to_owned())).ok()??;
-        db.objects().blob_size(image.blob(db)).ok()
+        crate::images::image_size(db, image)
     }
 
     /// A scoped entry whose path is a symbolic link at the tip: its units are not judged

@@ -260,7 +260,7 @@ fn warm_stretches(
         let size = image_at(db, tip, RepoPath::new(db, path.clone()))
             .ok()
             .flatten()
-            .and_then(|image| db.objects().blob_size(image.blob(db)).ok())
+            .and_then(|image| crate::images::image_size(db, image))
             .map_or(1, |size| usize::try_from(size).unwrap_or(usize::MAX).max(1));
         let weight = weights.entry(path.as_str()).or_default();
         *weight = (*weight).max(events * size);
