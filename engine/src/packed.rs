@@ -115,8 +115,8 @@ mod tests {
     }
 
     fn round_trip(value: &Sample) -> Sample {
-        let bytes = rmp_serde::to_vec(value).unwrap();
-        rmp_serde::from_slice(&bytes).unwrap()
+        let bytes = rmp_serde::to_vec(value).expect("encodes");
+        rmp_serde::from_slice(&bytes).expect("decodes")
     }
 
     #[test]
@@ -131,19 +131,23 @@ mod tests {
     #[test]
     fn a_packed_value_is_one_byte_string_of_its_derived_form() {
         let value = Sample::Lines(Ok(vec![("a".into(), None)]));
-        let derived = rmp_serde::to_vec(&Derived(&value)).unwrap();
+        let derived = rmp_serde::to_vec(&Derived(&value)).expect("encodes");
         let mut expected = Vec::new();
-        rmp::encode::write_bin(&mut expected, &derived).unwrap();
-        assert_eq!(rmp_serde::to_vec(&value).unwrap(), expected);
+        rmp::encode::write_bin(&mut expected, &derived).expect("writes");
+        assert_eq!(rmp_serde::to_vec(&value).expect("encodes"), expected);
     }
 
     #[test]
     fn trailing_bytes_are_refused() {
-        let mut derived = rmp_serde::to_vec(&Derived(&Sample::Empty)).unwrap();
+        let mut derived = rmp_serde::to_vec(&Derived(&Sample::Empty)).expect("encodes");
         derived.push(0xc0);
         let mut outer = Vec::new();
-        rmp::encode::write_bin(&mut outer, &derived).unwrap();
+        rmp::encode::write_bin(&mut outer, &derived).expect("writes");
         let read: Result<Sample, _> = rmp_serde::from_slice(&outer);
-        assert!(read.unwrap_err().to_string().contains("bytes left"));
+        assert!(
+            read.expect_err("trailing bytes are refused")
+                .to_string()
+                .contains("bytes left")
+        );
     }
 }
