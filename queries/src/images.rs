@@ -4,7 +4,8 @@
 //! extractor, so the same bytes under `.ts` and `.tsx` are two images, and the
 //! extractor's and grammars' versions are part of the key) and the two memoized costs of a
 //! lint: [`image_units`] (one parse per image) and [`image_hunks`] (one diff per ORDERED
-//! pair of images, never per commit id).
+//! pair of images, never per commit id), with the size check before either
+//! ([`FileBound`], reading [`image_size`] once per image).
 //! Does not own: extraction rules (`extract`) or diff semantics (`diff`).
 
 use crate::anchors::ImageUnits;
