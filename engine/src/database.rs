@@ -8,7 +8,7 @@
 //! Does not own: derived answers (`keel-queries`), the change vocabulary ([`crate::changes`]).
 
 use crate::events::QueryLog;
-use crate::inputs::{Commit, Sources, Tip};
+use crate::inputs::{Commit, KnownCommits, Sources, Tip};
 use crate::objects::ObjectStore;
 use crate::oid::Oid;
 use salsa::{Durability, Setter};
@@ -177,7 +177,24 @@ impl KeelDatabase {
             sessions: crate::sessions::SessionState::default(),
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
+        let _: KnownCommits = KnownCommits::builder(Vec::new())
+            .durability(Durability::MEDIUM)
+            .new(&db);
         db
+    }
+
+    /// Adds `read` (new commit inputs, parents first) to the set of known commits.
+    pub(crate) fn remember_commits(&mut self, read: &[Commit]) {
+        if read.is_empty() {
+            return;
+        }
+        let known = KnownCommits::get(self);
+        let mut commits = known.commits(self).clone();
+        commits.extend_from_slice(read);
+        known
+            .set_commits(self)
+            .with_durability(Durability::MEDIUM)
+            .to(commits);
     }
 
     /// A source tree holding `files` (sorted and deduplicated by path here).
@@ -331,6 +348,7 @@ impl KeelDatabase {
         };
         let shallow = shallow_commits(&repo).map_err(|err| self.unreadable(&err))?;
         let mut read: HashMap<Oid, RawCommit> = HashMap::new();
+        let mut created = Vec::new();
         let mut stack = vec![oid];
         while let Some(&id) = stack.last() {
             if self.commits.contains_key(&id) {
@@ -363,7 +381,9 @@ impl KeelDatabase {
             .durability(Durability::HIGH)
             .new(&*self);
             self.commits.insert(id, input);
+            created.push(input);
         }
+        self.remember_commits(&created);
         self.commits
             .get(&oid)
             .copied()

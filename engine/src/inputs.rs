@@ -1,7 +1,7 @@
 //! The salsa inputs: every fact keel reads from outside.
 //!
 //! Owns: the input structs and their durabilities — commits (HIGH: immutable once read),
-//! the tip (LOW: it moves while a process lives), and the source trees a call graph is
+//! the set of commits read (MEDIUM: it grows), the tip (LOW: it moves while a process lives), and the source trees a call graph is
 //! built from (set when the next patch or edit gives them other files). `keel.toml` is no input of its own: lint
 //! reads it from the tip commit's tree, like the specs.
 //! Does not own: creating or setting them ([`crate::changes`] is the one funnel), nor
@@ -30,6 +30,18 @@ pub struct Commit {
     /// A shallow clone cut this commit's parents off: history beyond it is unknown.
     #[returns(copy)]
     pub shallow: bool,
+}
+
+/// Every commit the database has read, in the order it read them (parents before
+/// children). MEDIUM durability: it grows when a new commit is read, which happens less
+/// often than the tip moves and never changes a commit. Queries over the whole history
+/// (which commits changed a path, which acknowledge a node) read it once, and each tip
+/// keeps the commits it reaches; not in the on-disk memo (the memo's commit index
+/// restores it).
+#[salsa::input(debug, singleton)]
+pub struct KnownCommits {
+    #[returns(ref)]
+    pub commits: Vec<Commit>,
 }
 
 /// The commit being judged: HEAD. `None` for a repository with no commits yet.

@@ -241,7 +241,7 @@ impl KeelDatabase {
         }
         let mut reader = rmp_serde::Deserializer::from_read_ref(salsa);
         <dyn salsa::Database>::deserialize(self, &mut reader).map_err(|err| unreadable(&err))?;
-        self.commits = index
+        let loaded: Vec<(Oid, Commit)> = index
             .commits
             .into_iter()
             .map(|(oid, bits)| {
@@ -249,6 +249,9 @@ impl KeelDatabase {
                 (oid, <Commit as salsa::plumbing::FromId>::from_id(id))
             })
             .collect();
+        let read: Vec<Commit> = loaded.iter().map(|&(_, commit)| commit).collect();
+        self.commits = loaded.into_iter().collect();
+        self.remember_commits(&read);
         self.memo_commits = Some(self.commits.len());
         Ok(())
     }

@@ -72,6 +72,7 @@ impl KeelDatabase {
             .durability(Durability::HIGH)
             .new(&*self);
             self.commits.insert(id, input);
+            self.remember_commits(&[input]);
         }
         Ok(Some(id))
     }

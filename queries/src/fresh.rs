@@ -191,11 +191,8 @@ pub fn fresh(
     let mut scans: Vec<Scan> = Vec::new();
     let by_id: FxHashMap<Oid, Commit> = match tip {
         Some(tip) => tip_index(db, tip)
-            .as_ref()
-            .map_err(Clone::clone)?
-            .position
-            .keys()
-            .map(|&commit| (commit.id(db), commit))
+            .walked()
+            .map(|(commit, _)| (commit.id(db), commit))
             .collect(),
         None => FxHashMap::default(),
     };
@@ -213,7 +210,7 @@ pub fn fresh(
         // window, a shallow reading commit alone truncates nothing: no versions lie behind
         // it, and whatever does is reachable from it.)
         let covered = ancestry(db, base);
-        let shallow = &tip_index(db, tip).as_ref().map_err(Clone::clone)?.shallow;
+        let shallow = &tip_index(db, tip).shallow;
         if shallow.iter().any(|s| !covered.contains(s)) {
             verdicts[index] = Some(truncated(reading));
             continue;
@@ -449,7 +446,7 @@ fn window_steps(
     covered: &FxHashSet<Commit>,
     entries: &[Measured],
 ) -> Result<Vec<Step>, ObjectError> {
-    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let index = tip_index(db, tip);
     let mut events: Vec<(usize, usize, Commit, String)> = Vec::new();
     for (entry, measured) in entries.iter().enumerate() {
         let path = RepoPath::new(db, measured.path().to_owned());

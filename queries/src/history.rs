@@ -13,7 +13,7 @@ use crate::renames::tree_renames;
 use crate::trailers::parse_trailers;
 use crate::tree::{FileChange, FileChanges, RepoPath, lookup, tree_diff};
 use keel_engine::Db;
-use keel_engine::inputs::Commit;
+use keel_engine::inputs::{Commit, KnownCommits};
 use keel_engine::objects::{EntryKind, ObjectError};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Reverse;
@@ -22,47 +22,62 @@ use std::collections::BinaryHeap;
 /// The trailer that acknowledges a commit for one node.
 pub const SPEC_OK: &str = "Spec-OK";
 
+/// What a walk reads of a commit: its committer time, its parents, and what the walker
+/// keeps of it (`T`).
+type Look<'db, T> = fn(&'db dyn Db, Commit) -> (i64, &'db [Commit], T);
+
 /// git's default walk from a tip (`git rev-list tip`): newest committer time first, ties
 /// in the order the commits were reached, a commit only after the child that reached it.
-struct Walk<'db> {
+/// Yields each commit with what `look` kept of it, so a commit is looked up once.
+struct Walk<'db, T> {
     db: &'db dyn Db,
-    queued: Vec<Commit>,
+    look: Look<'db, T>,
+    queued: Vec<(Commit, &'db [Commit], T)>,
     seen: FxHashSet<Commit>,
     queue: BinaryHeap<(i64, Reverse<usize>)>,
 }
 
-impl<'db> Walk<'db> {
+impl<'db, T: Copy> Walk<'db, T> {
     /// A walk from `tip`.
-    fn new(db: &'db dyn Db, tip: Commit) -> Self {
+    fn new(db: &'db dyn Db, tip: Commit, look: Look<'db, T>) -> Self {
+        let (time, parents, kept) = look(db, tip);
         Self {
             db,
-            queued: vec![tip],
+            look,
+            queued: vec![(tip, parents, kept)],
             seen: FxHashSet::from_iter([tip]),
-            queue: BinaryHeap::from([(tip.committer_time(db), Reverse(0))]),
+            queue: BinaryHeap::from([(time, Reverse(0))]),
         }
     }
 }
 
-impl Iterator for Walk<'_> {
-    type Item = Commit;
+impl<T: Copy> Iterator for Walk<'_, T> {
+    type Item = (Commit, T);
 
-    fn next(&mut self) -> Option<Commit> {
+    fn next(&mut self) -> Option<(Commit, T)> {
         let (_, Reverse(index)) = self.queue.pop()?;
-        let commit = self.queued[index];
-        for &parent in commit.parents(self.db) {
+        let (commit, parents, kept) = self.queued[index];
+        for &parent in parents {
             if self.seen.insert(parent) {
-                self.queue
-                    .push((parent.committer_time(self.db), Reverse(self.queued.len())));
-                self.queued.push(parent);
+                let (time, grandparents, parent_kept) = (self.look)(self.db, parent);
+                self.queue.push((time, Reverse(self.queued.len())));
+                self.queued.push((parent, grandparents, parent_kept));
             }
         }
-        Some(commit)
+        Some((commit, kept))
     }
+}
+
+/// A commit's time and parents as its input holds them (a walk that reads no memo).
+fn input_look(db: &dyn Db, commit: Commit) -> (i64, &[Commit], ()) {
+    (commit.committer_time(db), commit.parents(db).as_slice(), ())
 }
 
 /// Every commit reachable from `tip`, in `git rev-list` order.
 pub fn history(db: &dyn Db, tip: Commit) -> Vec<Commit> {
-    Walk::new(db, tip).collect()
+    Walk::new(db, tip, input_look)
+        .map(|(commit, ())| commit)
+        .collect()
 }
 
 /// `commit` and all its ancestors.
@@ -137,14 +152,45 @@ pub fn order(db: &dyn Db, tip: Commit, a: Commit, b: Commit) -> Order {
     }
 }
 
+/// What the change index needs of one commit, in one memo: the files it authored a change
+/// to (see [`commit_changes`]) and the node ids its `Spec-OK` trailers acknowledge.
+/// Persisted, packed (`keel_engine::packed`): there is one per commit.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(remote = "Self")]
+pub struct CommitFacts {
+    /// The files it authored a change to, sorted by path.
+    pub changes: Result<FileChanges, ObjectError>,
+    /// The node ids its `Spec-OK` trailers name.
+    pub acks: Vec<String>,
+}
+
+keel_engine::packed_serde!(CommitFacts);
+
+/// The facts of `commit` (see [`CommitFacts`]).
+#[salsa::tracked(returns(ref), persist)]
+pub fn commit_facts(db: &dyn Db, commit: Commit) -> CommitFacts {
+    CommitFacts {
+        changes: authored_changes(db, commit),
+        acks: parse_trailers(commit.message(db))
+            .into_iter()
+            .filter(|trailer| trailer.has_key(SPEC_OK))
+            .map(|trailer| trailer.value)
+            .collect(),
+    }
+}
+
 /// The files `commit` authored a change to, sorted by path. A root commit adds every
 /// file it holds; a merge changes a path only when it differs from every parent (a path
 /// inherited unchanged from one side was authored there, not by the merge; `old` is then
-/// the first parent's blob). Memoized per commit: one tree diff against the first parent,
-/// then a lookup of each changed path in the other parents (a side branch's tree can be
-/// far from the merge's; only the paths the first diff names matter).
-#[salsa::tracked(returns(ref), persist)]
-pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, ObjectError> {
+/// the first parent's blob). Memoized per commit (in [`commit_facts`]).
+pub fn commit_changes(db: &dyn Db, commit: Commit) -> &Result<FileChanges, ObjectError> {
+    &commit_facts(db, commit).changes
+}
+
+/// [`commit_changes`], computed: one tree diff against the first parent, then a lookup of
+/// each changed path in the other parents (a side branch's tree can be far from the
+/// merge's; only the paths the first diff names matter).
+fn authored_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, ObjectError> {
     let tree = commit.tree(db);
     let parents = commit.parents(db);
     let Some((first, others)) = parents.split_first() else {
@@ -167,16 +213,16 @@ pub fn commit_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, Object
 }
 
 /// What `commit` authored at `path` (see [`commit_changes`]), if anything.
-pub fn change_at(
-    db: &dyn Db,
+pub fn change_at<'db>(
+    db: &'db dyn Db,
     commit: Commit,
     path: &str,
-) -> Result<Option<FileChange>, ObjectError> {
+) -> Result<Option<&'db FileChange>, ObjectError> {
     let changes = commit_changes(db, commit).as_ref().map_err(Clone::clone)?;
     Ok(changes
         .binary_search_by(|change| change.path.as_str().cmp(path))
         .ok()
-        .map(|at| changes[at].clone()))
+        .map(|at| &changes[at]))
 }
 
 /// Did `commit` author a change to the file at `path` (see [`commit_changes`])?
@@ -260,74 +306,189 @@ pub fn authored_rename_target(
     Ok((authored.as_deref() == Some(path)).then(|| rename.to.clone()))
 }
 
-/// What one walk from a tip learns about every reachable commit, so per-node questions
-/// never walk again: which commits changed each path (in walk order), which acknowledge
-/// each node, and which shallow commits the history holds. Rebuilt when the tip moves
-/// (one pass over memoized per-commit facts: no tree is re-read and no message re-parsed).
+/// Which commits changed each path and which acknowledge each node, over every commit the
+/// database has read ([`KnownCommits`]): built once when a commit is read, not when the
+/// tip moves. A tip keeps the commits it reaches ([`TipHistory`]).
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct TipIndex {
-    /// For every file path, the commits that changed it (see [`commit_changes`]), newest
-    /// first in walk order. A rename is listed under both its paths.
-    pub(crate) by_path: FxHashMap<String, Vec<Commit>>,
+pub struct ChangeIndex {
+    /// For every file path, the commits that changed it (see [`commit_changes`]) and how.
+    /// A rename is listed under both its paths.
+    by_path: FxHashMap<String, Vec<(Commit, ChangeKind)>>,
     /// For every node id a `Spec-OK` trailer names, the commits that carry it.
-    pub(crate) acks: FxHashMap<String, FxHashSet<Commit>>,
-    /// Walk position of every reachable commit.
-    pub(crate) position: FxHashMap<Commit, usize>,
-    /// Reachable commits whose parents a shallow clone cut off.
-    pub(crate) shallow: Vec<Commit>,
+    acks: FxHashMap<String, Vec<(Commit, ())>>,
 }
 
-impl TipIndex {
-    /// The commits that changed `path`, newest first.
-    pub fn changed(&self, path: &str) -> &[Commit] {
-        self.by_path.get(path).map_or(&[], Vec::as_slice)
-    }
+/// What a commit did to a path (see [`commit_changes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// The path holds a file after the commit and did not before.
+    Added,
+    /// The path held a file before the commit and does not after.
+    Deleted,
+    /// The file at the path has other content.
+    Modified,
+}
 
-    /// Every path some reachable commit changed.
-    pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.by_path.keys().map(String::as_str)
-    }
-
-    /// The walk position of a reachable commit.
-    pub fn position(&self, commit: Commit) -> Option<usize> {
-        self.position.get(&commit).copied()
+impl ChangeKind {
+    /// The kind of `change`.
+    pub fn of(change: &FileChange) -> Self {
+        match (change.old, change.new) {
+            (None, _) => Self::Added,
+            (_, None) => Self::Deleted,
+            _ => Self::Modified,
+        }
     }
 }
 
-/// The walk's index at `tip`. Only the newest few tips' indexes are kept (each holds
-/// every path of the history), so a replay through thousands of tips stays bounded.
-#[salsa::tracked(returns(ref), lru = 4)]
-pub fn tip_index(db: &dyn Db, tip: Commit) -> Result<TipIndex, ObjectError> {
-    let mut index = TipIndex::default();
-    for (position, commit) in Walk::new(db, tip).enumerate() {
-        index.position.insert(commit, position);
-        if commit.shallow(db) {
-            index.shallow.push(commit);
+/// The change index over every known commit (one pass over memoized per-commit facts).
+#[salsa::tracked(returns(ref))]
+pub fn change_index(db: &dyn Db) -> Result<ChangeIndex, ObjectError> {
+    let mut index = ChangeIndex::default();
+    for &commit in KnownCommits::get(db).commits(db) {
+        let facts = commit_facts(db, commit);
+        for change in facts.changes.as_ref().map_err(Clone::clone)?.iter() {
+            push_under(
+                &mut index.by_path,
+                &change.path,
+                (commit, ChangeKind::of(change)),
+            );
         }
-        for change in commit_changes(db, commit)
-            .as_ref()
-            .map_err(Clone::clone)?
-            .iter()
-        {
-            index
-                .by_path
-                .entry(change.path.clone())
-                .or_default()
-                .push(commit);
-        }
-        for node in acknowledged_nodes(db, commit) {
-            index.acks.entry(node.clone()).or_default().insert(commit);
+        for node in &facts.acks {
+            push_under(&mut index.acks, node, (commit, ()));
         }
     }
     Ok(index)
 }
 
+/// Appends `item` to `key`'s list (the key is copied only the first time).
+fn push_under<T>(map: &mut FxHashMap<String, Vec<T>>, key: &str, item: T) {
+    match map.get_mut(key) {
+        Some(items) => items.push(item),
+        None => {
+            map.insert(key.to_owned(), vec![item]);
+        }
+    }
+}
+
+/// What one walk from a tip learns: the walk position of every reachable commit and which
+/// of them a shallow clone cut off. Rebuilt when the tip moves (one walk over the
+/// commits' inputs: no memo is read).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TipIndex {
+    /// Walk position of every reachable commit.
+    position: FxHashMap<Commit, usize>,
+    /// Reachable commits whose parents a shallow clone cut off.
+    pub(crate) shallow: Vec<Commit>,
+}
+
+impl TipIndex {
+    /// The walk position of a reachable commit.
+    pub fn position(&self, commit: Commit) -> Option<usize> {
+        self.position.get(&commit).copied()
+    }
+
+    /// Is `commit` reachable from the tip?
+    pub fn reaches(&self, commit: Commit) -> bool {
+        self.position.contains_key(&commit)
+    }
+
+    /// Every reachable commit with its walk position, in no order.
+    pub fn walked(&self) -> impl Iterator<Item = (Commit, usize)> + '_ {
+        self.position
+            .iter()
+            .map(|(&commit, &position)| (commit, position))
+    }
+}
+
+/// The walk's index at `tip`. Only the newest few tips' indexes are kept, so a replay
+/// through thousands of tips stays bounded.
+#[salsa::tracked(returns(ref), lru = 4)]
+pub fn tip_index(db: &dyn Db, tip: Commit) -> TipIndex {
+    let mut index = TipIndex::default();
+    for (position, (commit, shallow)) in Walk::new(db, tip, shallow_look).enumerate() {
+        index.position.insert(commit, position);
+        if shallow {
+            index.shallow.push(commit);
+        }
+    }
+    index
+}
+
+/// A commit's time and parents as its input holds them, keeping its shallow mark.
+fn shallow_look(db: &dyn Db, commit: Commit) -> (i64, &[Commit], bool) {
+    let (time, parents, ()) = input_look(db, commit);
+    (time, parents, commit.shallow(db))
+}
+
+/// A tip's view of the history: its walk index and the change index, so every history
+/// question is a lookup (commits changed a path, acknowledge a node), kept to the commits
+/// the tip reaches, in walk order.
+#[derive(Clone, Copy)]
+pub struct TipHistory<'db> {
+    /// The tip's walk index.
+    pub index: &'db TipIndex,
+    changes: &'db ChangeIndex,
+}
+
+/// The history at `tip`.
+pub fn tip_history(db: &dyn Db, tip: Commit) -> Result<TipHistory<'_>, ObjectError> {
+    Ok(TipHistory {
+        index: tip_index(db, tip),
+        changes: change_index(db).as_ref().map_err(Clone::clone)?,
+    })
+}
+
+impl<'db> TipHistory<'db> {
+    /// The reachable commits that changed `path`, newest first in walk order.
+    pub fn changed(&self, path: &str) -> Vec<Commit> {
+        self.reachable(self.changes.by_path.get(path))
+            .into_iter()
+            .map(|(commit, _)| commit)
+            .collect()
+    }
+
+    /// The reachable commits that changed `path` and how, newest first in walk order.
+    pub fn changes(&self, path: &str) -> Vec<(Commit, ChangeKind)> {
+        self.reachable(self.changes.by_path.get(path))
+    }
+
+    /// Every path some reachable commit changed.
+    pub fn paths(&self) -> impl Iterator<Item = &'db str> + '_ {
+        self.changes
+            .by_path
+            .iter()
+            .filter(|(_, changes)| changes.iter().any(|&(c, _)| self.index.reaches(c)))
+            .map(|(path, _)| path.as_str())
+    }
+
+    /// The reachable commits whose `Spec-OK` trailer names `node`.
+    pub fn acks(&self, node: &str) -> FxHashSet<Commit> {
+        self.reachable(self.changes.acks.get(node))
+            .into_iter()
+            .map(|(commit, ())| commit)
+            .collect()
+    }
+
+    /// The walk position of a reachable commit.
+    pub fn position(&self, commit: Commit) -> Option<usize> {
+        self.index.position(commit)
+    }
+
+    /// The items of `listed` whose commit is reachable, newest first in walk order.
+    fn reachable<T: Copy>(&self, listed: Option<&Vec<(Commit, T)>>) -> Vec<(Commit, T)> {
+        let mut kept: Vec<(usize, Commit, T)> = listed
+            .into_iter()
+            .flatten()
+            .filter_map(|&(commit, item)| Some((self.index.position(commit)?, commit, item)))
+            .collect();
+        kept.sort_unstable_by_key(|&(position, _, _)| position);
+        kept.into_iter()
+            .map(|(_, commit, item)| (commit, item))
+            .collect()
+    }
+}
+
 /// The node ids a commit acknowledges with `Spec-OK: <node-id>` trailers.
-#[salsa::tracked(returns(ref))]
-pub fn acknowledged_nodes(db: &dyn Db, commit: Commit) -> Vec<String> {
-    parse_trailers(commit.message(db))
-        .into_iter()
-        .filter(|trailer| trailer.has_key(SPEC_OK))
-        .map(|trailer| trailer.value)
-        .collect()
+pub fn acknowledged_nodes(db: &dyn Db, commit: Commit) -> &[String] {
+    &commit_facts(db, commit).acks
 }

@@ -14,8 +14,8 @@
 //! lines (`drift`).
 
 use crate::history::{
-    Order, TipIndex, ancestry, authored_rename_source, authored_rename_target, change_at, order,
-    tip_index,
+    ChangeKind, Order, TipHistory, ancestry, authored_rename_source, authored_rename_target, order,
+    tip_history,
 };
 use crate::tree::RepoPath;
 use keel_engine::Db;
@@ -37,7 +37,7 @@ pub fn lineage<'db>(
     tip: Commit,
     path: RepoPath<'db>,
 ) -> Result<Vec<Event>, ObjectError> {
-    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let index = tip_history(db, tip)?;
     let target = path.text(db).clone();
     let mut projector = Projector {
         db,
@@ -51,14 +51,11 @@ pub fn lineage<'db>(
     while let Some(path) = pending.pop() {
         // A rename away from `path` is one event, at its target: not an event here.
         let renamed_away = projector.renames_from(&path)?;
-        for &commit in index.changed(&path) {
-            let Some(change) = change_at(db, commit, &path)? else {
-                continue;
-            };
+        for (commit, kind) in index.changes(&path) {
             if renamed_away.iter().any(|(rename, _)| *rename == commit) {
                 continue;
             }
-            if change.old.is_none()
+            if kind == ChangeKind::Added
                 && let Some(source) = authored_rename_source(db, commit, &path)?
                 && seen.insert(source.clone())
             {
@@ -84,7 +81,7 @@ pub fn lineage<'db>(
 struct Projector<'a, 'db> {
     db: &'db dyn Db,
     tip: Commit,
-    index: &'a TipIndex,
+    index: TipHistory<'a>,
     renames_from: FxHashMap<String, Vec<(Commit, String)>>,
 }
 
@@ -95,9 +92,10 @@ impl Projector<'_, '_> {
             return Ok(known.clone());
         }
         let mut renames = Vec::new();
-        for &commit in self.index.changed(path) {
-            let deleted = change_at(self.db, commit, path)?.is_some_and(|c| c.new.is_none());
-            if deleted && let Some(to) = authored_rename_target(self.db, commit, path)? {
+        for (commit, kind) in self.index.changes(path) {
+            if kind == ChangeKind::Deleted
+                && let Some(to) = authored_rename_target(self.db, commit, path)?
+            {
                 renames.push((commit, to));
             }
         }

@@ -17,7 +17,7 @@
 //! reading trailers (`history`'s per-tip index, through `trailers`).
 
 use crate::events::{authored, authored_content};
-use crate::history::{TipIndex, ancestry, authored_rename_source, change_at, tip_index};
+use crate::history::{ChangeKind, TipHistory, ancestry, authored_rename_source, tip_history};
 use crate::lineage::{Event, lineage};
 use crate::spec::NodeId;
 use crate::tree::{RepoPath, entry_at};
@@ -88,15 +88,12 @@ pub fn checkpointed<'db>(
     tip: Commit,
     node: Node<'db>,
 ) -> Result<FxHashSet<Commit>, ObjectError> {
-    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let index = tip_history(db, tip)?;
     let covered = node_base(db, tip, node)?.map(|base| ancestry(db, base));
     let outside = |commit: &Commit| covered.is_some_and(|set| set.contains(commit));
     let mut seen: FxHashSet<Commit> = index
-        .acks
-        .get(&node.id(db).0)
+        .acks(&node.id(db).0)
         .into_iter()
-        .flatten()
-        .copied()
         .filter(|commit| is_checkpoint(db, *commit) && !outside(commit))
         .collect();
     let mut stack: Vec<Commit> = seen.iter().copied().collect();
@@ -114,10 +111,10 @@ pub fn checkpointed<'db>(
 pub struct Window<'db> {
     db: &'db dyn Db,
     tip: Commit,
-    index: &'db TipIndex,
+    index: TipHistory<'db>,
     covered: Option<&'db FxHashSet<Commit>>,
-    /// The commits whose own `Spec-OK` trailer names the node.
-    acked: Option<&'db FxHashSet<Commit>>,
+    /// The reachable commits whose own `Spec-OK` trailer names the node.
+    acked: FxHashSet<Commit>,
     /// The commits a checkpoint acknowledges (none when the node has no checkpoint, so a
     /// history without one never runs [`checkpointed`]).
     checkpointed: Option<&'db FxHashSet<Commit>>,
@@ -131,16 +128,17 @@ pub fn window<'db>(
     tip: Commit,
     node: Node<'db>,
 ) -> Result<Window<'db>, ObjectError> {
-    let index = tip_index(db, tip).as_ref().map_err(Clone::clone)?;
+    let index = tip_history(db, tip)?;
     let base = node_base(db, tip, node)?;
     let covered = base.map(|base| ancestry(db, base));
     let truncated = base.is_some_and(|b| b.shallow(db))
         || index
+            .index
             .shallow
             .iter()
             .any(|s| !covered.is_some_and(|set| set.contains(s)));
-    let acked = index.acks.get(&node.id(db).0);
-    let checkpointed = if acked.is_some_and(|set| set.iter().any(|&c| is_checkpoint(db, c))) {
+    let acked = index.acks(&node.id(db).0);
+    let checkpointed = if acked.iter().any(|&c| is_checkpoint(db, c)) {
         Some(checkpointed(db, tip, node).as_ref().map_err(Clone::clone)?)
     } else {
         None
@@ -160,31 +158,30 @@ impl<'db> Window<'db> {
     /// Is `commit` in the window?
     pub fn holds(&self, commit: Commit) -> bool {
         let within = |set: Option<&FxHashSet<Commit>>| set.is_some_and(|s| s.contains(&commit));
-        !within(self.covered) && !within(self.acked) && !within(self.checkpointed)
+        !within(self.covered) && !self.acked.contains(&commit) && !within(self.checkpointed)
     }
 
     /// Every commit of the window, newest first in walk order.
     pub fn commits(&self) -> Vec<Commit> {
         let mut commits: Vec<(usize, Commit)> = self
             .index
-            .position
-            .iter()
-            .filter(|&(&commit, _)| self.holds(commit))
-            .map(|(&commit, &position)| (position, commit))
+            .index
+            .walked()
+            .filter(|&(commit, _)| self.holds(commit))
+            .map(|(commit, position)| (position, commit))
             .collect();
         commits.sort_unstable_by_key(|&(position, _)| position);
         commits.into_iter().map(|(_, commit)| commit).collect()
     }
 
     /// The window's events of the tip file at `path`, newest first.
-    pub fn events(&self, path: &str) -> Result<Vec<Event>, ObjectError> {
+    pub fn events(&self, path: &str) -> Result<Vec<&'db Event>, ObjectError> {
         let path = RepoPath::new(self.db, path.to_owned());
         Ok(lineage(self.db, self.tip, path)
             .as_ref()
             .map_err(Clone::clone)?
             .iter()
             .filter(|event| self.holds(event.commit))
-            .cloned()
             .collect())
     }
 
@@ -197,7 +194,7 @@ impl<'db> Window<'db> {
                 .last()
                 .is_some_and(|last| last.commit == event.commit);
             if !seen && authored(self.db, event.commit, &event.path)? {
-                events.push(event);
+                events.push(event.clone());
             }
         }
         Ok(events)
@@ -210,9 +207,9 @@ impl<'db> Window<'db> {
         if !at_tip.is_some_and(|e| e.kind == EntryKind::File) {
             return Ok(false);
         }
-        for &commit in self.index.changed(path) {
-            let added = change_at(self.db, commit, path)?.is_some_and(|c| c.old.is_none());
-            if added && authored_rename_source(self.db, commit, path)?.is_some() {
+        for (commit, kind) in self.index.changes(path) {
+            if kind == ChangeKind::Added && authored_rename_source(self.db, commit, path)?.is_some()
+            {
                 return Ok(true);
             }
         }
@@ -229,7 +226,7 @@ impl<'db> Window<'db> {
         let mut found: FxHashSet<Commit> = FxHashSet::default();
         let paths: Vec<&str> = self.index.paths().filter(|p| matches(p)).collect();
         for path in paths {
-            for &commit in self.index.changed(path) {
+            for commit in self.index.changed(path) {
                 if self.holds(commit) && authored(self.db, commit, path)? {
                     found.insert(commit);
                 }

@@ -1,4 +1,4 @@
-//! `replay-bench REPO [--tips N] [--runs R]`: `keel replay` through the newest N
+//! `replay-bench REPO [--tips N] [--runs R] [--keep DIR]`: `keel replay` through the newest N
 //! first-parent tips of a real history in one process, against one cold `keel lint` of the
 //! newest tip, with both answers checked.
 //!
@@ -12,6 +12,9 @@
 //! reports at the tip). Checked: the replay exits 0 (the control held) with N lines of
 //! `keel.replay.v1`, oldest first, the last at the tip; the last line's nodes, findings
 //! by code, debt and blocked equal the cold report's, counted here from its JSON.
+//! `--keep DIR` rewrites into DIR instead of a temporary folder and leaves it there; a DIR
+//! an earlier `--keep` rewrote (it has branch `replay`) is reused as it is, so a profile
+//! of `keel replay` can run on the same history.
 //! Owns: the rewrite, the timing and the checks; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
@@ -38,18 +41,24 @@ struct Options {
     source: PathBuf,
     tips: usize,
     runs: usize,
+    keep: Option<PathBuf>,
 }
 
 fn options() -> Result<Options, String> {
-    let usage = "usage: replay-bench REPO [--tips N] [--runs R]";
+    let usage = "usage: replay-bench REPO [--tips N] [--runs R] [--keep DIR]";
     let mut args = std::env::args().skip(1);
     let source = PathBuf::from(args.next().ok_or(usage)?);
     let mut options = Options {
         source,
         tips: 1000,
         runs: 3,
+        keep: None,
     };
     while let Some(arg) = args.next() {
+        if arg == "--keep" {
+            options.keep = Some(PathBuf::from(args.next().ok_or(usage)?));
+            continue;
+        }
         let value = args
             .next()
             .and_then(|n| n.parse::<usize>().ok())
@@ -68,16 +77,25 @@ fn run() -> Result<bool, String> {
     let options = options()?;
     let keel = release_keel()?;
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let repo = scratch.path().join("repo");
-    let source = options.source.display().to_string();
-    git_stdout(scratch.path(), &["clone", "-q", &source, "repo"])?;
-    let started = Instant::now();
-    spread_specs(&repo, options.tips)?;
-    println!(
-        "history rewritten in {:.1} s: the spec files stand in the newest {} first-parent tips",
-        started.elapsed().as_secs_f64(),
-        options.tips
-    );
+    let repo = options
+        .keep
+        .clone()
+        .unwrap_or_else(|| scratch.path().join("repo"));
+    let rewritten = repo.join(".git/refs/heads/replay").exists();
+    if rewritten {
+        println!("reusing {}: rewritten by an earlier --keep", repo.display());
+    } else {
+        let source = options.source.display().to_string();
+        let target = repo.display().to_string();
+        git_stdout(scratch.path(), &["clone", "-q", &source, &target])?;
+        let started = Instant::now();
+        spread_specs(&repo, options.tips)?;
+        println!(
+            "history rewritten in {:.1} s: the spec files stand in the newest {} first-parent tips",
+            started.elapsed().as_secs_f64(),
+            options.tips
+        );
+    }
     let tip = git_stdout(&repo, &["rev-parse", "HEAD"])?.trim().to_owned();
     let mut cold_times = Vec::new();
     let mut cold = (Value::Null, 0);

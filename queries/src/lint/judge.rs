@@ -59,11 +59,20 @@ pub(super) fn scoped_window<'db>(
 ) -> Result<Vec<WindowChange>, ObjectError> {
     let mut changes: Vec<WindowChange> = Vec::new();
     let events = window(db, tip, node)?.events(path)?;
+    // A lineage holds few paths: each is interned with the selectors once.
+    let mut anchors: Vec<(&str, Anchor<'db>)> = Vec::new();
     for (position, event) in events.iter().enumerate() {
         if !share.holds(position, events.len()) {
             continue;
         }
-        let anchor = Anchor::new(db, event.path.clone(), selectors.to_vec(), bound);
+        let anchor = match anchors.iter().find(|(known, _)| *known == event.path) {
+            Some(&(_, anchor)) => anchor,
+            None => {
+                let anchor = Anchor::new(db, event.path.clone(), selectors.to_vec(), bound);
+                anchors.push((&event.path, anchor));
+                anchor
+            }
+        };
         let change = scoped_change(db, event.commit, anchor).clone()?;
         match changes.last_mut() {
             Some(seen) if seen.commit == event.commit => {

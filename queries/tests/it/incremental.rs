@@ -44,9 +44,9 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
         "only the new (parent, result) pair is diffed"
     );
     assert_eq!(
-        count(&warm_run, "commit_changes"),
+        count(&warm_run, "commit_facts"),
         1,
-        "only the new commit's tree diff is taken"
+        "only the new commit's tree diff is taken and its trailers read"
     );
     assert_eq!(
         count(&warm_run, "scoped_change"),
@@ -211,7 +211,7 @@ fn relint_after_a_merge_computes_only_its_ownership() {
         4,
         "one pair per side commit, one per merge parent"
     );
-    assert_eq!(count(&warm_run, "commit_changes"), 3);
+    assert_eq!(count(&warm_run, "commit_facts"), 3);
     assert_eq!(
         count(&warm_run, "tree_renames"),
         0,

@@ -172,17 +172,18 @@ fn a_new_commit_parses_only_its_own_image_and_diffs_only_its_own_pair() {
         1,
         "app.py's one new pair: {run:?}"
     );
-    assert_eq!(
-        count(&run, "commit_changes"),
-        1,
-        "one new tree diff: {run:?}"
-    );
+    assert_eq!(count(&run, "commit_facts"), 1, "one new tree diff: {run:?}");
     assert_eq!(
         count(&run, "scoped_change"),
         1,
         "one entry judges it: {run:?}"
     );
     assert_eq!(count(&run, "spec_node"), 0, "no spec changed: {run:?}");
+    assert_eq!(
+        count(&run, "change_index"),
+        1,
+        "a commit was read: the history's change index is rebuilt once: {run:?}"
+    );
 
     assert_eq!(hit_commits(&warm, "app"), vec![added]);
     assert_same(&warm, &lp.fresh(None), "after a new commit");
@@ -204,6 +205,15 @@ fn the_tip_moving_backwards_parses_nothing() {
     assert!(changes.tip_moved);
     assert_eq!(count(&run, "image_units"), 0, "{run:?}");
     assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
+    assert!(
+        count(&run, "lineage") > 0,
+        "the old tip's lineages are checked against the grown change index: {run:?}"
+    );
+    assert_eq!(
+        count(&run, "change_index"),
+        0,
+        "no commit was read: the change index stands: {run:?}"
+    );
     assert_eq!(back, cold, "the old tip's answer again");
     assert_same(&back, &lp.fresh(None), "after git reset --hard HEAD~1");
 }
