@@ -35,7 +35,7 @@ use crate::anchors::{ImageUnits, LineRange, Selector, Verdict, classify};
 use crate::drift::{Anchor, ScopedChange, scoped_change};
 use crate::events::{authored, image_at};
 use crate::extract::Language;
-use crate::history::{ancestry, tip_index};
+use crate::history::{ancestry, tip_history};
 use crate::images::{FileBound, units_within};
 use crate::json::Json;
 use crate::lineage::lineage;
@@ -190,9 +190,10 @@ pub fn fresh(
     let mut verdicts: Vec<Option<Stale>> = vec![None; all.len()];
     let mut scans: Vec<Scan> = Vec::new();
     let by_id: FxHashMap<Oid, Commit> = match tip {
-        Some(tip) => tip_index(db, tip)
+        Some(tip) => tip_history(db, tip)?
             .walked()
-            .map(|(commit, _)| (commit.id(db), commit))
+            .iter()
+            .map(|&commit| (commit.id(db), commit))
             .collect(),
         None => FxHashMap::default(),
     };
@@ -210,7 +211,7 @@ pub fn fresh(
         // window, a shallow reading commit alone truncates nothing: no versions lie behind
         // it, and whatever does is reachable from it.)
         let covered = ancestry(db, base);
-        let shallow = &tip_index(db, tip).shallow;
+        let shallow = tip_history(db, tip)?.shallow();
         if shallow.iter().any(|s| !covered.contains(s)) {
             verdicts[index] = Some(truncated(reading));
             continue;
@@ -446,7 +447,7 @@ fn window_steps(
     covered: &FxHashSet<Commit>,
     entries: &[Measured],
 ) -> Result<Vec<Step>, ObjectError> {
-    let index = tip_index(db, tip);
+    let index = tip_history(db, tip)?;
     let mut events: Vec<(usize, usize, Commit, String)> = Vec::new();
     for (entry, measured) in entries.iter().enumerate() {
         let path = RepoPath::new(db, measured.path().to_owned());

@@ -22,62 +22,100 @@ use std::collections::BinaryHeap;
 /// The trailer that acknowledges a commit for one node.
 pub const SPEC_OK: &str = "Spec-OK";
 
-/// What a walk reads of a commit: its committer time, its parents, and what the walker
-/// keeps of it (`T`).
-type Look<'db, T> = fn(&'db dyn Db, Commit) -> (i64, &'db [Commit], T);
-
-/// git's default walk from a tip (`git rev-list tip`): newest committer time first, ties
-/// in the order the commits were reached, a commit only after the child that reached it.
-/// Yields each commit with what `look` kept of it, so a commit is looked up once.
-struct Walk<'db, T> {
-    db: &'db dyn Db,
-    look: Look<'db, T>,
-    queued: Vec<(Commit, &'db [Commit], T)>,
-    seen: FxHashSet<Commit>,
-    queue: BinaryHeap<(i64, Reverse<usize>)>,
+/// Every commit the database has read ([`KnownCommits`]), numbered, with what a walk
+/// reads of it — committer time, parents (as numbers), shallow mark — in flat arrays, so a
+/// walk from any tip reads no input and no memo. Built once when a commit is read.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct CommitGraph {
+    number: FxHashMap<Commit, u32>,
+    commits: Vec<Commit>,
+    time: Vec<i64>,
+    shallow: Vec<bool>,
+    /// `parents[parent_start[n]..parent_start[n + 1]]` are commit `n`'s parents.
+    parent_start: Vec<u32>,
+    parents: Vec<u32>,
 }
 
-impl<'db, T: Copy> Walk<'db, T> {
-    /// A walk from `tip`.
-    fn new(db: &'db dyn Db, tip: Commit, look: Look<'db, T>) -> Self {
-        let (time, parents, kept) = look(db, tip);
-        Self {
-            db,
-            look,
-            queued: vec![(tip, parents, kept)],
-            seen: FxHashSet::from_iter([tip]),
-            queue: BinaryHeap::from([(time, Reverse(0))]),
-        }
+impl CommitGraph {
+    /// The number of a known commit.
+    fn number(&self, commit: Commit) -> Option<u32> {
+        self.number.get(&commit).copied()
+    }
+
+    /// The parents of commit number `n`.
+    fn parents(&self, n: u32) -> &[u32] {
+        let (start, end) = (
+            self.parent_start[n as usize],
+            self.parent_start[n as usize + 1],
+        );
+        &self.parents[start as usize..end as usize]
     }
 }
 
-impl<T: Copy> Iterator for Walk<'_, T> {
-    type Item = (Commit, T);
-
-    fn next(&mut self) -> Option<(Commit, T)> {
-        let (_, Reverse(index)) = self.queue.pop()?;
-        let (commit, parents, kept) = self.queued[index];
-        for &parent in parents {
-            if self.seen.insert(parent) {
-                let (time, grandparents, parent_kept) = (self.look)(self.db, parent);
-                self.queue.push((time, Reverse(self.queued.len())));
-                self.queued.push((parent, grandparents, parent_kept));
+/// The graph of every known commit (its inputs read once).
+#[salsa::tracked(returns(ref))]
+pub fn commit_graph(db: &dyn Db) -> CommitGraph {
+    let known = KnownCommits::get(db).commits(db);
+    let mut graph = CommitGraph {
+        number: FxHashMap::default(),
+        commits: known.clone(),
+        time: Vec::with_capacity(known.len()),
+        shallow: Vec::with_capacity(known.len()),
+        parent_start: Vec::with_capacity(known.len() + 1),
+        parents: Vec::new(),
+    };
+    for (n, &commit) in known.iter().enumerate() {
+        // A database numbers its commits with u32 ids: a count beyond u32 cannot occur.
+        graph
+            .number
+            .insert(commit, u32::try_from(n).unwrap_or(u32::MAX));
+    }
+    for &commit in known {
+        graph.time.push(commit.committer_time(db));
+        graph.shallow.push(commit.shallow(db));
+        graph.parent_start.push(graph.parents.len() as u32);
+        // Every parent is known: its input is made before its child's.
+        for &parent in commit.parents(db) {
+            if let Some(n) = graph.number(parent) {
+                graph.parents.push(n);
             }
         }
-        Some((commit, kept))
     }
+    graph.parent_start.push(graph.parents.len() as u32);
+    graph
 }
 
-/// A commit's time and parents as its input holds them (a walk that reads no memo).
-fn input_look(db: &dyn Db, commit: Commit) -> (i64, &[Commit], ()) {
-    (commit.committer_time(db), commit.parents(db).as_slice(), ())
+/// git's default walk from commit number `tip` (`git rev-list tip`): newest committer
+/// time first, ties in the order the commits were reached, a commit only after the child
+/// that reached it. The commits' numbers, in walk order.
+fn walk(graph: &CommitGraph, tip: u32) -> Vec<u32> {
+    let mut seen = vec![false; graph.commits.len()];
+    seen[tip as usize] = true;
+    let mut queued = vec![tip];
+    let mut queue = BinaryHeap::from([(graph.time[tip as usize], Reverse(0usize))]);
+    let mut order = Vec::new();
+    while let Some((_, Reverse(index))) = queue.pop() {
+        let commit = queued[index];
+        order.push(commit);
+        for &parent in graph.parents(commit) {
+            if !std::mem::replace(&mut seen[parent as usize], true) {
+                queue.push((graph.time[parent as usize], Reverse(queued.len())));
+                queued.push(parent);
+            }
+        }
+    }
+    order
 }
 
 /// Every commit reachable from `tip`, in `git rev-list` order.
 pub fn history(db: &dyn Db, tip: Commit) -> Vec<Commit> {
-    Walk::new(db, tip, input_look)
-        .map(|(commit, ())| commit)
-        .collect()
+    let graph = commit_graph(db);
+    graph.number(tip).map_or_else(Vec::new, |tip| {
+        walk(graph, tip)
+            .into_iter()
+            .map(|n| graph.commits[n as usize])
+            .collect()
+    })
 }
 
 /// `commit` and all its ancestors.
@@ -371,53 +409,40 @@ fn push_under<T>(map: &mut FxHashMap<String, Vec<T>>, key: &str, item: T) {
 }
 
 /// What one walk from a tip learns: the walk position of every reachable commit and which
-/// of them a shallow clone cut off. Rebuilt when the tip moves (one walk over the
-/// commits' inputs: no memo is read).
+/// of them a shallow clone cut off. Rebuilt when the tip moves (one walk over the commit
+/// graph: no input or memo is read per commit).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct TipIndex {
-    /// Walk position of every reachable commit.
-    position: FxHashMap<Commit, usize>,
+    /// Walk position of each commit by its graph number (`u32::MAX`: not reachable).
+    position: Vec<u32>,
+    /// The reachable commits, in walk order.
+    walked: Vec<Commit>,
     /// Reachable commits whose parents a shallow clone cut off.
     pub(crate) shallow: Vec<Commit>,
-}
-
-impl TipIndex {
-    /// The walk position of a reachable commit.
-    pub fn position(&self, commit: Commit) -> Option<usize> {
-        self.position.get(&commit).copied()
-    }
-
-    /// Is `commit` reachable from the tip?
-    pub fn reaches(&self, commit: Commit) -> bool {
-        self.position.contains_key(&commit)
-    }
-
-    /// Every reachable commit with its walk position, in no order.
-    pub fn walked(&self) -> impl Iterator<Item = (Commit, usize)> + '_ {
-        self.position
-            .iter()
-            .map(|(&commit, &position)| (commit, position))
-    }
 }
 
 /// The walk's index at `tip`. Only the newest few tips' indexes are kept, so a replay
 /// through thousands of tips stays bounded.
 #[salsa::tracked(returns(ref), lru = 4)]
 pub fn tip_index(db: &dyn Db, tip: Commit) -> TipIndex {
-    let mut index = TipIndex::default();
-    for (position, (commit, shallow)) in Walk::new(db, tip, shallow_look).enumerate() {
-        index.position.insert(commit, position);
-        if shallow {
+    let graph = commit_graph(db);
+    let mut index = TipIndex {
+        position: vec![u32::MAX; graph.commits.len()],
+        ..TipIndex::default()
+    };
+    let Some(tip) = graph.number(tip) else {
+        return index;
+    };
+    for (position, n) in walk(graph, tip).into_iter().enumerate() {
+        // Positions are below the commit count, which fits u32 (see `commit_graph`).
+        index.position[n as usize] = position as u32;
+        let commit = graph.commits[n as usize];
+        index.walked.push(commit);
+        if graph.shallow[n as usize] {
             index.shallow.push(commit);
         }
     }
     index
-}
-
-/// A commit's time and parents as its input holds them, keeping its shallow mark.
-fn shallow_look(db: &dyn Db, commit: Commit) -> (i64, &[Commit], bool) {
-    let (time, parents, ()) = input_look(db, commit);
-    (time, parents, commit.shallow(db))
 }
 
 /// A tip's view of the history: its walk index and the change index, so every history
@@ -425,14 +450,15 @@ fn shallow_look(db: &dyn Db, commit: Commit) -> (i64, &[Commit], bool) {
 /// the tip reaches, in walk order.
 #[derive(Clone, Copy)]
 pub struct TipHistory<'db> {
-    /// The tip's walk index.
-    pub index: &'db TipIndex,
+    graph: &'db CommitGraph,
+    index: &'db TipIndex,
     changes: &'db ChangeIndex,
 }
 
 /// The history at `tip`.
 pub fn tip_history(db: &dyn Db, tip: Commit) -> Result<TipHistory<'_>, ObjectError> {
     Ok(TipHistory {
+        graph: commit_graph(db),
         index: tip_index(db, tip),
         changes: change_index(db).as_ref().map_err(Clone::clone)?,
     })
@@ -457,7 +483,7 @@ impl<'db> TipHistory<'db> {
         self.changes
             .by_path
             .iter()
-            .filter(|(_, changes)| changes.iter().any(|&(c, _)| self.index.reaches(c)))
+            .filter(|(_, changes)| changes.iter().any(|&(c, _)| self.reaches(c)))
             .map(|(path, _)| path.as_str())
     }
 
@@ -471,7 +497,24 @@ impl<'db> TipHistory<'db> {
 
     /// The walk position of a reachable commit.
     pub fn position(&self, commit: Commit) -> Option<usize> {
-        self.index.position(commit)
+        let n = self.graph.number(commit)?;
+        let position = self.index.position[n as usize];
+        (position != u32::MAX).then_some(position as usize)
+    }
+
+    /// Is `commit` reachable from the tip?
+    pub fn reaches(&self, commit: Commit) -> bool {
+        self.position(commit).is_some()
+    }
+
+    /// Every reachable commit, in walk order.
+    pub fn walked(&self) -> &'db [Commit] {
+        &self.index.walked
+    }
+
+    /// The reachable commits whose parents a shallow clone cut off.
+    pub fn shallow(&self) -> &'db [Commit] {
+        &self.index.shallow
     }
 
     /// The items of `listed` whose commit is reachable, newest first in walk order.
@@ -479,7 +522,7 @@ impl<'db> TipHistory<'db> {
         let mut kept: Vec<(usize, Commit, T)> = listed
             .into_iter()
             .flatten()
-            .filter_map(|&(commit, item)| Some((self.index.position(commit)?, commit, item)))
+            .filter_map(|&(commit, item)| Some((self.position(commit)?, commit, item)))
             .collect();
         kept.sort_unstable_by_key(|&(position, _, _)| position);
         kept.into_iter()

@@ -133,8 +133,7 @@ pub fn window<'db>(
     let covered = base.map(|base| ancestry(db, base));
     let truncated = base.is_some_and(|b| b.shallow(db))
         || index
-            .index
-            .shallow
+            .shallow()
             .iter()
             .any(|s| !covered.is_some_and(|set| set.contains(s)));
     let acked = index.acks(&node.id(db).0);
@@ -163,15 +162,12 @@ impl<'db> Window<'db> {
 
     /// Every commit of the window, newest first in walk order.
     pub fn commits(&self) -> Vec<Commit> {
-        let mut commits: Vec<(usize, Commit)> = self
-            .index
-            .index
+        self.index
             .walked()
-            .filter(|&(commit, _)| self.holds(commit))
-            .map(|(commit, position)| (position, commit))
-            .collect();
-        commits.sort_unstable_by_key(|&(position, _)| position);
-        commits.into_iter().map(|(_, commit)| commit).collect()
+            .iter()
+            .copied()
+            .filter(|&commit| self.holds(commit))
+            .collect()
     }
 
     /// The window's events of the tip file at `path`, newest first.
