@@ -34,6 +34,9 @@ pub struct CommitGraph {
     /// `parents[parent_start[n]..parent_start[n + 1]]` are commit `n`'s parents.
     parent_start: Vec<u32>,
     parents: Vec<u32>,
+    /// `children[child_start[n]..child_start[n + 1]]` are the commits with `n` as a parent.
+    child_start: Vec<u32>,
+    children: Vec<u32>,
 }
 
 impl CommitGraph {
@@ -50,6 +53,15 @@ impl CommitGraph {
         );
         &self.parents[start as usize..end as usize]
     }
+
+    /// The commits that have commit number `n` as a parent.
+    fn children(&self, n: u32) -> &[u32] {
+        let (start, end) = (
+            self.child_start[n as usize],
+            self.child_start[n as usize + 1],
+        );
+        &self.children[start as usize..end as usize]
+    }
 }
 
 /// The graph of every known commit (its inputs read once).
@@ -63,6 +75,8 @@ pub fn commit_graph(db: &dyn Db) -> CommitGraph {
         shallow: Vec::with_capacity(known.len()),
         parent_start: Vec::with_capacity(known.len() + 1),
         parents: Vec::new(),
+        child_start: Vec::new(),
+        children: Vec::new(),
     };
     for (n, &commit) in known.iter().enumerate() {
         // A database numbers its commits with u32 ids: a count beyond u32 cannot occur.
@@ -82,7 +96,33 @@ pub fn commit_graph(db: &dyn Db) -> CommitGraph {
         }
     }
     graph.parent_start.push(graph.parents.len() as u32);
+    graph.link_children();
     graph
+}
+
+impl CommitGraph {
+    /// Fills the child links from the parent links (a counting sort by parent).
+    fn link_children(&mut self) {
+        let count = self.commits.len();
+        let mut start = vec![0u32; count + 1];
+        for &parent in &self.parents {
+            start[parent as usize + 1] += 1;
+        }
+        for n in 0..count {
+            start[n + 1] += start[n];
+        }
+        let mut next = start.clone();
+        let mut children = vec![0u32; self.parents.len()];
+        for child in 0..count {
+            let (from, to) = (self.parent_start[child], self.parent_start[child + 1]);
+            for &parent in &self.parents[from as usize..to as usize] {
+                children[next[parent as usize] as usize] = child as u32;
+                next[parent as usize] += 1;
+            }
+        }
+        self.child_start = start;
+        self.children = children;
+    }
 }
 
 /// git's default walk from commit number `tip` (`git rev-list tip`): newest committer
@@ -133,39 +173,26 @@ pub fn ancestry(db: &dyn Db, commit: Commit) -> FxHashSet<Commit> {
     seen
 }
 
-/// The commits reachable from `tip` that have `commit` as an ancestor (itself included).
+/// The known commits that have `commit` as an ancestor (itself included), as a set of
+/// graph numbers: one walk down the graph's child links. Within any tip's history these
+/// are exactly the tip's commits that descend from `commit`, so the set serves every tip.
 #[salsa::tracked(returns(ref))]
-pub fn descendants(db: &dyn Db, tip: Commit, commit: Commit) -> FxHashSet<Commit> {
-    let below = ancestry(db, commit);
-    let mut reaches: FxHashMap<Commit, bool> = FxHashMap::default();
-    let mut stack = vec![(tip, false)];
-    while let Some((next, expanded)) = stack.pop() {
-        if reaches.contains_key(&next) {
-            continue;
-        }
-        if next == commit || below.contains(&next) {
-            reaches.insert(next, next == commit);
-            continue;
-        }
-        if expanded {
-            let hit = next
-                .parents(db)
-                .iter()
-                .any(|p| reaches.get(p).copied().unwrap_or(false));
-            reaches.insert(next, hit);
-            continue;
-        }
-        stack.push((next, true));
-        for &parent in next.parents(db) {
-            if !reaches.contains_key(&parent) {
-                stack.push((parent, false));
+pub fn descendants(db: &dyn Db, commit: Commit) -> Vec<bool> {
+    let graph = commit_graph(db);
+    let mut below = vec![false; graph.commits.len()];
+    let Some(start) = graph.number(commit) else {
+        return below;
+    };
+    below[start as usize] = true;
+    let mut stack = vec![start];
+    while let Some(next) = stack.pop() {
+        for &child in graph.children(next) {
+            if !std::mem::replace(&mut below[child as usize], true) {
+                stack.push(child);
             }
         }
     }
-    reaches
-        .into_iter()
-        .filter_map(|(c, hit)| hit.then_some(c))
-        .collect()
+    below
 }
 
 /// How two commits of one history are ordered.
@@ -179,11 +206,15 @@ pub enum Order {
     Incomparable,
 }
 
-/// How `a` relates to `b` in the history of `tip`.
-pub fn order(db: &dyn Db, tip: Commit, a: Commit, b: Commit) -> Order {
+/// How `a` relates to `b` (in any history that holds both).
+pub fn order(db: &dyn Db, a: Commit, b: Commit) -> Order {
+    let below_b = || {
+        let number = commit_graph(db).number(a);
+        number.is_some_and(|n| descendants(db, b)[n as usize])
+    };
     if ancestry(db, b).contains(&a) {
         Order::Before
-    } else if descendants(db, tip, b).contains(&a) {
+    } else if below_b() {
         Order::After
     } else {
         Order::Incomparable

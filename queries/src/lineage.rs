@@ -41,7 +41,6 @@ pub fn lineage<'db>(
     let target = path.text(db).clone();
     let mut projector = Projector {
         db,
-        tip,
         index,
         renames_from: FxHashMap::default(),
     };
@@ -80,7 +79,6 @@ pub fn lineage<'db>(
 /// Projects events through the renames of one tip's history.
 struct Projector<'a, 'db> {
     db: &'db dyn Db,
-    tip: Commit,
     index: TipHistory<'a>,
     renames_from: FxHashMap<String, Vec<(Commit, String)>>,
 }
@@ -120,7 +118,7 @@ impl Projector<'_, '_> {
             if rename == commit {
                 continue;
             }
-            match order(self.db, self.tip, commit, rename) {
+            match order(self.db, commit, rename) {
                 Order::Before => before.push((rename, to)),
                 Order::Incomparable => parallel.push((rename, to)),
                 Order::After => {}
