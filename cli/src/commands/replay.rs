@@ -186,16 +186,7 @@ fn replay(
     let mut threads = std::thread::available_parallelism().map_or(1, usize::from);
     for &tip in tips {
         db.apply_changes(&[ChangeEvent::TipAt(tip.id(&*db))])?;
-        let t0 = std::time::Instant::now();
-        let _ = keel_queries::history::tip_index(&*db, tip);
-        let t1 = std::time::Instant::now();
         let (outcome, counts) = judge(db, threads)?;
-        let t2 = std::time::Instant::now();
-        eprintln!(
-            "TIMING {:.3} {:.3}",
-            (t1 - t0).as_secs_f64() * 1e3,
-            (t2 - t1).as_secs_f64() * 1e3
-        );
         threads = 1;
         worked |= counts.images_parsed + counts.hunk_sets_diffed > 0;
         if let Ok(report) = &outcome {
