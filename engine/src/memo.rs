@@ -9,7 +9,7 @@
 //! and in `keel-queries` images and their parses and hunk sets (`Image`, `image_units`,
 //! `image_hunks`), what a merge owns of a file (`EventImages`, `merge_owned`), tree
 //! renames (`tree_renames`), the blobs' sizes (`image_size`) and what each commit changed and
-//! holds (`commit_changes`, `parent_paths`, `entry_at`) — all functions of object ids,
+//! holds (`commit_facts`, `parent_paths`, `entry_at`) — all functions of object ids,
 //! paths and readers, so they hold in any state of the refs and need no invalidation as
 //! long as an id names the same commit (the history fingerprint below) — nor when to save
 //! (the commands). Nothing that depends on the tip (windows, verdicts) is kept.

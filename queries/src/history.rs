@@ -1,11 +1,16 @@
-//! History: walk order, ancestry, what each commit authored, and the per-tip index every
+//! History: walk order, ancestry, what each commit authored, and the indexes every
 //! history question is a lookup in.
 //!
-//! Owns: git's default walk order (newest committer time first), the ancestor set of a
-//! commit and the descendants of one within a tip's history, the files a commit authored
-//! a change to ([`commit_changes`]), how a commit's file relates to each parent's
-//! ([`parent_paths`]: the same path, or the source of a rename), the renames a commit
-//! authored, `Spec-OK` acknowledgements, and the per-tip index one walk builds.
+//! Owns: the commit graph of every commit read ([`commit_graph`], flat arrays), git's
+//! default walk order over it (newest committer time first), the ancestor set of a commit
+//! and its descendants, the files a commit authored a change to and the nodes it
+//! acknowledges (one [`commit_facts`] memo per commit), the change index over every commit
+//! read ([`change_index`]: which commits changed each path and how, which acknowledge each
+//! node), how a commit's file relates to each parent's ([`parent_paths`]: the same path,
+//! or the source of a rename), the renames a commit authored, and the per-tip walk index
+//! ([`tip_index`]) through which a tip keeps what it reaches ([`TipHistory`]). Only the
+//! walk depends on the tip; the graph and the change index are rebuilt when a commit is
+//! read, never when the tip moves.
 //! Does not own: lineages, versions and windows (`lineage`, `window`), nor what a commit
 //! did to a file's lines (`drift`).
 

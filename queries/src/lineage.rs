@@ -8,7 +8,7 @@
 //! incomparable branch keeps the event's path AND follows the target, so one lineage can
 //! fork across current paths. A deletion moves nothing: a path deleted and created again
 //! keeps its events. The lineage of a tip path is every event whose projection reaches it.
-//! Memoized per (tip, path); answers are lookups in the tip index plus ancestry checks of
+//! Memoized per (tip, path); answers are lookups in the tip's history plus ancestry checks of
 //! the few rename commits involved.
 //! Does not own: which events a node's window holds (`window`), nor what an event did to
 //! lines (`drift`).

@@ -14,7 +14,7 @@
 //! reaches past a shallow clone's boundary, or whose base is a shallow commit, is
 //! truncated: its verdict is unverified (a checkpoint does not lift that).
 //! Does not own: lineages (`lineage`), nor what an event did to lines (`drift`), nor
-//! reading trailers (`history`'s per-tip index, through `trailers`).
+//! reading trailers (`history`'s change index, through `trailers`).
 
 use crate::events::{authored, authored_content};
 use crate::history::{ChangeKind, TipHistory, ancestry, authored_rename_source, tip_history};
