@@ -1,9 +1,10 @@
 //! The salsa inputs: every fact keel reads from outside.
 //!
 //! Owns: the input structs and their durabilities — commits (HIGH: immutable once read),
-//! the set of commits read (MEDIUM: it grows), the tip (LOW: it moves while a process lives), and the source trees a call graph is
-//! built from (set when the next patch or edit gives them other files). `keel.toml` is no input of its own: lint
-//! reads it from the tip commit's tree, like the specs.
+//! the set of commits read (MEDIUM: it grows), the tip (LOW: it moves while a process
+//! lives), and the source trees a call graph is built from (set when the next patch or
+//! edit gives them other files). `keel.toml` is no input of its own: lint reads it from
+//! the tip commit's tree, like the specs.
 //! Does not own: creating or setting them ([`crate::changes`] is the one funnel), nor
 //! anything derived from them (`keel-queries`).
 

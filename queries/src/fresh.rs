@@ -189,14 +189,12 @@ pub fn fresh(
     let bound = tip.map_or_else(FileBound::default, |tip| tip_file_bound(db, tip));
     let mut verdicts: Vec<Option<Stale>> = vec![None; all.len()];
     let mut scans: Vec<Scan> = Vec::new();
-    let by_id: FxHashMap<Oid, Commit> = match tip {
-        Some(tip) => tip_history(db, tip)?
-            .walked()
-            .iter()
-            .map(|&commit| (commit.id(db), commit))
-            .collect(),
-        None => FxHashMap::default(),
-    };
+    let history = tip.map(|tip| tip_history(db, tip)).transpose()?;
+    let by_id: FxHashMap<Oid, Commit> = history
+        .iter()
+        .flat_map(|history| history.walked())
+        .map(|&commit| (commit.id(db), commit))
+        .collect();
     for (index, (reading, entries)) in all.iter().zip(&measured).enumerate() {
         let (Some(tip), Some(&base)) = (tip, by_id.get(&reading.commit)) else {
             verdicts[index] = Some(not_ancestor(reading));
@@ -211,7 +209,9 @@ pub fn fresh(
         // window, a shallow reading commit alone truncates nothing: no versions lie behind
         // it, and whatever does is reachable from it.)
         let covered = ancestry(db, base);
-        let shallow = tip_history(db, tip)?.shallow();
+        let shallow = history
+            .as_ref()
+            .map_or(&[][..], |history| history.shallow());
         if shallow.iter().any(|s| !covered.contains(s)) {
             verdicts[index] = Some(truncated(reading));
             continue;

@@ -389,7 +389,7 @@ pub struct ChangeIndex {
     /// A rename is listed under both its paths.
     by_path: FxHashMap<String, Vec<(Commit, ChangeKind)>>,
     /// For every node id a `Spec-OK` trailer names, the commits that carry it.
-    acks: FxHashMap<String, Vec<(Commit, ())>>,
+    acks: FxHashMap<String, Vec<Commit>>,
 }
 
 /// What a commit did to a path (see [`commit_changes`]).
@@ -428,7 +428,7 @@ pub fn change_index(db: &dyn Db) -> Result<ChangeIndex, ObjectError> {
             );
         }
         for node in &facts.acks {
-            push_under(&mut index.acks, node, (commit, ()));
+            push_under(&mut index.acks, node, commit);
         }
     }
     Ok(index)
@@ -454,7 +454,7 @@ pub struct TipIndex {
     /// The reachable commits, in walk order.
     walked: Vec<Commit>,
     /// Reachable commits whose parents a shallow clone cut off.
-    pub(crate) shallow: Vec<Commit>,
+    shallow: Vec<Commit>,
 }
 
 /// The walk's index at `tip`. Only the newest few tips' indexes are kept, so a replay
@@ -523,11 +523,15 @@ impl<'db> TipHistory<'db> {
             .map(|(path, _)| path.as_str())
     }
 
-    /// The reachable commits whose `Spec-OK` trailer names `node`.
+    /// The reachable commits whose `Spec-OK` trailer names `node` (a set: no walk order).
     pub fn acks(&self, node: &str) -> FxHashSet<Commit> {
-        self.reachable(self.changes.acks.get(node))
+        self.changes
+            .acks
+            .get(node)
             .into_iter()
-            .map(|(commit, ())| commit)
+            .flatten()
+            .copied()
+            .filter(|&commit| self.reaches(commit))
             .collect()
     }
 
