@@ -185,6 +185,7 @@ impl Settings {
             }
         })?;
         settings.check_prices(text)?;
+        settings.check_trailers(text)?;
         Ok(settings)
     }
 
@@ -207,6 +208,46 @@ impl Settings {
         }
         Ok(())
     }
+
+    /// Refuses a `[trailers]` pattern that [`trailer_regex`] cannot compile, at its line.
+    fn check_trailers(&self, text: &str) -> Result<(), SettingsError> {
+        for (harness, pattern) in &self.trailers {
+            let Err(err) = trailer_regex(pattern) else {
+                continue;
+            };
+            let section = text.find("[trailers]").unwrap_or(0);
+            let line = text[section..].find(harness.as_str()).map_or(1, |offset| {
+                line_of_offset(text.as_bytes(), section + offset)
+            });
+            return Err(SettingsError {
+                line,
+                message: format!(
+                    "[trailers] {harness}: not a valid regex ({})",
+                    regex_reason(&err)
+                ),
+                repair: "fix the pattern (Rust regex syntax, matched case-insensitively)"
+                    .to_owned(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The one rule for compiling an agent trailer pattern: Rust regex syntax, matched
+/// case-insensitively against a trailer line.
+pub fn trailer_regex(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+}
+
+/// The last line of a regex error: the reason, without the echoed pattern and caret.
+pub fn regex_reason(err: &regex::Error) -> String {
+    err.to_string()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// 1-based line holding byte `offset` of `bytes`.
@@ -221,6 +262,21 @@ pub fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bad_trailer_regex_names_its_line_and_a_good_one_parses() {
+        let err = Settings::parse("# bot = \"(\"\n[trailers]\nother = \"^x\"\nbot = \"(\"\n")
+            .expect_err("an unclosed group is not a regex");
+        assert_eq!(err.line, 4, "{err}");
+        assert!(
+            err.message
+                .starts_with("[trailers] bot: not a valid regex ("),
+            "{err}"
+        );
+        let settings =
+            Settings::parse("[trailers]\nbot = \"^Bot-Run:\"\n").expect("a valid pattern");
+        assert!(trailer_regex(&settings.trailers["bot"]).is_ok_and(|re| re.is_match("bot-run: 1")));
+    }
 
     #[test]
     fn empty_file_gives_defaults() {

@@ -444,6 +444,42 @@ fn push_under<T>(map: &mut FxHashMap<String, Vec<T>>, key: &str, item: T) {
     }
 }
 
+/// The renames known commits authored at one path, whatever the tip: away from it
+/// ([`authored_rename_target`]) and into it ([`authored_rename_source`]). A tip keeps the
+/// ones it reaches; a path no commit renamed has two empty lists.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PathRenames {
+    /// (commit, target): the commit deleted the path by renaming it to the target.
+    pub away: Vec<(Commit, String)>,
+    /// (commit, source): the commit added the path by renaming the source to it.
+    pub into: Vec<(Commit, String)>,
+}
+
+/// The renames at `path` over every known commit: built when a commit is read, not when
+/// the tip moves (backdated when that path's renames are unchanged).
+#[salsa::tracked(returns(ref))]
+pub fn path_renames<'db>(db: &'db dyn Db, path: RepoPath<'db>) -> Result<PathRenames, ObjectError> {
+    let index = change_index(db).as_ref().map_err(Clone::clone)?;
+    let text = path.text(db);
+    let mut renames = PathRenames::default();
+    for &(commit, kind) in index.by_path.get(text.as_str()).into_iter().flatten() {
+        match kind {
+            ChangeKind::Deleted => {
+                if let Some(to) = authored_rename_target(db, commit, text)? {
+                    renames.away.push((commit, to));
+                }
+            }
+            ChangeKind::Added => {
+                if let Some(from) = authored_rename_source(db, commit, text)? {
+                    renames.into.push((commit, from));
+                }
+            }
+            ChangeKind::Modified => {}
+        }
+    }
+    Ok(renames)
+}
+
 /// What one walk from a tip learns: the walk position of every reachable commit and which
 /// of them a shallow clone cut off. Rebuilt when the tip moves (one walk over the commit
 /// graph: no input or memo is read per commit).

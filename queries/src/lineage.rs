@@ -13,15 +13,13 @@
 //! Does not own: which events a node's window holds (`window`), nor what an event did to
 //! lines (`drift`).
 
-use crate::history::{
-    ChangeKind, Order, TipHistory, ancestry, authored_rename_source, authored_rename_target, order,
-    tip_history,
-};
+use crate::history::{ChangeKind, Order, TipHistory, ancestry, order, path_renames, tip_history};
 use crate::tree::RepoPath;
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
 
 /// One historical event: `commit` authored a change at `path` (its result-side path).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -48,20 +46,21 @@ pub fn lineage<'db>(
     let mut pending = vec![target.clone()];
     let mut seen = FxHashSet::from_iter([target.clone()]);
     while let Some(path) = pending.pop() {
-        // A rename away from `path` is one event, at its target: not an event here.
-        let renamed_away = projector.renames_from(&path)?;
+        let renames = path_renames(db, RepoPath::new(db, path.clone()))
+            .as_ref()
+            .map_err(Clone::clone)?;
         for (commit, kind) in index.changes(&path) {
-            if renamed_away.iter().any(|(rename, _)| *rename == commit) {
+            // A rename away from `path` is one event, at its target: not an event here.
+            if renames.away.iter().any(|(rename, _)| *rename == commit) {
                 continue;
             }
             if kind == ChangeKind::Added
-                && let Some(source) = authored_rename_source(db, commit, &path)?
+                && let Some((_, source)) = renames.into.iter().find(|(into, _)| *into == commit)
                 && seen.insert(source.clone())
             {
-                pending.push(source);
+                pending.push(source.clone());
             }
-            let mut visiting = FxHashSet::default();
-            if projector.reaches(commit, &path, &target, &mut visiting)? {
+            if projector.reaches(commit, &path, &target, &mut FxHashSet::default())? {
                 events.push(Event {
                     commit,
                     path: path.clone(),
@@ -80,25 +79,27 @@ pub fn lineage<'db>(
 struct Projector<'a, 'db> {
     db: &'db dyn Db,
     index: TipHistory<'a>,
-    renames_from: FxHashMap<String, Vec<(Commit, String)>>,
+    renames_from: FxHashMap<String, Rc<[(Commit, String)]>>,
 }
 
 impl Projector<'_, '_> {
     /// The authored renames away from `path` in the tip's history: (commit, target).
-    fn renames_from(&mut self, path: &str) -> Result<Vec<(Commit, String)>, ObjectError> {
+    fn renames_from(&mut self, path: &str) -> Result<Rc<[(Commit, String)]>, ObjectError> {
         if let Some(known) = self.renames_from.get(path) {
-            return Ok(known.clone());
+            return Ok(Rc::clone(known));
         }
-        let mut renames = Vec::new();
-        for (commit, kind) in self.index.changes(path) {
-            if kind == ChangeKind::Deleted
-                && let Some(to) = authored_rename_target(self.db, commit, path)?
-            {
-                renames.push((commit, to));
-            }
-        }
-        self.renames_from.insert(path.to_owned(), renames.clone());
-        Ok(renames)
+        let known = path_renames(self.db, RepoPath::new(self.db, path.to_owned()))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let reached: Rc<[(Commit, String)]> = known
+            .away
+            .iter()
+            .filter(|(commit, _)| self.index.reaches(*commit))
+            .cloned()
+            .collect();
+        self.renames_from
+            .insert(path.to_owned(), Rc::clone(&reached));
+        Ok(reached)
     }
 
     /// Does the event (`commit`, `path`) project to `target` at the tip?
@@ -109,37 +110,43 @@ impl Projector<'_, '_> {
         target: &str,
         visiting: &mut FxHashSet<(Commit, String)>,
     ) -> Result<bool, ObjectError> {
+        let renames = self.renames_from(path)?;
+        // No rename moves `path` anywhere: the event keeps its path (the common case,
+        // answered without the bookkeeping below).
+        if renames.is_empty() {
+            return Ok(path == target);
+        }
         if !visiting.insert((commit, path.to_owned())) {
             return Ok(false);
         }
         let mut before = Vec::new();
         let mut parallel = Vec::new();
-        for (rename, to) in self.renames_from(path)? {
-            if rename == commit {
+        for pair @ (rename, _) in renames.iter() {
+            if *rename == commit {
                 continue;
             }
-            match order(self.db, commit, rename) {
-                Order::Before => before.push((rename, to)),
-                Order::Incomparable => parallel.push((rename, to)),
+            match order(self.db, commit, *rename) {
+                Order::Before => before.push(pair),
+                Order::Incomparable => parallel.push(pair),
                 Order::After => {}
             }
         }
-        let nearest: Vec<(Commit, String)> = before
+        let nearest: Vec<&(Commit, String)> = before
             .iter()
+            .copied()
             .filter(|(rename, _)| {
                 let above = ancestry(self.db, *rename);
                 !before
                     .iter()
                     .any(|(other, _)| other != rename && above.contains(other))
             })
-            .cloned()
             .collect();
         let keeps_path = nearest.is_empty() || !parallel.is_empty();
         if keeps_path && path == target {
             return Ok(true);
         }
         for (rename, to) in nearest.into_iter().chain(parallel) {
-            if self.reaches(rename, &to, target, visiting)? {
+            if self.reaches(*rename, to, target, visiting)? {
                 return Ok(true);
             }
         }

@@ -17,7 +17,7 @@
 //! reading trailers (`history`'s change index, through `trailers`).
 
 use crate::events::{authored, authored_content};
-use crate::history::{ChangeKind, TipHistory, ancestry, authored_rename_source, tip_history};
+use crate::history::{TipHistory, ancestry, path_renames, tip_history};
 use crate::lineage::{Event, lineage};
 use crate::spec::NodeId;
 use crate::tree::{RepoPath, entry_at};
@@ -203,13 +203,13 @@ impl<'db> Window<'db> {
         if !at_tip.is_some_and(|e| e.kind == EntryKind::File) {
             return Ok(false);
         }
-        for (commit, kind) in self.index.changes(path) {
-            if kind == ChangeKind::Added && authored_rename_source(self.db, commit, path)?.is_some()
-            {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        let renames = path_renames(self.db, RepoPath::new(self.db, path.to_owned()))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        Ok(renames
+            .into
+            .iter()
+            .any(|&(commit, _)| self.index.reaches(commit)))
     }
 
     /// The window commits that authored a change to any file `matches` accepts — under

@@ -325,7 +325,7 @@ fn keel_toml_trailers_override_the_built_ins_and_repos_are_read() {
     assert_eq!(run.code, 2, "{}", run.render(None));
     assert!(
         run.stderr
-            .starts_with("error: keel.toml: [trailers] bot: not a valid regex"),
+            .starts_with("error: keel.toml:2: settings: [trailers] bot: not a valid regex ("),
         "{}",
         run.stderr
     );

@@ -59,18 +59,10 @@ impl TrailerTable {
 }
 
 fn compile(harness: &str, pattern: &str) -> Result<regex::Regex, TrailerError> {
-    regex::RegexBuilder::new(pattern)
-        .case_insensitive(true)
-        .build()
-        .map_err(|err| TrailerError {
-            harness: harness.to_owned(),
-            message: err
-                .to_string()
-                .lines()
-                .last()
-                .unwrap_or_default()
-                .to_owned(),
-        })
+    keel_engine::settings::trailer_regex(pattern).map_err(|err| TrailerError {
+        harness: harness.to_owned(),
+        message: keel_engine::settings::regex_reason(&err),
+    })
 }
 
 /// The agent trailer table of this run.
