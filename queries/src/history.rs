@@ -480,6 +480,13 @@ pub fn path_renames<'db>(db: &'db dyn Db, path: RepoPath<'db>) -> Result<PathRen
     Ok(renames)
 }
 
+/// [`path_renames`] of the path spelled `path`.
+pub fn renames_at<'db>(db: &'db dyn Db, path: &str) -> Result<&'db PathRenames, ObjectError> {
+    path_renames(db, RepoPath::new(db, path.to_owned()))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
 /// What one walk from a tip learns: the walk position of every reachable commit and which
 /// of them a shallow clone cut off. Rebuilt when the tip moves (one walk over the commit
 /// graph: no input or memo is read per commit).

@@ -13,7 +13,7 @@
 //! Does not own: which events a node's window holds (`window`), nor what an event did to
 //! lines (`drift`).
 
-use crate::history::{ChangeKind, Order, TipHistory, ancestry, order, path_renames, tip_history};
+use crate::history::{ChangeKind, Order, TipHistory, ancestry, order, renames_at, tip_history};
 use crate::tree::RepoPath;
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
@@ -46,9 +46,7 @@ pub fn lineage<'db>(
     let mut pending = vec![target.clone()];
     let mut seen = FxHashSet::from_iter([target.clone()]);
     while let Some(path) = pending.pop() {
-        let renames = path_renames(db, RepoPath::new(db, path.clone()))
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let renames = renames_at(db, &path)?;
         for (commit, kind) in index.changes(&path) {
             // A rename away from `path` is one event, at its target: not an event here.
             if renames.away.iter().any(|(rename, _)| *rename == commit) {
@@ -88,9 +86,7 @@ impl Projector<'_, '_> {
         if let Some(known) = self.renames_from.get(path) {
             return Ok(Rc::clone(known));
         }
-        let known = path_renames(self.db, RepoPath::new(self.db, path.to_owned()))
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let known = renames_at(self.db, path)?;
         let reached: Rc<[(Commit, String)]> = known
             .away
             .iter()

@@ -17,7 +17,7 @@
 //! reading trailers (`history`'s change index, through `trailers`).
 
 use crate::events::{authored, authored_content};
-use crate::history::{TipHistory, ancestry, path_renames, tip_history};
+use crate::history::{TipHistory, ancestry, renames_at, tip_history};
 use crate::lineage::{Event, lineage};
 use crate::spec::NodeId;
 use crate::tree::{RepoPath, entry_at};
@@ -203,9 +203,7 @@ impl<'db> Window<'db> {
         if !at_tip.is_some_and(|e| e.kind == EntryKind::File) {
             return Ok(false);
         }
-        let renames = path_renames(self.db, RepoPath::new(self.db, path.to_owned()))
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let renames = renames_at(self.db, path)?;
         Ok(renames
             .into
             .iter()
