@@ -38,7 +38,15 @@ pub struct TreeItem {
 
 /// An object that could not be read: the repository is corrupt or incomplete.
 #[derive(
-    Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    Hash,
+    thiserror::Error,
+    serde::Serialize,
+    serde::Deserialize,
+    salsa::SalsaValue,
 )]
 #[error("cannot read git object {oid}: {reason}")]
 pub struct ObjectError {

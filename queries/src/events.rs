@@ -134,6 +134,12 @@ pub fn authored_content(db: &dyn Db, commit: Commit, path: &str) -> Result<bool,
     if commit.parents(db).len() >= 2 {
         return authored(db, commit, path);
     }
+    // A file the parent held at the same path: the change is against that blob, which
+    // differs from the new one (else there would be no change), so content was authored.
+    // Only an added file needs the images: its parent side may be a rename's source.
+    if change.old.is_some() {
+        return Ok(true);
+    }
     let images = event_images(db, commit, path)?;
     let parent = images.parents(db).first().copied().flatten();
     Ok(parent.map(|p| p.blob(db)) != change.new)

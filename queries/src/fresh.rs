@@ -451,7 +451,7 @@ fn window_steps(
     let mut events: Vec<(usize, usize, Commit, String)> = Vec::new();
     for (entry, measured) in entries.iter().enumerate() {
         let path = RepoPath::new(db, measured.path().to_owned());
-        for event in lineage(db, tip, path).as_ref().map_err(Clone::clone)? {
+        for event in lineage(db, tip, path)? {
             if !covered.contains(&event.commit) {
                 let position = index.position(event.commit).unwrap_or(usize::MAX);
                 events.push((position, entry, event.commit, event.path.clone()));

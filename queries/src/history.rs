@@ -434,6 +434,14 @@ pub fn change_index(db: &dyn Db) -> Result<ChangeIndex, ObjectError> {
     Ok(index)
 }
 
+impl ChangeIndex {
+    /// The known commits that changed `path` and how, in the order they were read
+    /// (parents before children), whatever the tip.
+    pub fn changes_at(&self, path: &str) -> &[(Commit, ChangeKind)] {
+        self.by_path.get(path).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// Appends `item` to `key`'s list (the key is copied only the first time).
 fn push_under<T>(map: &mut FxHashMap<String, Vec<T>>, key: &str, item: T) {
     match map.get_mut(key) {

@@ -41,7 +41,7 @@ pub fn node_versions<'db>(
     node: Node<'db>,
 ) -> Result<Vec<Commit>, ObjectError> {
     let spec = RepoPath::new(db, node.id(db).spec_path());
-    let events = lineage(db, tip, spec).as_ref().map_err(Clone::clone)?;
+    let events = lineage(db, tip, spec)?;
     let mut versions: Vec<Commit> = Vec::new();
     for event in events {
         if authored_content(db, event.commit, &event.path)? && !versions.contains(&event.commit) {
@@ -173,10 +173,7 @@ impl<'db> Window<'db> {
     /// The window's events of the tip file at `path`, newest first.
     pub fn events(&self, path: &str) -> Result<Vec<&'db Event>, ObjectError> {
         let path = RepoPath::new(self.db, path.to_owned());
-        Ok(lineage(self.db, self.tip, path)
-            .as_ref()
-            .map_err(Clone::clone)?
-            .iter()
+        Ok(lineage(self.db, self.tip, path)?
             .filter(|event| self.holds(event.commit))
             .collect())
     }

@@ -206,7 +206,7 @@ fn the_tip_moving_backwards_parses_nothing() {
     assert_eq!(count(&run, "image_units"), 0, "{run:?}");
     assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
     assert!(
-        count(&run, "lineage") > 0,
+        count(&run, "tip_lineage") > 0,
         "the old tip's lineages are checked against the grown change index: {run:?}"
     );
     assert_eq!(
