@@ -131,3 +131,76 @@ fn distinct_images(repo: &FixtureRepo) -> usize {
     }
     pairs.len()
 }
+
+/// A tip's lineages are projected once per set of renames the tip reaches: moving past
+/// commits that rename nothing re-keeps the projected events (no `projected_events`
+/// runs, though every `tip_lineage` does), and a tip that first reaches a rename projects
+/// the renamed file again. At every tip the answer is a fresh database's.
+#[test]
+fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
+    use crate::support::{TWO_FUNCTIONS_PY, commit, count, edit, git, repo, spec};
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            ("a.py", TWO_FUNCTIONS_PY),
+            (".spec/n/spec.md", &spec(&["b.py#f"], &[])),
+        ],
+        "v1",
+    );
+    let v2 = edit(TWO_FUNCTIONS_PY, "a = 1", "a = 2");
+    let before = commit(&mut repo, &[("a.py", &v2)], "hit f under a.py");
+    git(&repo, &["mv", "a.py", "b.py"]);
+    let renamed = repo.commit("rename a.py to b.py").expect("commit");
+    let v3 = edit(&v2, "a = 2", "a = 3");
+    let after = commit(&mut repo, &[("b.py", &v3)], "hit f under b.py");
+    let last = commit(
+        &mut repo,
+        &[("b.py", &edit(&v3, "a = 3", "a = 4"))],
+        "hit f again",
+    );
+
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    let mut step = |tip: &str| {
+        let oid = db.resolve_commit(tip).expect("a commit");
+        db.take_executed_queries();
+        db.apply_changes(&[ChangeEvent::TipAt(oid)]).expect("a tip");
+        let report = lint(&db).expect("valid specs");
+        assert_eq!(report, fresh_lint_at(&repo, oid), "at {tip}");
+        (report, db.take_executed_queries())
+    };
+    let (_, run) = step(&before);
+    assert_eq!(
+        count(&run, "projected_events"),
+        2,
+        "b.py and the spec, first seen: {run:?}"
+    );
+    let (_, run) = step(&renamed);
+    assert_eq!(
+        count(&run, "projected_events"),
+        1,
+        "the rename is reachable now: b.py is projected again, the spec is not: {run:?}"
+    );
+    for tip in [&after, &last] {
+        let (report, run) = step(tip);
+        assert_eq!(
+            count(&run, "tip_lineage"),
+            2,
+            "each tip keeps its events: {run:?}"
+        );
+        assert_eq!(count(&run, "projected_events"), 0, "no new rename: {run:?}");
+        if tip == &last {
+            let hit = report
+                .findings
+                .iter()
+                .find(|finding| finding.code == "anchor-hit")
+                .expect("f was hit");
+            let commits: Vec<&str> = hit.hits.iter().map(|h| h.commit.as_str()).collect();
+            assert_eq!(
+                commits,
+                vec![last.as_str(), after.as_str(), before.as_str()],
+                "the edits under both paths, newest first"
+            );
+        }
+    }
+}
