@@ -1,17 +1,19 @@
 //! `replay-bench REPO [--tips N] [--runs R] [--keep DIR]`: `keel replay` through the newest N
-//! first-parent tips of a real history in one process, against one cold `keel lint` of the
+//! first-parent tips of a real history in one process, against a cold `keel lint` of the
 //! newest tip, with both answers checked.
 //!
 //! REPO is a `lint-bench prepare`d repository (its spec nodes merged onto the default
 //! branch); it is only read. The bench clones it and rewrites the clone's history so that
 //! the spec files stand in every commit from the N-th first-parent commit back to the
 //! pre-merge tip (`git filter-branch --index-filter`), so every replayed tip has nodes to
-//! judge, with windows that grow tip by tip. Then, with the on-disk memo cleared before
-//! each run: R cold `keel lint --format json` runs of the tip, and one `keel replay --last
+//! judge, with windows that grow tip by tip. Then R rounds, the on-disk memo cleared
+//! before each run: a cold `keel lint --format json` of the tip, then `keel replay --last
 //! N --first-parent` with a pinned control (`--expect` of an anchor-hit the cold lint
-//! reports at the tip). Checked: the replay exits 0 (the control held) with N lines of
-//! `keel.replay.v1`, oldest first, the last at the tip; the last line's nodes, findings
-//! by code, debt and blocked equal the cold report's, counted here from its JSON.
+//! reports at the tip); alternating, a slow spell of the machine falls on both sides, and
+//! the ratio is of the two medians. Checked: the replay exits 0 (the control held) with N
+//! lines of `keel.replay.v1`, oldest first, the last at the tip, the same lines (but
+//! `stats`) in every round; the last line's nodes, findings by code, debt and blocked
+//! equal the cold report's, counted here from its JSON.
 //! `--keep DIR` rewrites into DIR instead of a temporary folder and leaves it there; a DIR
 //! an earlier `--keep` rewrote (it has branch `replay`) is reused as it is, so a profile
 //! of `keel replay` can run on the same history.
@@ -97,43 +99,62 @@ fn run() -> Result<bool, String> {
         );
     }
     let tip = git_stdout(&repo, &["rev-parse", "HEAD"])?.trim().to_owned();
+    // Rounds of one cold lint then one replay, so a machine's slow spell falls on both.
     let mut cold_times = Vec::new();
+    let mut replay_times = Vec::new();
+    let (mut cold_cpu, mut replay_cpu) = (Vec::new(), Vec::new());
     let mut cold = (Value::Null, 0);
-    for _ in 0..options.runs {
+    let mut replayed: Option<(i32, String, String)> = None;
+    let mut same_lines = true;
+    let tips = options.tips.to_string();
+    for _ in 0..options.runs.max(1) {
         keel_run(&keel, &repo, &["cache", "clear"])?;
+        let cpu = children_cpu();
         let (time, code, stdout, _) = keel_run(&keel, &repo, &["lint", "--format", "json"])?;
         cold_times.push(time);
+        cold_cpu.push(
+            children_cpu()
+                .zip(cpu)
+                .map(|(after, before)| after - before),
+        );
         let report: Value = serde_json::from_str(&stdout).map_err(|e| format!("lint JSON: {e}"))?;
         cold = (report, code);
+        let expect = control(&cold.0)?;
+        keel_run(&keel, &repo, &["cache", "clear"])?;
+        let cpu = children_cpu();
+        let (time, code, stdout, stderr) = keel_run(
+            &keel,
+            &repo,
+            &[
+                "replay",
+                "--last",
+                &tips,
+                "--first-parent",
+                "--expect",
+                &expect,
+            ],
+        )?;
+        replay_times.push(time);
+        replay_cpu.push(
+            children_cpu()
+                .zip(cpu)
+                .map(|(after, before)| after - before),
+        );
+        if let Some((_, earlier, _)) = &replayed {
+            same_lines &= without_stats(earlier) == without_stats(&stdout);
+        }
+        replayed = Some((code, stdout, stderr));
     }
     let (report, cold_code) = cold;
-    let control = report["findings"]
-        .as_array()
-        .and_then(|findings| findings.iter().find(|f| f["code"] == "anchor-hit"))
-        .and_then(|f| f["node"].as_str())
-        .ok_or("the cold lint reports no anchor-hit to pin as a control")?
-        .to_owned();
-    let expect = format!("HEAD:{control}:anchor-hit");
-    keel_run(&keel, &repo, &["cache", "clear"])?;
-    let tips = options.tips.to_string();
-    let (replay_time, replay_code, stdout, stderr) = keel_run(
-        &keel,
-        &repo,
-        &[
-            "replay",
-            "--last",
-            &tips,
-            "--first-parent",
-            "--expect",
-            &expect,
-        ],
-    )?;
+    let expect = control(&report)?;
+    let (replay_code, stdout, stderr) = replayed.unwrap_or_default();
     let lines: Vec<Value> = stdout
         .lines()
         .map(serde_json::from_str)
         .collect::<Result<_, _>>()
         .map_err(|e| format!("replay line: {e}"))?;
-    let mut ok = check(
+    let mut ok = check(same_lines, "the replay's lines differ between runs");
+    ok &= check(
         replay_code == 0,
         &format!("replay exit {replay_code}: {stderr}"),
     );
@@ -167,29 +188,79 @@ fn run() -> Result<bool, String> {
             .sum()
     };
     cold_times.sort();
+    replay_times.sort();
     let median = cold_times[cold_times.len() / 2];
+    let replay_time = replay_times[replay_times.len() / 2];
     println!(
         "keel lint, cold, tip:        {:8.1} ms (median of {})",
         ms(median),
-        options.runs
+        cold_times.len()
     );
     println!(
-        "keel replay, {} tips:      {:8.1} ms = {:.2} ms a tip; {} images parsed, {} hunk sets diffed in all",
+        "keel replay, {} tips:      {:8.1} ms (median of {}) = {:.2} ms a tip; {} images parsed, {} hunk sets diffed in all",
         options.tips,
         ms(replay_time),
+        replay_times.len(),
         ms(replay_time) / options.tips as f64,
         sum("images_parsed"),
         sum("hunk_sets_diffed")
     );
     println!(
-        "replay / cold lint:          {:8.2}×",
+        "replay / cold lint:          {:8.2}× (medians)",
         replay_time.as_secs_f64() / median.as_secs_f64()
     );
+    let cpu_median = |runs: &mut Vec<Option<Duration>>| {
+        runs.sort();
+        runs[runs.len() / 2]
+    };
+    if let (Some(cold), Some(replay)) = (cpu_median(&mut cold_cpu), cpu_median(&mut replay_cpu)) {
+        println!(
+            "CPU time (user + system):    {:8.1} ms cold lint, {:.1} ms replay: {:.2}× (medians; the cold lint warms on every core, the replay's later tips run on one)",
+            ms(cold),
+            ms(replay),
+            replay.as_secs_f64() / cold.as_secs_f64()
+        );
+    }
     println!(
         "at the tip: {nodes} nodes, debt {debt}, findings {codes:?}; control {expect} held: {}",
         replay_code == 0
     );
     Ok(ok)
+}
+
+/// The CPU time of this process's waited-for children (user + system), from
+/// `/proc/self/stat` (Linux; in USER_HZ ticks, 100 a second): `None` elsewhere.
+fn children_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses: state is field 3.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
+    let (user, system) = (ticks(16)?, ticks(17)?);
+    Some(Duration::from_millis((user + system) * 10))
+}
+
+/// The pinned control: the first anchor-hit of a cold report, at HEAD.
+fn control(report: &Value) -> Result<String, String> {
+    let node = report["findings"]
+        .as_array()
+        .and_then(|findings| findings.iter().find(|f| f["code"] == "anchor-hit"))
+        .and_then(|f| f["node"].as_str())
+        .ok_or("the cold lint reports no anchor-hit to pin as a control")?;
+    Ok(format!("HEAD:{node}:anchor-hit"))
+}
+
+/// Replay lines without their `stats`: the answers, which every run must repeat.
+fn without_stats(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .map(|mut line| {
+            if let Some(fields) = line.as_object_mut() {
+                fields.remove("stats");
+            }
+            line
+        })
+        .collect()
 }
 
 fn ms(time: Duration) -> f64 {
