@@ -215,12 +215,8 @@ impl Settings {
             let Err(err) = trailer_regex(pattern) else {
                 continue;
             };
-            let section = text.find("[trailers]").unwrap_or(0);
-            let line = text[section..].find(harness.as_str()).map_or(1, |offset| {
-                line_of_offset(text.as_bytes(), section + offset)
-            });
             return Err(SettingsError {
-                line,
+                line: trailer_line(text, harness),
                 message: format!(
                     "[trailers] {harness}: not a valid regex ({})",
                     regex_reason(&err)
@@ -231,6 +227,21 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// The line of `[trailers]`' pattern for `harness`: where TOML puts its value (a search
+/// of the text could stop at a comment or at a key that holds the name, `robot` for
+/// `bot`). Read only on the error path; 1 if the text gives no span.
+fn trailer_line(text: &str, harness: &str) -> usize {
+    #[derive(serde::Deserialize)]
+    struct Spans {
+        #[serde(default)]
+        trailers: BTreeMap<String, toml::Spanned<String>>,
+    }
+    toml::from_str::<Spans>(text)
+        .ok()
+        .and_then(|spans| spans.trailers.get(harness).map(|value| value.span().start))
+        .map_or(1, |start| line_of_offset(text.as_bytes(), start))
 }
 
 /// The one rule for compiling an agent trailer pattern: Rust regex syntax, matched
@@ -265,9 +276,12 @@ mod tests {
 
     #[test]
     fn bad_trailer_regex_names_its_line_and_a_good_one_parses() {
-        let err = Settings::parse("# bot = \"(\"\n[trailers]\nother = \"^x\"\nbot = \"(\"\n")
+        let err = Settings::parse("# bot = \"(\"\n[trailers]\nrobot = \"^x\"\n\"bot\" = \"(\"\n")
             .expect_err("an unclosed group is not a regex");
-        assert_eq!(err.line, 4, "{err}");
+        assert_eq!(
+            err.line, 4,
+            "the pattern's own line, not the comment's or robot's: {err}"
+        );
         assert!(
             err.message
                 .starts_with("[trailers] bot: not a valid regex ("),
