@@ -452,6 +452,19 @@ fn push_under<T>(map: &mut FxHashMap<String, Vec<T>>, key: &str, item: T) {
     }
 }
 
+/// The known commits that changed `path` and how ([`ChangeIndex::changes_at`]): one
+/// path's part of the change index, backdated when a commit read leaves it unchanged, so
+/// what reads only it ([`path_renames`], lineage projections) re-runs only for the paths
+/// a new commit touched.
+#[salsa::tracked(returns(ref))]
+pub fn path_changes<'db>(
+    db: &'db dyn Db,
+    path: RepoPath<'db>,
+) -> Result<Vec<(Commit, ChangeKind)>, ObjectError> {
+    let index = change_index(db).as_ref().map_err(Clone::clone)?;
+    Ok(index.changes_at(path.text(db)).to_vec())
+}
+
 /// The renames known commits authored at one path, whatever the tip: away from it
 /// ([`authored_rename_target`]) and into it ([`authored_rename_source`]). A tip keeps the
 /// ones it reaches; a path no commit renamed has two empty lists.
@@ -467,10 +480,10 @@ pub struct PathRenames {
 /// the tip moves (backdated when that path's renames are unchanged).
 #[salsa::tracked(returns(ref))]
 pub fn path_renames<'db>(db: &'db dyn Db, path: RepoPath<'db>) -> Result<PathRenames, ObjectError> {
-    let index = change_index(db).as_ref().map_err(Clone::clone)?;
+    let changes = path_changes(db, path).as_ref().map_err(Clone::clone)?;
     let text = path.text(db);
     let mut renames = PathRenames::default();
-    for &(commit, kind) in index.by_path.get(text.as_str()).into_iter().flatten() {
+    for &(commit, kind) in changes {
         match kind {
             ChangeKind::Deleted => {
                 if let Some(to) = authored_rename_target(db, commit, text)? {

@@ -17,7 +17,7 @@
 //! lines (`drift`).
 
 use crate::history::{
-    ChangeKind, Order, TipHistory, ancestry, change_index, order, renames_at, tip_history,
+    ChangeKind, Order, TipHistory, ancestry, order, path_changes, renames_at, tip_history,
 };
 use crate::tree::RepoPath;
 use keel_engine::Db;
@@ -53,7 +53,6 @@ pub fn projected_events<'db>(
     db: &'db dyn Db,
     projection: Projection<'db>,
 ) -> Result<Vec<Event>, ObjectError> {
-    let index = change_index(db).as_ref().map_err(Clone::clone)?;
     let target = projection.path(db).clone();
     let reachable = projection.renames(db);
     let mut projector = Projector {
@@ -66,7 +65,10 @@ pub fn projected_events<'db>(
     let mut seen = FxHashSet::from_iter([target.clone()]);
     while let Some(path) = pending.pop() {
         let renames = renames_at(db, &path)?;
-        for &(commit, kind) in index.changes_at(&path).iter().rev() {
+        let changes = path_changes(db, RepoPath::new(db, path.clone()))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        for &(commit, kind) in changes.iter().rev() {
             // A rename away from `path` is one event, at its target: not an event here.
             if renames.away.iter().any(|(rename, _)| *rename == commit) {
                 continue;

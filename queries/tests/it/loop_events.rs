@@ -184,6 +184,14 @@ fn a_new_commit_parses_only_its_own_image_and_diffs_only_its_own_pair() {
         1,
         "a commit was read: the history's change index is rebuilt once: {run:?}"
     );
+    // Six lineage paths (app.py, lib.py, util.py and the three spec.md): each one's part
+    // of the change index is read again; only app.py's changed, so only its renames and
+    // its projection run again (the others are backdated).
+    assert_eq!(count(&cold_run, "path_changes"), 6, "{cold_run:?}");
+    assert_eq!(count(&cold_run, "projected_events"), 6, "{cold_run:?}");
+    assert_eq!(count(&run, "path_changes"), 6, "{run:?}");
+    assert_eq!(count(&run, "path_renames"), 1, "app.py's: {run:?}");
+    assert_eq!(count(&run, "projected_events"), 1, "app.py's: {run:?}");
 
     assert_eq!(hit_commits(&warm, "app"), vec![added]);
     assert_same(&warm, &lp.fresh(None), "after a new commit");
