@@ -12,6 +12,7 @@ mod html;
 mod render;
 mod replay_html;
 mod sarif;
+mod usage;
 
 use clap::Parser;
 use exit::ExitStatus;
@@ -26,9 +27,14 @@ fn main() -> ExitCode {
             } else {
                 ExitStatus::Clean
             };
-            // Printing clap's own message (help, version or a usage error) cannot fail in
-            // a way keel could report better than by its exit status.
-            let _ = err.print();
+            if status == ExitStatus::Clean {
+                // Printing help or the version cannot fail in a way keel could report
+                // better than by its exit status.
+                let _ = err.print();
+            } else {
+                let argv: Vec<String> = std::env::args().skip(1).collect();
+                eprint!("{}", usage::usage_message(&err, &argv));
+            }
             return status.into();
         }
     };

@@ -1493,6 +1493,20 @@ fn other_rows() -> Vec<Row> {
             "error: unrecognized subcommand 'bogus'",
         ),
         row(
+            "cache: no subcommand",
+            clean,
+            &["cache"],
+            2,
+            "error: `keel cache` needs a subcommand; repair: run one of `keel cache info`, `keel cache clear`",
+        ),
+        row(
+            "hook: no subcommand",
+            clean,
+            &["hook"],
+            2,
+            "error: `keel hook` needs a subcommand; repair: run one of `keel hook install`, `keel hook uninstall`, `keel hook run`",
+        ),
+        row(
             "watch: an unknown flag",
             clean,
             &["watch", "--bogus"],
