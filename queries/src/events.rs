@@ -123,8 +123,15 @@ pub fn authored(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, ObjectE
 }
 
 /// Did the event author the file's CONTENT (a spec version)? As [`authored`], except that
-/// a pure rename (the same blob under a new path) and a deletion author none.
-pub fn authored_content(db: &dyn Db, commit: Commit, path: &str) -> Result<bool, ObjectError> {
+/// a pure rename (the same blob under a new path) and a deletion author none. Memoized
+/// per event: a node's versions ask it of the same spec events at every tip.
+#[salsa::tracked(returns(clone))]
+pub fn authored_content<'db>(
+    db: &'db dyn Db,
+    commit: Commit,
+    path: RepoPath<'db>,
+) -> Result<bool, ObjectError> {
+    let path = path.text(db);
     let Some(change) = change_at(db, commit, path)? else {
         return Ok(false);
     };

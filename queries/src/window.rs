@@ -44,7 +44,8 @@ pub fn node_versions<'db>(
     let events = lineage(db, tip, spec)?;
     let mut versions: Vec<Commit> = Vec::new();
     for event in events {
-        if authored_content(db, event.commit, &event.path)? && !versions.contains(&event.commit) {
+        let at = RepoPath::new(db, event.path.clone());
+        if authored_content(db, event.commit, at)? && !versions.contains(&event.commit) {
             versions.push(event.commit);
         }
     }

@@ -134,8 +134,9 @@ fn distinct_images(repo: &FixtureRepo) -> usize {
 
 /// A tip's lineages are projected once per set of renames the tip reaches: moving past
 /// commits that rename nothing re-keeps the projected events (no `projected_events`
-/// runs, though every `tip_lineage` does), and a tip that first reaches a rename projects
-/// the renamed file again. At every tip the answer is a fresh database's.
+/// runs, though every `tip_lineage` does; nor does `authored_content` of the spec's event,
+/// though `node_versions` does), and a tip that first reaches a rename projects the renamed
+/// file again. At every tip the answer is a fresh database's.
 #[test]
 fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
     use crate::support::{TWO_FUNCTIONS_PY, commit, count, edit, git, repo, spec};
@@ -175,6 +176,11 @@ fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
         2,
         "b.py and the spec, first seen: {run:?}"
     );
+    assert_eq!(
+        count(&run, "authored_content"),
+        1,
+        "the spec's one event: {run:?}"
+    );
     let (_, run) = step(&renamed);
     assert_eq!(
         count(&run, "projected_events"),
@@ -189,6 +195,12 @@ fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
             "each tip keeps its events: {run:?}"
         );
         assert_eq!(count(&run, "projected_events"), 0, "no new rename: {run:?}");
+        assert_eq!(count(&run, "node_versions"), 1, "{run:?}");
+        assert_eq!(
+            count(&run, "authored_content"),
+            0,
+            "the versions are read again, each event's answer kept: {run:?}"
+        );
         if tip == &last {
             let hit = report
                 .findings
