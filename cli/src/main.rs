@@ -32,8 +32,7 @@ fn main() -> ExitCode {
                 // better than by its exit status.
                 let _ = err.print();
             } else {
-                let argv: Vec<String> = std::env::args().skip(1).collect();
-                eprint!("{}", usage::usage_message(&err, &argv));
+                eprint!("{}", usage::usage_message(&err));
             }
             return status.into();
         }

@@ -2,16 +2,16 @@
 //! of clap's closing hint, and one line, as keel's own refusals are, for a missing
 //! subcommand (in place of the help clap would print as an error).
 //!
-//! Owns: naming the subcommand the argv reached (`keel cache`, `keel hook run`) and the
-//! repair for it. Does not own: parsing (clap, `commands::Cli`) or the exit code (`exit`).
+//! Owns: naming the command clap stopped in (from its usage line: `keel cache`,
+//! `keel hook run`) and the repair for it. Does not own: parsing (clap, `commands::Cli`) or the exit code (`exit`).
 
 use clap::CommandFactory;
 use clap::error::ErrorKind;
 
-/// What to print on stderr for a clap error that is a usage error (`argv` without the
-/// program name).
-pub(crate) fn usage_message(err: &clap::Error, argv: &[String]) -> String {
-    let (path, command) = reached(argv);
+/// What to print on stderr for a clap error that is a usage error.
+pub(crate) fn usage_message(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let (path, command) = usage_command(&rendered);
     if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
         let names: Vec<String> = command
             .get_subcommands()
@@ -23,7 +23,6 @@ pub(crate) fn usage_message(err: &clap::Error, argv: &[String]) -> String {
             names.join(", ")
         );
     }
-    let rendered = err.render().to_string();
     let message = rendered
         .trim_end()
         .strip_suffix("For more information, try '--help'.")
@@ -32,13 +31,23 @@ pub(crate) fn usage_message(err: &clap::Error, argv: &[String]) -> String {
     format!("{message}\n\nrepair: see `{path} --help` for its arguments and the values they take\n")
 }
 
-/// The deepest subcommand `argv` names, as typed (`keel hook run`), and its definition.
-fn reached(argv: &[String]) -> (String, clap::Command) {
+/// The command clap's message names in its usage line (`Usage: keel cache [OPTIONS]
+/// <COMMAND>` names `keel cache`) and its definition: the command clap was parsing when
+/// it stopped, whatever values the argv held. `keel` itself when no usage line is shown.
+fn usage_command(rendered: &str) -> (String, clap::Command) {
     let mut command = crate::commands::Cli::command();
     let mut path = String::from("keel");
-    for arg in argv {
-        let Some(sub) = command.find_subcommand(arg).cloned() else {
-            continue;
+    let usage = rendered
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("Usage: "))
+        .unwrap_or_default();
+    let names = usage
+        .split_whitespace()
+        .skip(1)
+        .take_while(|word| !word.starts_with(['[', '<', '-']));
+    for name in names {
+        let Some(sub) = command.find_subcommand(name).cloned() else {
+            break;
         };
         path.push(' ');
         path.push_str(sub.get_name());
@@ -52,15 +61,11 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn argv(args: &[&str]) -> Vec<String> {
-        args.iter().map(|arg| (*arg).to_owned()).collect()
-    }
-
     fn message(args: &[&str]) -> String {
         let mut full = vec!["keel"];
         full.extend_from_slice(args);
         let err = crate::commands::Cli::try_parse_from(full).expect_err("a usage error");
-        usage_message(&err, &argv(args))
+        usage_message(&err)
     }
 
     #[test]
@@ -86,6 +91,12 @@ mod tests {
             text.contains("repair: see `keel cache clear --help`"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_value_spelled_like_a_subcommand_is_not_taken_for_one() {
+        let text = message(&["cache", "--repo", "info"]);
+        assert!(text.contains("repair: see `keel cache --help`"), "{text}");
     }
 
     #[test]

@@ -573,11 +573,6 @@ impl<'db> TipHistory<'db> {
             .collect()
     }
 
-    /// The reachable commits that changed `path` and how, newest first in walk order.
-    pub fn changes(&self, path: &str) -> Vec<(Commit, ChangeKind)> {
-        self.reachable(self.changes.by_path.get(path))
-    }
-
     /// Every path some reachable commit changed.
     pub fn paths(&self) -> impl Iterator<Item = &'db str> + '_ {
         self.changes

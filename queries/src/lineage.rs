@@ -17,7 +17,8 @@
 //! lines (`drift`).
 
 use crate::history::{
-    ChangeKind, Order, TipHistory, ancestry, order, path_changes, renames_at, tip_history,
+    ChangeKind, Order, TipHistory, ancestry, order, path_changes, path_renames, renames_at,
+    tip_history,
 };
 use crate::tree::RepoPath;
 use keel_engine::Db;
@@ -64,10 +65,9 @@ pub fn projected_events<'db>(
     let mut pending = vec![target.clone()];
     let mut seen = FxHashSet::from_iter([target.clone()]);
     while let Some(path) = pending.pop() {
-        let renames = renames_at(db, &path)?;
-        let changes = path_changes(db, RepoPath::new(db, path.clone()))
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let at = RepoPath::new(db, path.clone());
+        let renames = path_renames(db, at).as_ref().map_err(Clone::clone)?;
+        let changes = path_changes(db, at).as_ref().map_err(Clone::clone)?;
         for &(commit, kind) in changes.iter().rev() {
             // A rename away from `path` is one event, at its target: not an event here.
             if renames.away.iter().any(|(rename, _)| *rename == commit) {

@@ -100,54 +100,35 @@ fn run() -> Result<bool, String> {
     }
     let tip = git_stdout(&repo, &["rev-parse", "HEAD"])?.trim().to_owned();
     // Rounds of one cold lint then one replay, so a machine's slow spell falls on both.
-    let mut cold_times = Vec::new();
-    let mut replay_times = Vec::new();
-    let (mut cold_cpu, mut replay_cpu) = (Vec::new(), Vec::new());
-    let mut cold = (Value::Null, 0);
-    let mut replayed: Option<(i32, String, String)> = None;
-    let mut same_lines = true;
+    let mut colds: Vec<KeelRun> = Vec::new();
+    let mut replays: Vec<KeelRun> = Vec::new();
+    let (mut report, mut expect) = (Value::Null, String::new());
     let tips = options.tips.to_string();
     for _ in 0..options.runs.max(1) {
         keel_run(&keel, &repo, &["cache", "clear"])?;
-        let cpu = children_cpu();
-        let (time, code, stdout, _) = keel_run(&keel, &repo, &["lint", "--format", "json"])?;
-        cold_times.push(time);
-        cold_cpu.push(
-            children_cpu()
-                .zip(cpu)
-                .map(|(after, before)| after - before),
-        );
-        let report: Value = serde_json::from_str(&stdout).map_err(|e| format!("lint JSON: {e}"))?;
-        cold = (report, code);
-        let expect = control(&cold.0)?;
+        let cold = keel_run(&keel, &repo, &["lint", "--format", "json"])?;
+        report = serde_json::from_str(&cold.stdout).map_err(|e| format!("lint JSON: {e}"))?;
+        expect = control(&report)?;
+        colds.push(cold);
         keel_run(&keel, &repo, &["cache", "clear"])?;
-        let cpu = children_cpu();
-        let (time, code, stdout, stderr) = keel_run(
-            &keel,
-            &repo,
-            &[
-                "replay",
-                "--last",
-                &tips,
-                "--first-parent",
-                "--expect",
-                &expect,
-            ],
-        )?;
-        replay_times.push(time);
-        replay_cpu.push(
-            children_cpu()
-                .zip(cpu)
-                .map(|(after, before)| after - before),
-        );
-        if let Some((_, earlier, _)) = &replayed {
-            same_lines &= without_stats(earlier) == without_stats(&stdout);
-        }
-        replayed = Some((code, stdout, stderr));
+        let args = [
+            "replay",
+            "--last",
+            &tips,
+            "--first-parent",
+            "--expect",
+            &expect,
+        ];
+        replays.push(keel_run(&keel, &repo, &args)?);
     }
-    let (report, cold_code) = cold;
-    let expect = control(&report)?;
-    let (replay_code, stdout, stderr) = replayed.unwrap_or_default();
+    let same_lines = replays
+        .windows(2)
+        .all(|pair| without_stats(&pair[0].stdout) == without_stats(&pair[1].stdout));
+    let (Some(cold), Some(replayed)) = (colds.last(), replays.last()) else {
+        return Err("no round ran".to_owned());
+    };
+    let cold_code = cold.code;
+    let (replay_code, stdout, stderr) = (replayed.code, &replayed.stdout, &replayed.stderr);
     let lines: Vec<Value> = stdout
         .lines()
         .map(serde_json::from_str)
@@ -187,20 +168,18 @@ fn run() -> Result<bool, String> {
             .map(|line| line["stats"][key].as_u64().unwrap_or(0))
             .sum()
     };
-    cold_times.sort();
-    replay_times.sort();
-    let median = cold_times[cold_times.len() / 2];
-    let replay_time = replay_times[replay_times.len() / 2];
+    let median = median_of(colds.iter().map(|run| run.time));
+    let replay_time = median_of(replays.iter().map(|run| run.time));
     println!(
         "keel lint, cold, tip:        {:8.1} ms (median of {})",
         ms(median),
-        cold_times.len()
+        colds.len()
     );
     println!(
         "keel replay, {} tips:      {:8.1} ms (median of {}) = {:.2} ms a tip; {} images parsed, {} hunk sets diffed in all",
         options.tips,
         ms(replay_time),
-        replay_times.len(),
+        replays.len(),
         ms(replay_time) / options.tips as f64,
         sum("images_parsed"),
         sum("hunk_sets_diffed")
@@ -209,11 +188,12 @@ fn run() -> Result<bool, String> {
         "replay / cold lint:          {:8.2}× (medians)",
         replay_time.as_secs_f64() / median.as_secs_f64()
     );
-    let cpu_median = |runs: &mut Vec<Option<Duration>>| {
-        runs.sort();
-        runs[runs.len() / 2]
+    let cpu = |runs: &[KeelRun]| -> Option<Duration> {
+        Some(median_of(
+            runs.iter().map(|run| run.cpu).collect::<Option<Vec<_>>>()?,
+        ))
     };
-    if let (Some(cold), Some(replay)) = (cpu_median(&mut cold_cpu), cpu_median(&mut replay_cpu)) {
+    if let (Some(cold), Some(replay)) = (cpu(&colds), cpu(&replays)) {
         println!(
             "CPU time (user + system):    {:8.1} ms cold lint, {:.1} ms replay: {:.2}× (medians; the cold lint warms on every core, the replay's later tips run on one)",
             ms(cold),
@@ -316,11 +296,18 @@ fn spread_specs(repo: &Path, tips: usize) -> Result<(), String> {
 }
 
 /// Runs keel in `repo`: (time, exit code, stdout, stderr); exit 2 is an error.
-fn keel_run(
-    keel: &Path,
-    repo: &Path,
-    args: &[&str],
-) -> Result<(Duration, i32, String, String), String> {
+/// One `keel` run: its wall and CPU time, exit code and output.
+struct KeelRun {
+    time: Duration,
+    /// `None` where the OS does not tell (see [`children_cpu`]).
+    cpu: Option<Duration>,
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn keel_run(keel: &Path, repo: &Path, args: &[&str]) -> Result<KeelRun, String> {
+    let cpu_before = children_cpu();
     let started = Instant::now();
     let output = Command::new(keel)
         .args(args)
@@ -329,13 +316,29 @@ fn keel_run(
         .output()
         .map_err(|e| e.to_string())?;
     let time = started.elapsed();
+    let cpu = children_cpu()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
     let code = output.status.code().unwrap_or(-1);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     if code == 2 || code < 0 {
         return Err(format!("keel {}: exit {code}: {stderr}", args.join(" ")));
     }
-    Ok((time, code, stdout, stderr))
+    Ok(KeelRun {
+        time,
+        cpu,
+        code,
+        stdout,
+        stderr,
+    })
+}
+
+/// The median of some durations (the upper one of an even count).
+fn median_of(times: impl IntoIterator<Item = Duration>) -> Duration {
+    let mut times: Vec<Duration> = times.into_iter().collect();
+    times.sort();
+    times.get(times.len() / 2).copied().unwrap_or_default()
 }
 
 /// A `keel.lint.v1` report's nodes, findings by code and distinct (node, selector,
