@@ -4,7 +4,8 @@
 //! the caller installs PyCG from its repository, `pip install <checkout>` — PyPI's 0.0.8
 //! does not import; it is never a dependency of keel).
 //!
-//! Cold: a fresh database builds the whole graph of the working tree's sources under DIR.
+//! Cold: a fresh database builds the whole graph of the working tree's sources under DIR,
+//! each run on a new thread, so that no parse hint an earlier run left on its thread helps.
 //! Edit: in the same database, one function body of the largest source file gains a
 //! statement (hashed in memory, the tree input set to it) and the graph is asked again; the
 //! warm answer is checked against a fresh database's. Both sides answer the same question,
@@ -76,6 +77,13 @@ fn options() -> Result<Options, String> {
     Ok(options)
 }
 
+/// One run's times, and the cold graph's shape.
+struct Run {
+    cold: Duration,
+    warm: Duration,
+    answer: (usize, usize, usize),
+}
+
 /// The graph's size, to compare two answers.
 fn shape(graph: &CallGraph) -> (usize, usize, usize) {
     (graph.nodes.len(), graph.edges.len(), graph.unresolved.len())
@@ -107,31 +115,17 @@ fn run(options: &Options) -> Result<(), String> {
     let mut warm = Vec::new();
     let mut answer = (0, 0, 0);
     for _ in 0..options.runs {
-        let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
-        let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
-        let started = Instant::now();
-        let tree = db.sources(graph_inputs(&files));
-        answer = shape(call_graph_on_threads(&db, tree, options.threads));
-        cold.push(started.elapsed());
-        let mut next = files.clone();
-        let blob = db.objects().insert_blob(&edited);
-        for (path, oid) in &mut next {
-            if *path == edited_path {
-                *oid = blob;
-            }
-        }
-        let started = Instant::now();
-        db.set_sources(tree, graph_inputs(&next));
-        let edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
-        warm.push(started.elapsed());
-        let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
-        fresh.objects().insert_blob(&edited);
-        let fresh_answer = shape(call_graph(&fresh, fresh.sources(graph_inputs(&next))));
-        if fresh_answer != edited_answer {
-            return Err(format!(
-                "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"
-            ));
-        }
+        // Each run on a new thread: the parse hints are per thread, so a cold run on a
+        // thread that already parsed these files would not be cold.
+        let run = std::thread::scope(|scope| {
+            scope
+                .spawn(|| one_run(options, &edited_path, &edited))
+                .join()
+                .map_err(|_| "a run panicked".to_owned())
+        })??;
+        cold.push(run.cold);
+        warm.push(run.warm);
+        answer = run.answer;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let median = |samples: &mut Vec<Duration>| {
@@ -156,6 +150,47 @@ fn run(options: &Options) -> Result<(), String> {
         pycg(options, &files)?;
     }
     Ok(())
+}
+
+/// One cold graph of the working tree's sources in a fresh database, then the graph
+/// after `edited_path` becomes `edited` in the same database; the warm answer is checked
+/// against a fresh database's.
+fn one_run(
+    options: &Options,
+    edited_path: &str,
+    edited: &[u8],
+) -> Result<Run, String> {
+    let wanted = |path: &str| is_graph_input(path) && path.starts_with(&options.under);
+    let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
+    let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let tree = db.sources(graph_inputs(&files));
+    let answer = shape(call_graph_on_threads(&db, tree, options.threads));
+    let cold = started.elapsed();
+    let mut next = files.clone();
+    let blob = db.objects().insert_blob(edited);
+    for (path, oid) in &mut next {
+        if *path == edited_path {
+            *oid = blob;
+        }
+    }
+    let started = Instant::now();
+    db.set_sources(tree, graph_inputs(&next));
+    let edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
+    let warm = started.elapsed();
+    let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
+    fresh.objects().insert_blob(edited);
+    let fresh_answer = shape(call_graph(&fresh, fresh.sources(graph_inputs(&next))));
+    if fresh_answer != edited_answer {
+        return Err(format!(
+            "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"
+        ));
+    }
+    Ok(Run {
+        cold,
+        warm,
+        answer,
+    })
 }
 
 /// The bytes of `path` with a statement added to the first function body: after the first

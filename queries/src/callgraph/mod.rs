@@ -260,7 +260,10 @@ pub fn call_graph(db: &dyn Db, tree: Sources) -> CallGraph {
 
 /// [`call_graph`] built on `threads` database clones: first every file's own work
 /// (parsing, facts, interface) is shared out, then every file's resolution, and the graph
-/// is assembled from the warm memos. The answer does not depend on `threads`.
+/// is assembled from the warm memos. The answer does not depend on `threads`. The helpers
+/// start from this thread's parse hints and hand back the ones they make
+/// ([`crate::extract::Hints`]), so a graph of an edited tree asked later on this thread
+/// reparses the edited files incrementally, whichever thread takes them.
 pub fn call_graph_on_threads<D: Db + Clone + Send>(
     db: &D,
     tree: Sources,
@@ -269,22 +272,34 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
     if threads > 1 {
         let paths: Vec<String> = tree.source_paths(db).map(str::to_owned).collect();
         for phase in [warm_file, resolved_file] {
+            let start = crate::extract::thread_hints();
             let next = std::sync::atomic::AtomicUsize::new(0);
-            std::thread::scope(|spawner| {
-                for _ in 0..threads {
-                    let clone = db.clone();
-                    let (next, paths) = (&next, &paths);
-                    spawner.spawn(move || {
-                        loop {
-                            let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(path) = paths.get(taken) else {
-                                return;
-                            };
-                            phase(&clone, tree, path);
-                        }
-                    });
-                }
+            let made: Vec<crate::extract::Hints> = std::thread::scope(|spawner| {
+                let helpers: Vec<_> = (0..threads)
+                    .map(|_| {
+                        let clone = db.clone();
+                        let (next, paths, start) = (&next, &paths, &start);
+                        spawner.spawn(move || {
+                            crate::extract::adopt_hints(start.clone());
+                            while let Some(path) =
+                                paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                            {
+                                phase(&clone, tree, path);
+                            }
+                            crate::extract::thread_hints().made_since(start)
+                        })
+                    })
+                    .collect();
+                helpers
+                    .into_iter()
+                    .map(|helper| {
+                        helper
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    })
+                    .collect()
             });
+            made.into_iter().for_each(crate::extract::adopt_hints);
         }
     }
     call_graph(db, tree)

@@ -20,8 +20,8 @@ mod syntax;
 mod typescript;
 
 pub use reuse::{
-    EditScript, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, cached_tree, extract_reusing,
-    remember_hunks, thread_parse_counts,
+    EditScript, Hints, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, adopt_hints,
+    cached_tree, extract_reusing, remember_hunks, thread_hints, thread_parse_counts,
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
 use std::borrow::Cow;

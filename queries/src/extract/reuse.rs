@@ -6,8 +6,9 @@
 //! OUTLINE of the latest error-free version with its bytes — one parser per language, the
 //! description of an old-bytes → new-bytes change as tree-sitter `InputEdit`s
 //! ([`EditScript`]), the order of attempts (splice, else incremental reparse, else full
-//! parse), and the per-thread cache behind [`extract_reusing`], which
-//! `images::image_units` calls. A lineage is a name the caller gives to a succession of
+//! parse), the per-thread cache behind [`extract_reusing`], which
+//! `images::image_units` calls, and the hand-off of a thread's hints to another
+//! ([`Hints`]: helper threads start from the caller's and give back what they made). A lineage is a name the caller gives to a succession of
 //! versions of one file (`image_units` uses the path); a lineage with no hint borrows the
 //! most recent hint of a lineage with the same file name (a file moved to another folder,
 //! as a directory move moves every file), since any error-free hint gives the right answer
@@ -150,6 +151,7 @@ impl ParseCounts {
 }
 
 /// What a cache keeps of one lineage.
+#[derive(Clone)]
 struct Hint {
     language: Language,
     lineage: String,
@@ -175,6 +177,25 @@ struct KnownDiff {
 const MAX_KNOWN_DIFFS: usize = 4;
 
 impl Hint {
+    /// Whether `other` is this very hint: the same lineage holding the same sources (by
+    /// identity, not content: a copy handed to another thread and back is the same).
+    fn is(&self, other: &Self) -> bool {
+        let same_source = |a: Option<&Arc<[u8]>>, b: Option<&Arc<[u8]>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        self.language == other.language
+            && self.lineage == other.lineage
+            && same_source(
+                self.tree.as_ref().map(|(source, _)| source),
+                other.tree.as_ref().map(|(source, _)| source),
+            )
+            && same_source(
+                self.outline.as_ref().map(|(source, _)| source),
+                other.outline.as_ref().map(|(source, _)| source),
+            )
+    }
+
     /// The source bytes it holds (a source shared by tree and outline counts once).
     fn bytes(&self) -> usize {
         let tree = self.tree.as_ref().map_or(0, |(source, _)| source.len());
@@ -469,6 +490,51 @@ pub fn extract_reusing(
         .ok()
         .flatten()
         .unwrap_or_else(|| super::extract_as(language, content))
+}
+
+/// A thread's parse hints, handed to another thread. Threads that share out one job (the
+/// call graph's files) start from the hints of the thread that started them and hand back
+/// the ones they made, so the next job on that thread reparses incrementally what a helper
+/// parsed. A hint never changes an answer (module doc), so which thread holds it changes
+/// only the time.
+#[derive(Clone, Default)]
+pub struct Hints(Vec<Hint>);
+
+impl Hints {
+    /// The hints of `self` that are not in `start`: the ones made since it was taken.
+    pub fn made_since(self, start: &Hints) -> Hints {
+        Hints(
+            self.0
+                .into_iter()
+                .filter(|hint| !start.0.iter().any(|old| old.is(hint)))
+                .collect(),
+        )
+    }
+}
+
+/// This thread's hints, least recently used first (trees are reference-counted: copying
+/// them is cheap).
+pub fn thread_hints() -> Hints {
+    THREAD_CACHE
+        .try_with(|cache| {
+            cache
+                .try_borrow()
+                .map(|cache| Hints(cache.hints.iter().cloned().collect()))
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
+/// Keeps `hints` in this thread's cache, in their order, each replacing the thread's hint
+/// of its lineage, within the cache's bounds. Does nothing if the cache is unreachable.
+pub fn adopt_hints(hints: Hints) {
+    let _ = THREAD_CACHE.try_with(|cache| {
+        if let Ok(mut cache) = cache.try_borrow_mut() {
+            for hint in hints.0 {
+                cache.keep(hint);
+            }
+        }
+    });
 }
 
 /// [`ParseCache::remember`] with this thread's cache: `image_hunks` tells it the hunks it
@@ -947,6 +1013,46 @@ mod tests {
         assert_eq!(after.incremental - before.incremental, 1, "{after:?}");
         assert_eq!(after.retried - before.retried, 1, "{after:?}");
         assert_eq!(after.full - before.full, 2, "{after:?}");
+    }
+
+    #[test]
+    fn hints_handed_back_by_a_helper_thread_make_the_next_parse_a_splice() {
+        let lineage = "hints_handed_back_by_a_helper_thread.py";
+        let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+        let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
+        let on_new_thread = |work: &(dyn Fn() -> (ParseCounts, Hints) + Sync)| {
+            std::thread::scope(|scope| scope.spawn(work).join().expect("the helper ran"))
+        };
+        let (_, made) = on_new_thread(&|| {
+            let start = thread_hints();
+            extract_reusing(Language::Python, lineage, &first, None).expect("parses");
+            (thread_parse_counts(), thread_hints().made_since(&start))
+        });
+        assert_eq!(made.0.len(), 1, "the helper made one hint");
+        let (_, handed_back) = on_new_thread(&|| {
+            adopt_hints(made.clone());
+            (thread_parse_counts(), thread_hints().made_since(&made))
+        });
+        assert!(
+            handed_back.0.is_empty(),
+            "a thread that parsed nothing made nothing"
+        );
+        let parse_second = |adopt: bool| {
+            on_new_thread(&|| {
+                if adopt {
+                    adopt_hints(made.clone());
+                }
+                let units = extract_reusing(Language::Python, lineage, &second, None);
+                assert_eq!(units, extract_as(Language::Python, &second));
+                (thread_parse_counts(), Hints::default())
+            })
+            .0
+        };
+        // Without the hints the second version is parsed from scratch (the control); with
+        // them it is spliced from the first one's outline.
+        let (cold, adopted) = (parse_second(false), parse_second(true));
+        assert_eq!((cold.full, cold.spliced), (1, 0), "{cold:?}");
+        assert_eq!((adopted.full, adopted.spliced), (0, 1), "{adopted:?}");
     }
 
     #[test]
