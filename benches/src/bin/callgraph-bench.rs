@@ -155,11 +155,7 @@ fn run(options: &Options) -> Result<(), String> {
 /// One cold graph of the working tree's sources in a fresh database, then the graph
 /// after `edited_path` becomes `edited` in the same database; the warm answer is checked
 /// against a fresh database's.
-fn one_run(
-    options: &Options,
-    edited_path: &str,
-    edited: &[u8],
-) -> Result<Run, String> {
+fn one_run(options: &Options, edited_path: &str, edited: &[u8]) -> Result<Run, String> {
     let wanted = |path: &str| is_graph_input(path) && path.starts_with(&options.under);
     let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
@@ -186,11 +182,7 @@ fn one_run(
             "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"
         ));
     }
-    Ok(Run {
-        cold,
-        warm,
-        answer,
-    })
+    Ok(Run { cold, warm, answer })
 }
 
 /// The bytes of `path` with a statement added to the first function body: after the first
