@@ -11,7 +11,7 @@
 //! Does not own: what the values are (`resolve`), what other files may read (`interface`).
 
 use crate::extract::Language;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
 pub(crate) type ExprId = u32;
@@ -214,8 +214,12 @@ impl Scope {
     /// The bindings of `name`, in position order.
     pub(crate) fn bindings_of(&self, name: &str) -> &[Binding] {
         let start = self.bindings.partition_point(|b| &*b.name < name);
-        let end = self.bindings.partition_point(|b| &*b.name <= name);
-        &self.bindings[start..end]
+        // A name has few bindings: walking them is cheaper than a second binary search.
+        let count = self.bindings[start..]
+            .iter()
+            .take_while(|b| &*b.name == name)
+            .count();
+        &self.bindings[start..start + count]
     }
 
     pub(crate) fn is_callable(&self) -> bool {
@@ -468,7 +472,7 @@ impl<'s> Builder<'s> {
             binds: Vec::new(),
             globals: Vec::new(),
             nonlocals: Vec::new(),
-            self_name: HashMap::new(),
+            self_name: HashMap::default(),
             all_unknown: false,
         };
         builder.new_scope(ScopeKind::Module, "".into(), None);
@@ -545,9 +549,9 @@ impl<'s> Builder<'s> {
         scope.node = matches!(kind, ScopeKind::Class | ScopeKind::Function)
             && self.standing.units.contains(&*scope.name);
         self.model.scopes.push(scope);
-        self.binds.push(HashSet::new());
-        self.globals.push(HashSet::new());
-        self.nonlocals.push(HashSet::new());
+        self.binds.push(HashSet::default());
+        self.globals.push(HashSet::default());
+        self.nonlocals.push(HashSet::default());
         id
     }
 

@@ -13,7 +13,8 @@
 use super::facts::{
     Binding, Block, Expr, ExprId, Facts, MODULE_SCOPE, Model, Scope, ScopeId, ScopeKind,
 };
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -81,10 +82,10 @@ pub(crate) fn build(facts: &Facts) -> Model {
             }],
             ..Model::default()
         },
-        scopes: HashMap::new(),
-        exprs: HashMap::new(),
+        scopes: HashMap::default(),
+        exprs: HashMap::default(),
         pending: VecDeque::new(),
-        requested: HashSet::new(),
+        requested: HashSet::default(),
     };
     // Module, classes and functions not nested in a function: always there, in document
     // order. Nested functions, lambdas and comprehensions: only when something reads them.

@@ -27,7 +27,7 @@ use super::facts::{
 };
 use super::interface::Interface;
 use crate::callgraph::{Call, NodeId, UnresolvedSite};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 /// What one file's sites resolved to.
@@ -248,17 +248,17 @@ impl<'a> Eval<'a> {
             facts,
             files,
             modules: Vec::new(),
-            by_key: HashMap::new(),
-            roots: HashMap::new(),
-            memo: HashMap::new(),
-            active: HashSet::new(),
-            mros: HashMap::new(),
-            mro_active: HashSet::new(),
-            star_active: HashSet::new(),
-            params: HashMap::new(),
-            attr_stores: HashMap::new(),
-            item_stores: HashMap::new(),
-            reading: HashSet::new(),
+            by_key: HashMap::default(),
+            roots: HashMap::default(),
+            memo: HashMap::default(),
+            active: HashSet::default(),
+            mros: HashMap::default(),
+            mro_active: HashSet::default(),
+            star_active: HashSet::default(),
+            params: HashMap::default(),
+            attr_stores: HashMap::default(),
+            item_stores: HashMap::default(),
+            reading: HashSet::default(),
             budget: BUDGET,
             depth: 0,
             next_context: 1,

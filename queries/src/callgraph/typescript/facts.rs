@@ -22,7 +22,7 @@ use crate::extract::Language;
 use crate::extract::{qualify, unwrap_expression};
 use crate::images::{Image, image_bytes};
 use keel_engine::Db;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
 /// What an `import` or `require` takes from the module it names.
@@ -491,7 +491,7 @@ impl<'s> Walk<'s> {
             this_assigned: Vec::new(),
             assigned: Vec::new(),
             returned: Vec::new(),
-            declared: HashSet::new(),
+            declared: HashSet::default(),
             specs: Vec::new(),
             es_module: false,
             commonjs: false,
@@ -533,7 +533,7 @@ impl<'s> Walk<'s> {
         self.scopes.push(Scope {
             parent,
             hoist,
-            names: HashMap::new(),
+            names: HashMap::default(),
         });
         self.scopes.len() - 1
     }
