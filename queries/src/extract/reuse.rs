@@ -1015,38 +1015,39 @@ mod tests {
         assert_eq!(after.full - before.full, 2, "{after:?}");
     }
 
+    /// `work`'s answer, run on a new thread (whose parse cache starts empty).
+    fn on_new_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+        std::thread::scope(|scope| scope.spawn(work).join().expect("the helper ran"))
+    }
+
     #[test]
     fn hints_handed_back_by_a_helper_thread_make_the_next_parse_a_splice() {
         let lineage = "hints_handed_back_by_a_helper_thread.py";
         let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
         let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
-        let on_new_thread = |work: &(dyn Fn() -> (ParseCounts, Hints) + Sync)| {
-            std::thread::scope(|scope| scope.spawn(work).join().expect("the helper ran"))
-        };
-        let (_, made) = on_new_thread(&|| {
+        let made = on_new_thread(|| {
             let start = thread_hints();
             extract_reusing(Language::Python, lineage, &first, None).expect("parses");
-            (thread_parse_counts(), thread_hints().made_since(&start))
+            thread_hints().made_since(&start)
         });
         assert_eq!(made.0.len(), 1, "the helper made one hint");
-        let (_, handed_back) = on_new_thread(&|| {
+        let handed_back = on_new_thread(|| {
             adopt_hints(made.clone());
-            (thread_parse_counts(), thread_hints().made_since(&made))
+            thread_hints().made_since(&made)
         });
         assert!(
             handed_back.0.is_empty(),
             "a thread that parsed nothing made nothing"
         );
         let parse_second = |adopt: bool| {
-            on_new_thread(&|| {
+            on_new_thread(|| {
                 if adopt {
                     adopt_hints(made.clone());
                 }
                 let units = extract_reusing(Language::Python, lineage, &second, None);
                 assert_eq!(units, extract_as(Language::Python, &second));
-                (thread_parse_counts(), Hints::default())
+                thread_parse_counts()
             })
-            .0
         };
         // Without the hints the second version is parsed from scratch (the control); with
         // them it is spliced from the first one's outline.
