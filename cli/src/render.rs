@@ -271,7 +271,11 @@ pub(crate) struct WorkCounts {
 
 /// Takes the query log and counts what it holds.
 pub(crate) fn work_counts(db: &KeelDatabase, parses: ParseCounts) -> WorkCounts {
-    let executed = db.take_executed_queries();
+    executed_counts(&db.take_executed_queries(), parses)
+}
+
+/// Counts what the executed queries `executed` (named) did.
+pub(crate) fn executed_counts(executed: &[String], parses: ParseCounts) -> WorkCounts {
     let count = |name: &str| executed.iter().filter(|n| n.as_str() == name).count();
     WorkCounts {
         images_parsed: count("image_units"),

@@ -243,6 +243,16 @@ impl KeelDatabase {
             .collect()
     }
 
+    /// [`Self::take_executed_queries`] of the queries `thread` executed only, leaving the
+    /// others in the log (a replay's read-ahead thread works for the next tip).
+    pub fn take_executed_queries_of(&self, thread: std::thread::ThreadId) -> Vec<String> {
+        self.log
+            .take_of(thread)
+            .into_iter()
+            .map(|key| self.query_name(key))
+            .collect()
+    }
+
     /// Re-reads HEAD; sets the tip input only if it moved. Returns whether it moved.
     pub(crate) fn sync_tip(&mut self) -> Result<bool, EngineError> {
         let head = self.read_head()?;

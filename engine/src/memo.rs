@@ -12,7 +12,8 @@
 //! holds (`commit_facts`, `parent_paths`, `entry_at`) — all functions of object ids,
 //! paths and readers, so they hold in any state of the refs and need no invalidation as
 //! long as an id names the same commit (the history fingerprint below) — nor when to save
-//! (the commands). Nothing that depends on the tip (windows, verdicts) is kept.
+//! (the commands). Nothing that depends on the tip (windows, verdicts, the tip's own tree
+//! lookups `tip_entry`) is kept.
 //!
 //! The file is a header line and a body:
 //! `keel-memo 3 <build> <CRC-32 of the body> <body length>\n`; the body is the commit

@@ -13,7 +13,7 @@ use crate::diff::combined::{Owned, ParentDiff, owned_lines};
 use crate::diff::{HunkSet, line_count};
 use crate::history::{change_at, parent_paths};
 use crate::images::{Image, image_bytes, image_hunks};
-use crate::tree::{RepoPath, entry_at};
+use crate::tree::{PathEntry, RepoPath, entry_at, tip_entry};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -24,9 +24,27 @@ pub fn image_at<'db>(
     commit: Commit,
     path: RepoPath<'db>,
 ) -> Result<Option<Image<'db>>, ObjectError> {
-    Ok(entry_at(db, commit, path)?
+    Ok(file_image(db, entry_at(db, commit, path)?, path))
+}
+
+/// The image of `path` in the judged `tip` (see [`tip_entry`]), if it holds a file there.
+pub fn tip_image<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    path: RepoPath<'db>,
+) -> Result<Option<Image<'db>>, ObjectError> {
+    Ok(file_image(db, tip_entry(db, tip, path)?, path))
+}
+
+/// The image of the file `entry` (at `path`), if it is a file.
+fn file_image<'db>(
+    db: &'db dyn Db,
+    entry: Option<PathEntry>,
+    path: RepoPath<'db>,
+) -> Option<Image<'db>> {
+    entry
         .filter(|entry| entry.kind == EntryKind::File)
-        .map(|entry| Image::at(db, entry.oid, path.text(db).clone())))
+        .map(|entry| Image::at(db, entry.oid, path.text(db).clone()))
 }
 
 /// The images one event compares: the result, and one per parent (a root commit

@@ -33,7 +33,7 @@
 
 use crate::anchors::{ImageUnits, LineRange, Selector, Verdict, classify};
 use crate::drift::{Anchor, ScopedChange, scoped_change};
-use crate::events::{authored, image_at};
+use crate::events::{authored, tip_image};
 use crate::extract::Language;
 use crate::history::{ancestry, tip_history};
 use crate::images::{FileBound, units_within};
@@ -41,7 +41,7 @@ use crate::json::Json;
 use crate::lineage::lineage;
 use crate::lint::tip_file_bound;
 use crate::spec::{EntryRefusal, Target, has_glob_chars, parse_code_entries};
-use crate::tree::{RepoPath, entry_at};
+use crate::tree::{RepoPath, tip_entry};
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::objects::{EntryKind, ObjectError};
 use keel_engine::readings::{Reading, Readings};
@@ -310,7 +310,7 @@ fn is_file_at(db: &dyn Db, tip: Option<Commit>, path: &str) -> Result<bool, Obje
     let Some(tip) = tip else {
         return Ok(false);
     };
-    Ok(entry_at(db, tip, RepoPath::new(db, path.to_owned()))?
+    Ok(tip_entry(db, tip, RepoPath::new(db, path.to_owned()))?
         .is_some_and(|entry| entry.kind == EntryKind::File))
 }
 
@@ -350,14 +350,14 @@ fn unresolved(
         let at = RepoPath::new(db, entry.path().to_owned());
         let found = match entry {
             Measured::Units { path, selectors } => {
-                let units = units_within(db, image_at(db, tip, at)?, bound);
+                let units = units_within(db, tip_image(db, tip, at)?, bound);
                 selectors.iter().find_map(|selector| {
                     let verdict = classify(units, selector);
                     unresolved_wording(path, selector, &verdict, units)
                         .map(|reason| (format!("{path}#{selector}"), reason))
                 })
             }
-            Measured::File { path } => match entry_at(db, tip, at)?.map(|e| e.kind) {
+            Measured::File { path } => match tip_entry(db, tip, at)?.map(|e| e.kind) {
                 None => Some((
                     path.clone(),
                     format!("{path} is dead: it does not exist at the tip (deleted or renamed)"),

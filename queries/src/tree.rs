@@ -81,6 +81,20 @@ pub fn entry_at<'db>(
     lookup(db, commit.tree(db), path.text(db))
 }
 
+/// What the judged `tip`'s tree holds at `path`: [`entry_at`] for a tip's own lookups
+/// (its specs, its `keel.toml`, its images of the anchored files), memoized in memory
+/// only. They are asked again at every tip a replay judges and at no other, so in the
+/// on-disk memo they would be one tip's worth of entries per tip replayed (after 1,000
+/// click tips, most of its entries and of its writing time) that no later run reads.
+#[salsa::tracked(returns(clone))]
+pub fn tip_entry<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    path: RepoPath<'db>,
+) -> Result<Option<PathEntry>, ObjectError> {
+    lookup(db, tip.tree(db), path.text(db))
+}
+
 /// Walks `path` down from the tree `root`.
 pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, ObjectError> {
     let mut current = PathEntry {

@@ -20,7 +20,7 @@ use crate::events::{authored, authored_content};
 use crate::history::{TipHistory, ancestry, renames_at, tip_history};
 use crate::lineage::{Event, lineage};
 use crate::spec::NodeId;
-use crate::tree::{RepoPath, entry_at};
+use crate::tree::{RepoPath, tip_entry};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -197,7 +197,7 @@ impl<'db> Window<'db> {
     /// Is `path` a file at the tip that some reachable commit renamed into place? Only
     /// then does its lineage hold events under other paths.
     fn renamed_into(&self, path: &str) -> Result<bool, ObjectError> {
-        let at_tip = entry_at(self.db, self.tip, RepoPath::new(self.db, path.to_owned()))?;
+        let at_tip = tip_entry(self.db, self.tip, RepoPath::new(self.db, path.to_owned()))?;
         if !at_tip.is_some_and(|e| e.kind == EntryKind::File) {
             return Ok(false);
         }

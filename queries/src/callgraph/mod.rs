@@ -286,7 +286,7 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
                             {
                                 phase(&clone, tree, path);
                             }
-                            crate::extract::thread_hints().made_since(start)
+                            crate::extract::take_new_hints()
                         })
                     })
                     .collect();

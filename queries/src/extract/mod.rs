@@ -21,7 +21,8 @@ mod typescript;
 
 pub use reuse::{
     EditScript, Hints, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, adopt_hints,
-    cached_tree, extract_reusing, remember_hunks, thread_hints, thread_parse_counts,
+    cached_tree, extract_reusing, remember_hunks, take_new_hints, thread_hints,
+    thread_parse_counts,
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
 use std::borrow::Cow;

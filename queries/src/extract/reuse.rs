@@ -162,6 +162,9 @@ struct Hint {
     outline: Option<(Arc<[u8]>, Outline)>,
     /// The blob the outline's bytes are, when the caller said.
     outline_blob: Option<Oid>,
+    /// Made (or brought up to date) by a parse on this thread and not yet handed to
+    /// another one; an adopted hint is not fresh.
+    fresh: bool,
 }
 
 /// Hunks some reader already computed between two blobs (`diff::line_hunks`, exact), so a
@@ -177,25 +180,6 @@ struct KnownDiff {
 const MAX_KNOWN_DIFFS: usize = 4;
 
 impl Hint {
-    /// Whether `other` is this very hint: the same lineage holding the same sources (by
-    /// identity, not content: a copy handed to another thread and back is the same).
-    fn is(&self, other: &Self) -> bool {
-        let same_source = |a: Option<&Arc<[u8]>>, b: Option<&Arc<[u8]>>| match (a, b) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        self.language == other.language
-            && self.lineage == other.lineage
-            && same_source(
-                self.tree.as_ref().map(|(source, _)| source),
-                other.tree.as_ref().map(|(source, _)| source),
-            )
-            && same_source(
-                self.outline.as_ref().map(|(source, _)| source),
-                other.outline.as_ref().map(|(source, _)| source),
-            )
-    }
-
     /// The source bytes it holds (a source shared by tree and outline counts once).
     fn bytes(&self) -> usize {
         let tree = self.tree.as_ref().map_or(0, |(source, _)| source.len());
@@ -332,6 +316,7 @@ impl ParseCache {
                 tree: Some((Arc::clone(content), tree)),
                 outline_blob: outline.as_ref().and(blob),
                 outline,
+                fresh: true,
             });
         }
         units
@@ -393,6 +378,7 @@ impl ParseCache {
                 if let Some(mut hint) = self.hints.remove(index) {
                     hint.outline = Some((Arc::clone(content), spliced.outline));
                     hint.outline_blob = blob;
+                    hint.fresh = true;
                     self.keep(hint);
                 }
                 Ok(Some(spliced.units))
@@ -493,24 +479,12 @@ pub fn extract_reusing(
 }
 
 /// A thread's parse hints, handed to another thread. Threads that share out one job (the
-/// call graph's files) start from the hints of the thread that started them and hand back
-/// the ones they made, so the next job on that thread reparses incrementally what a helper
-/// parsed. A hint never changes an answer (module doc), so which thread holds it changes
-/// only the time.
+/// call graph's files, a replay's tips) start from the hints of the thread that started
+/// them, or of each other, and hand back the ones they made, so the next parse on the
+/// receiving thread reparses incrementally what a helper parsed. A hint never changes an
+/// answer (module doc), so which thread holds it changes only the time.
 #[derive(Clone, Default)]
 pub struct Hints(Vec<Hint>);
-
-impl Hints {
-    /// The hints of `self` that are not in `start`: the ones made since it was taken.
-    pub fn made_since(self, start: &Hints) -> Hints {
-        Hints(
-            self.0
-                .into_iter()
-                .filter(|hint| !start.0.iter().any(|old| old.is(hint)))
-                .collect(),
-        )
-    }
-}
 
 /// This thread's hints, least recently used first (trees are reference-counted: copying
 /// them is cheap).
@@ -525,12 +499,37 @@ pub fn thread_hints() -> Hints {
         .unwrap_or_default()
 }
 
+/// The hints this thread's parses made since they were last taken (none that it adopted),
+/// least recently used first; they are no longer fresh here.
+pub fn take_new_hints() -> Hints {
+    THREAD_CACHE
+        .try_with(|cache| {
+            cache
+                .try_borrow_mut()
+                .map(|mut cache| {
+                    let fresh = cache.hints.iter_mut().filter(|hint| hint.fresh);
+                    Hints(
+                        fresh
+                            .map(|hint| {
+                                hint.fresh = false;
+                                hint.clone()
+                            })
+                            .collect(),
+                    )
+                })
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
 /// Keeps `hints` in this thread's cache, in their order, each replacing the thread's hint
-/// of its lineage, within the cache's bounds. Does nothing if the cache is unreachable.
+/// of its lineage, within the cache's bounds, as hints it did not make. Does nothing if the
+/// cache is unreachable.
 pub fn adopt_hints(hints: Hints) {
     let _ = THREAD_CACHE.try_with(|cache| {
         if let Ok(mut cache) = cache.try_borrow_mut() {
-            for hint in hints.0 {
+            for mut hint in hints.0 {
+                hint.fresh = false;
                 cache.keep(hint);
             }
         }
@@ -1026,17 +1025,19 @@ mod tests {
         let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
         let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
         let made = on_new_thread(|| {
-            let start = thread_hints();
             extract_reusing(Language::Python, lineage, &first, None).expect("parses");
-            thread_hints().made_since(&start)
+            let made = take_new_hints();
+            assert!(take_new_hints().0.is_empty(), "taken once");
+            made
         });
         assert_eq!(made.0.len(), 1, "the helper made one hint");
         let handed_back = on_new_thread(|| {
             adopt_hints(made.clone());
-            thread_hints().made_since(&made)
+            (thread_hints().0.len(), take_new_hints())
         });
+        assert_eq!(handed_back.0, 1, "the hint was adopted");
         assert!(
-            handed_back.0.is_empty(),
+            handed_back.1.0.is_empty(),
             "a thread that parsed nothing made nothing"
         );
         let parse_second = |adopt: bool| {

@@ -7,12 +7,12 @@
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};
 use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
-use crate::events::image_at;
+use crate::events::tip_image;
 use crate::extract::Language;
 use crate::images::{FileBound, units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
-use crate::tree::{RepoPath, entry_at};
+use crate::tree::{RepoPath, tip_entry};
 use crate::window::{Node, Window, node_base, window};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
@@ -191,11 +191,11 @@ impl<'db> NodeJudge<'_, 'db> {
     ) -> Result<(), ObjectError> {
         let db = self.db;
         let at = RepoPath::new(db, path.to_owned());
-        if entry_at(db, self.tip, at)?.is_some_and(|e| e.symlink) {
+        if tip_entry(db, self.tip, at)?.is_some_and(|e| e.symlink) {
             self.symlink_anchor(entry, path, selectors);
             return Ok(());
         }
-        let units = units_within(db, image_at(db, self.tip, at)?, self.bound);
+        let units = units_within(db, tip_image(db, self.tip, at)?, self.bound);
         if let ImageUnits::Extracted(Err(crate::extract::ExtractError::Unavailable { reason })) =
             units
         {
@@ -482,7 +482,7 @@ impl<'db> NodeJudge<'_, 'db> {
     /// The size in bytes of the tip's blob at `path`, if it is a readable file.
     fn tip_size(&self, path: &str) -> Option<u64> {
         let db = self.db;
-        let image = image_at(db, self.tip, RepoPath::new(db, path.to_owned())).ok()??;
+        let image = tip_image(db, self.tip, RepoPath::new(db, path.to_owned())).ok()??;
         crate::images::image_size(db, image)
     }
 
@@ -532,7 +532,7 @@ impl<'db> NodeJudge<'_, 'db> {
 
     fn bare_path(&mut self, entry: &Entry, path: &str) -> Result<(), ObjectError> {
         let db = self.db;
-        let at_tip = entry_at(db, self.tip, RepoPath::new(db, path.to_owned()))?;
+        let at_tip = tip_entry(db, self.tip, RepoPath::new(db, path.to_owned()))?;
         match at_tip.map(|e| e.kind) {
             None => {
                 self.dead_path(

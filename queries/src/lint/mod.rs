@@ -22,7 +22,7 @@ pub use report::{
 };
 pub use settings::{tip_file_bound, tip_settings};
 
-use crate::events::image_at;
+use crate::events::tip_image;
 use crate::extract::{ParseCounts, thread_parse_counts};
 use crate::images::{FileBound, units_within};
 use crate::spec::Target;
@@ -66,7 +66,18 @@ fn judged_nodes(
 
 /// Lints the tip, judging the nodes `scope` selects.
 pub fn lint_scope(db: &dyn Db, scope: Scope) -> Result<LintReport, LintError> {
-    let Some(tip) = Tip::get(db).commit(db) else {
+    lint_at(db, Tip::get(db).commit(db), scope)
+}
+
+/// Lints `tip` as the tip (`None`: a repository without commits), whatever the tip input
+/// says: every query below is keyed by the judged commit, so threads may judge different
+/// tips of one database at once (a replay does).
+pub fn lint_at(
+    db: &dyn Db,
+    tip: Option<keel_engine::inputs::Commit>,
+    scope: Scope,
+) -> Result<LintReport, LintError> {
+    let Some(tip) = tip else {
         return Ok(LintReport {
             schema: LINT_SCHEMA,
             tip: None,
@@ -218,7 +229,7 @@ pub fn warm_share(
             // tip's: parsed first, it is the reparse hint for the next. Errors here are
             // object reads that lint meets again and reports.
             if stretch.share.index == 0 {
-                let _ = image_at(db, tip, RepoPath::new(db, path.clone()))
+                let _ = tip_image(db, tip, RepoPath::new(db, path.clone()))
                     .map(|image| units_within(db, image, bound));
             }
             let node = Node::new(db, node.id.clone());
@@ -257,7 +268,7 @@ fn warm_stretches(
         let events = crate::window::window(db, tip, Node::new(db, node.id.clone()))
             .and_then(|window| window.events(path))
             .map_or(0, |events| events.len());
-        let size = image_at(db, tip, RepoPath::new(db, path.clone()))
+        let size = tip_image(db, tip, RepoPath::new(db, path.clone()))
             .ok()
             .flatten()
             .and_then(|image| crate::images::image_size(db, image))

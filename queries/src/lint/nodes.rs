@@ -14,7 +14,7 @@ use crate::spec::{
     NodeId, SPEC_FILE, SPEC_ROOT, SpecError, SpecNode, Target, compile_glob, has_glob_chars,
     parse_spec,
 };
-use crate::tree::{PathEntry, RepoPath, TreeId, entry_at, tree_items};
+use crate::tree::{PathEntry, RepoPath, TreeId, tip_entry, tree_items};
 use keel_engine::Db;
 use keel_engine::Oid;
 use keel_engine::inputs::Commit;
@@ -162,7 +162,7 @@ pub(super) fn literal_at(
     glob: &str,
 ) -> Result<Option<PathEntry>, ObjectError> {
     let literal = glob.trim_end_matches('/');
-    let at_tip = entry_at(db, tip, RepoPath::new(db, literal.to_owned()))?;
+    let at_tip = tip_entry(db, tip, RepoPath::new(db, literal.to_owned()))?;
     Ok(at_tip.filter(|e| !glob.ends_with('/') || e.kind == EntryKind::Tree))
 }
 
@@ -217,7 +217,7 @@ fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Result<(), S
         // An object read that fails here fails again, and is reported, when lint judges.
         match &entry.target {
             Target::Scoped { path, .. } => {
-                let at_tip = entry_at(db, tip, RepoPath::new(db, path.clone()))
+                let at_tip = tip_entry(db, tip, RepoPath::new(db, path.clone()))
                     .ok()
                     .flatten();
                 let problem = match at_tip {

@@ -5,7 +5,7 @@
 //! how findings are decided (`judge`) or printed (`keel`).
 
 use crate::anchors::{LineRange, Selector, Side, classify};
-use crate::events::image_at;
+use crate::events::tip_image;
 use crate::images::units_within;
 use crate::spec::SpecError;
 use crate::tree::RepoPath;
@@ -114,7 +114,7 @@ pub fn unit_lines(db: &dyn Db, finding: &Finding) -> Result<Vec<LineRange>, Obje
     let Some(tip) = Tip::get(db).commit(db) else {
         return Ok(Vec::new());
     };
-    let image = image_at(db, tip, RepoPath::new(db, finding.path.clone()))?;
+    let image = tip_image(db, tip, RepoPath::new(db, finding.path.clone()))?;
     let units = units_within(db, image, super::tip_file_bound(db, tip));
     Ok(finding
         .selectors
