@@ -320,7 +320,7 @@ fn side_text(hit: &HitRecord) -> String {
 
 fn hit_row(hit: &HitRecord, times: &BTreeMap<String, i64>) -> String {
     let date = times
-        .get(&hit.commit)
+        .get(&*hit.commit)
         .map_or_else(|| "unknown".to_owned(), |&t| minute(t));
     let then = hit
         .path
@@ -384,7 +384,7 @@ fn dots<'a>(node: &NodeView<'a>, times: &BTreeMap<String, i64>) -> (Vec<Dot<'a>>
     let mut undated = 0;
     for finding in &node.findings {
         for hit in &finding.hits {
-            let Some(&time) = times.get(&hit.commit) else {
+            let Some(&time) = times.get(&*hit.commit) else {
                 undated += 1;
                 continue;
             };
@@ -1009,9 +1009,9 @@ mod tests {
 
     fn hit(commit: &str, subject: &str) -> HitRecord {
         HitRecord {
-            commit: commit.to_owned(),
+            commit: commit.into(),
             path: None,
-            subject: subject.to_owned(),
+            subject: subject.into(),
             selectors: vec!["f".to_owned()],
             side: Some(Side::Both),
             conservative: false,

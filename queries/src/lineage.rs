@@ -39,8 +39,7 @@ pub struct Event {
 /// one ([`projected_events`]).
 #[salsa::interned(debug)]
 pub struct Projection<'db> {
-    #[returns(ref)]
-    pub path: String,
+    pub path: RepoPath<'db>,
     /// Sorted by [`id_bits`].
     #[returns(ref)]
     pub renames: Vec<Commit>,
@@ -54,7 +53,7 @@ pub fn projected_events<'db>(
     db: &'db dyn Db,
     projection: Projection<'db>,
 ) -> Result<Vec<Event>, ObjectError> {
-    let target = projection.path(db).clone();
+    let target = projection.path(db).text(db).clone();
     let reachable = projection.renames(db);
     let mut projector = Projector {
         db,
@@ -140,7 +139,7 @@ pub fn tip_lineage<'db>(
 ) -> Result<TipLineage<'db>, ObjectError> {
     let index = tip_history(db, tip)?;
     let target = path.text(db);
-    let projection = Projection::new(db, target.clone(), reachable_renames(db, &index, target)?);
+    let projection = Projection::new(db, path, reachable_renames(db, &index, target)?);
     let events = projected_events(db, projection)
         .as_ref()
         .map_err(Clone::clone)?;

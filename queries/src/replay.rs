@@ -99,9 +99,9 @@ mod tests {
 
     fn hit(commit: &str, selectors: &[&str]) -> HitRecord {
         HitRecord {
-            commit: commit.to_owned(),
+            commit: commit.into(),
             path: None,
-            subject: String::new(),
+            subject: "".into(),
             selectors: selectors.iter().map(|s| (*s).to_owned()).collect(),
             side: None,
             conservative: false,

@@ -114,7 +114,7 @@ fn hit_times(db: &KeelDatabase, report: &LintReport) -> BTreeMap<String, i64> {
         .findings
         .iter()
         .flat_map(|finding| &finding.hits)
-        .map(|hit| hit.commit.as_str())
+        .map(|hit| &*hit.commit)
         .collect();
     let Some(tip) = Tip::get(db).commit(db) else {
         return BTreeMap::new();

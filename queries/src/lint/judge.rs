@@ -18,6 +18,7 @@ use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
 use keel_engine::settings::ScopedCodeMiss;
+use std::sync::Arc;
 
 /// Which part of a window a caller wants: the `index`-th of `count` contiguous stretches
 /// (contiguous, so neighbouring commits — which share images — stay on one thread).
@@ -217,10 +218,11 @@ impl<'db> NodeJudge<'_, 'db> {
                 ScopedChange::Missed => missed.push(change_record(db, commit, then)),
                 ScopedChange::Hit(mut selector_hits) => {
                     selector_hits.sort_by_key(|h| selectors.iter().position(|s| *s == h.selector));
+                    let label = commit_label(db, commit);
                     hits.push(HitRecord {
-                        commit: commit.id(db).to_string(),
+                        commit: label.id,
                         path: then,
-                        subject: subject(db, commit),
+                        subject: label.subject,
                         selectors: selector_hits
                             .iter()
                             .map(|h| h.selector.to_string())
@@ -682,13 +684,32 @@ fn line_list(ranges: &[LineRange]) -> String {
     format!("{word} {}", LineRange::list(ranges))
 }
 
+/// How hit records name a window commit: its id and subject line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CommitLabel {
+    id: Arc<str>,
+    subject: Arc<str>,
+}
+
+/// `commit`'s label, made once and shared by every record that names it: a replay lists
+/// the same window commit at every later tip, and formatting its id and copying its
+/// subject for each was a twentieth of a tip's cost.
+#[salsa::tracked(returns(clone))]
+fn commit_label(db: &dyn Db, commit: Commit) -> CommitLabel {
+    CommitLabel {
+        id: commit.id(db).to_string().into(),
+        subject: subject(db, commit).into(),
+    }
+}
+
 /// A window commit that changed a file without a selector hit (`path`: the file's path
 /// then, when it differs from the entry's).
 fn change_record(db: &dyn Db, commit: Commit, path: Option<String>) -> HitRecord {
+    let label = commit_label(db, commit);
     HitRecord {
-        commit: commit.id(db).to_string(),
+        commit: label.id,
         path,
-        subject: subject(db, commit),
+        subject: label.subject,
         selectors: Vec::new(),
         side: None,
         conservative: false,

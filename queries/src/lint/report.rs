@@ -14,6 +14,7 @@ use keel_engine::inputs::Tip;
 use keel_engine::objects::ObjectError;
 use keel_engine::settings::SettingsError;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// The whole lint answer at the tip.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,14 +57,14 @@ pub struct Finding {
 /// One window commit's share of a finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HitRecord {
-    pub commit: String,
+    pub commit: Arc<str>,
     /// The file's path at that commit when it differs from the entry's: the commit came
     /// before a rename and is judged under the path it had then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// The commit's subject line, for readers; not part of `keel.lint.v1`.
     #[serde(skip)]
-    pub subject: String,
+    pub subject: Arc<str>,
     pub selectors: Vec<String>,
     pub side: Option<Side>,
     pub conservative: bool,
@@ -100,8 +101,8 @@ impl LintReport {
             self.tip = Some(label.to_owned());
         }
         let hits = self.findings.iter_mut().flat_map(|f| f.hits.iter_mut());
-        for hit in hits.filter(|hit| hit.commit == id) {
-            hit.commit = label.to_owned();
+        for hit in hits.filter(|hit| &*hit.commit == id) {
+            hit.commit = label.into();
         }
     }
 }

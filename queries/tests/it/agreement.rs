@@ -264,7 +264,7 @@ fn keel(repo: &FixtureRepo) -> Judgements {
         for hit in &finding.hits {
             let side = serde_json::to_value(hit.side).expect("a side serializes");
             judgements.insert(
-                (finding.node.clone(), hit.commit.clone()),
+                (finding.node.clone(), hit.commit.to_string()),
                 (
                     hit.selectors.clone(),
                     side.as_str().unwrap_or_default().to_owned(),

@@ -126,7 +126,7 @@ fn a_candidate_is_judged_as_full_lint_judges_its_nodes() {
             // A scope too narrow would drop the very debt the candidate brings: every node
             // whose full-lint findings name the candidate commit must be judged.
             for finding in &full.findings {
-                if finding.hits.iter().any(|h| h.commit == *id) {
+                if finding.hits.iter().any(|h| *h.commit == **id) {
                     assert!(
                         pending.nodes.contains(&finding.node),
                         "seed {seed}, commit {id}: {} owes this commit but is out of scope",

@@ -281,7 +281,7 @@ fn an_unparseable_historical_image_is_a_conservative_hit() {
     let hits: Vec<(&str, Option<Side>, bool)> = finding
         .hits
         .iter()
-        .map(|h| (h.commit.as_str(), h.side, h.conservative))
+        .map(|h| (&*h.commit, h.side, h.conservative))
         .collect();
     assert_eq!(
         hits,
@@ -341,7 +341,7 @@ fn a_partly_parsing_image_is_conservative_only_where_it_did_not_parse() {
     let conservative: Vec<(&str, bool)> = f_hit
         .hits
         .iter()
-        .map(|h| (h.commit.as_str(), h.conservative))
+        .map(|h| (&*h.commit, h.conservative))
         .collect();
     assert_eq!(
         conservative,
@@ -485,7 +485,7 @@ fn a_clean_merge_owns_nothing_and_an_evil_merge_owns_its_own_lines() {
     let hits: Vec<(&str, bool)> = finding
         .hits
         .iter()
-        .map(|h| (h.commit.as_str(), h.conservative))
+        .map(|h| (&*h.commit, h.conservative))
         .collect();
     assert_eq!(
         hits,
@@ -553,7 +553,7 @@ fn a_binary_change_to_an_anchored_file_is_a_conservative_hit() {
     let hits: Vec<(&str, Option<Side>, bool)> = hit
         .hits
         .iter()
-        .map(|h| (h.commit.as_str(), h.side, h.conservative))
+        .map(|h| (&*h.commit, h.side, h.conservative))
         .collect();
     assert_eq!(hits, vec![(binary.as_str(), Some(Side::Both), true)]);
 }

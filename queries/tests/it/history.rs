@@ -40,7 +40,7 @@ fn a_pure_rename_hits_nothing_and_earlier_hits_follow_the_file() {
     let report = lint_repo(&repo);
     let hit = &report.findings[0].hits[0];
     assert_eq!(
-        (hit.commit.as_str(), hit.path.as_deref()),
+        (&*hit.commit, hit.path.as_deref()),
         (before.as_str(), Some("old.py")),
         "the hit says which path the file had then"
     );

@@ -66,7 +66,7 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
         "a warm answer equals a cold one"
     );
     assert_ne!(warm, cold, "the new commit is a hit on Session.refresh");
-    assert!(warm.findings[0].hits.iter().any(|h| h.commit == added));
+    assert!(warm.findings[0].hits.iter().any(|h| *h.commit == *added));
 }
 
 #[test]

@@ -207,7 +207,7 @@ fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
                 .iter()
                 .find(|finding| finding.code == "anchor-hit")
                 .expect("f was hit");
-            let commits: Vec<&str> = hit.hits.iter().map(|h| h.commit.as_str()).collect();
+            let commits: Vec<&str> = hit.hits.iter().map(|h| &*h.commit).collect();
             assert_eq!(
                 commits,
                 vec![last.as_str(), after.as_str(), before.as_str()],

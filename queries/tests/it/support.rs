@@ -54,7 +54,7 @@ pub(crate) fn node_findings(
             (
                 f.code.to_owned(),
                 f.selectors.clone(),
-                f.hits.iter().map(|h| h.commit.clone()).collect(),
+                f.hits.iter().map(|h| h.commit.to_string()).collect(),
             )
         })
         .collect()

@@ -73,8 +73,8 @@ pub(crate) fn cross_check<'a>(
             reported
                 .entry((finding.node.as_str(), finding.path.as_str()))
                 .or_default()
-                .insert(hit.commit.as_str());
-            let Some(event) = events.get(&hit.commit) else {
+                .insert(&*hit.commit);
+            let Some(event) = events.get(&*hit.commit) else {
                 check.mismatches.push(format!(
                     "{} {} {}: keel reports {code} for a commit that is not among its window's events",
                     finding.node, finding.path, hit.commit

@@ -542,7 +542,7 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
             let hit_reported = report.findings.iter().any(|f| {
                 f.code == "anchor-hit"
                     && f.path == plan.warm_target.0
-                    && f.hits.iter().any(|h| h.commit == commit)
+                    && f.hits.iter().any(|h| *h.commit == *commit)
             });
             warm.push(WarmSample {
                 wall,
