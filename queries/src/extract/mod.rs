@@ -13,6 +13,7 @@
 //! resolution (`anchors`), or any IO — these functions are importable without a database.
 
 mod coding;
+pub(crate) mod fields;
 mod python;
 mod reuse;
 mod splice;

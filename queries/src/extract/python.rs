@@ -19,6 +19,7 @@ use std::borrow::Cow;
 
 use tree_sitter::{Node, Tree};
 
+use super::fields::{ChildByField as _, python as fields};
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
 use crate::anchors::python_identifier;
@@ -84,7 +85,7 @@ pub(super) fn definition_statement<'t>(
 ) -> Option<DefinitionStatement<'t>> {
     let definition = match node.kind() {
         "class_definition" | "function_definition" => node,
-        "decorated_definition" => node.child_by_field_name("definition")?,
+        "decorated_definition" => node.field(&fields::DEFINITION)?,
         _ => return None,
     };
     let class = match definition.kind() {
@@ -92,7 +93,7 @@ pub(super) fn definition_statement<'t>(
         "function_definition" => false,
         _ => return None,
     };
-    let body = definition.child_by_field_name("body")?;
+    let body = definition.field(&fields::BODY)?;
     let mut cursor = definition.walk();
     let colon_row = definition
         .children(&mut cursor)
@@ -189,7 +190,7 @@ impl<'s> Walk<'s> {
         match node.kind() {
             "function_definition" | "class_definition" => self.declaration(frame),
             "decorated_definition" => node
-                .child_by_field_name("definition")
+                .field(&fields::DEFINITION)
                 .map(|definition| Frame {
                     node: definition,
                     scope: frame.scope,
@@ -215,7 +216,7 @@ impl<'s> Walk<'s> {
     fn declaration<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
         let Some(name) = node
-            .child_by_field_name("name")
+            .field(&fields::NAME)
             .and_then(|name| self.identifier(name))
         else {
             return Vec::new();
@@ -245,7 +246,7 @@ impl<'s> Walk<'s> {
             kind: body_scope,
         });
         let scope = self.scopes.len() - 1;
-        node.child_by_field_name("body")
+        node.field(&fields::BODY)
             .map(|body| Frame {
                 node: body,
                 scope,
@@ -280,7 +281,7 @@ impl<'s> Walk<'s> {
     fn is_overload(&self, expr: Node<'_>) -> bool {
         let name = match expr.kind() {
             "identifier" => Some(expr),
-            "attribute" => expr.child_by_field_name("attribute"),
+            "attribute" => expr.field(&fields::ATTRIBUTE),
             _ => None,
         };
         name.and_then(|name| self.identifier(name)).as_deref() == Some("overload")
@@ -292,11 +293,11 @@ impl<'s> Walk<'s> {
             return false;
         }
         let object = expr
-            .child_by_field_name("object")
+            .field(&fields::OBJECT)
             .filter(|object| object.kind() == "identifier")
             .and_then(|object| self.identifier(object));
         let attribute = expr
-            .child_by_field_name("attribute")
+            .field(&fields::ATTRIBUTE)
             .and_then(|attribute| self.identifier(attribute));
         object.as_deref() == Some(name)
             && matches!(attribute.as_deref(), Some("getter" | "setter" | "deleter"))

@@ -11,6 +11,7 @@
 //! Does not own: what the values are (`resolve`), what other files may read (`interface`).
 
 use crate::extract::Language;
+use crate::extract::fields::{ChildByField as _, python as fields};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
@@ -673,7 +674,7 @@ impl<'s> Builder<'s> {
                     .named_children(&mut cursor)
                     .filter(|child| child.kind() == "decorator")
                     .collect();
-                if let Some(definition) = node.child_by_field_name("definition") {
+                if let Some(definition) = node.field(&fields::DEFINITION) {
                     self.definition(definition, &decorators, ctx);
                 }
             }
@@ -685,26 +686,26 @@ impl<'s> Builder<'s> {
                 }
             }
             "if_statement" => {
-                if let Some(condition) = node.child_by_field_name("condition") {
+                if let Some(condition) = node.field(&fields::CONDITION) {
                     self.expr(condition, ctx);
                 }
-                self.sub_block(node.child_by_field_name("consequence"), ctx, false);
+                self.sub_block(node.field(&fields::CONSEQUENCE), ctx, false);
                 let mut cursor = node.walk();
                 let alternatives: Vec<Node<'_>> = node
                     .children_by_field_name("alternative", &mut cursor)
                     .collect();
                 for alternative in alternatives {
-                    if let Some(condition) = alternative.child_by_field_name("condition") {
+                    if let Some(condition) = alternative.field(&fields::CONDITION) {
                         self.expr(condition, ctx);
                     }
                     let body = alternative
-                        .child_by_field_name("consequence")
-                        .or_else(|| alternative.child_by_field_name("body"));
+                        .field(&fields::CONSEQUENCE)
+                        .or_else(|| alternative.field(&fields::BODY));
                     self.sub_block(body, ctx, false);
                 }
             }
             "for_statement" => {
-                let iterable = self.opt_expr(node.child_by_field_name("right"), Expr::Unknown, ctx);
+                let iterable = self.opt_expr(node.field(&fields::RIGHT), Expr::Unknown, ctx);
                 self.implicit_site(SiteKind::Iterate, iterable, node, ctx);
                 let element = self.push(Expr::Iter(iterable));
                 let body_block = self.new_block(Some(ctx.block), true);
@@ -712,14 +713,14 @@ impl<'s> Builder<'s> {
                     block: body_block,
                     ..ctx
                 };
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field(&fields::LEFT) {
                     self.target(left, element, body_ctx);
                 }
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field(&fields::BODY) {
                     self.statements(body, body_ctx);
                 }
-                if let Some(alternative) = node.child_by_field_name("alternative") {
-                    self.sub_block(alternative.child_by_field_name("body"), ctx, false);
+                if let Some(alternative) = node.field(&fields::ALTERNATIVE) {
+                    self.sub_block(alternative.field(&fields::BODY), ctx, false);
                 }
             }
             "while_statement" => {
@@ -728,25 +729,25 @@ impl<'s> Builder<'s> {
                     block: body_block,
                     ..ctx
                 };
-                if let Some(condition) = node.child_by_field_name("condition") {
+                if let Some(condition) = node.field(&fields::CONDITION) {
                     self.expr(condition, body_ctx);
                 }
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field(&fields::BODY) {
                     self.statements(body, body_ctx);
                 }
-                if let Some(alternative) = node.child_by_field_name("alternative") {
-                    self.sub_block(alternative.child_by_field_name("body"), ctx, false);
+                if let Some(alternative) = node.field(&fields::ALTERNATIVE) {
+                    self.sub_block(alternative.field(&fields::BODY), ctx, false);
                 }
             }
             "try_statement" => {
-                self.sub_block(node.child_by_field_name("body"), ctx, false);
+                self.sub_block(node.field(&fields::BODY), ctx, false);
                 let mut cursor = node.walk();
                 let clauses: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 for clause in clauses {
                     match clause.kind() {
                         "except_clause" | "except_group_clause" => self.except(clause, ctx),
                         "else_clause" => {
-                            self.sub_block(clause.child_by_field_name("body"), ctx, false);
+                            self.sub_block(clause.field(&fields::BODY), ctx, false);
                         }
                         "finally_clause" => {
                             let mut inner = clause.walk();
@@ -777,12 +778,12 @@ impl<'s> Builder<'s> {
                         self.with_item(item, ctx, inner);
                     }
                 }
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field(&fields::BODY) {
                     self.statements(body, inner);
                 }
             }
             "match_statement" => {
-                if let Some(subject) = node.child_by_field_name("subject") {
+                if let Some(subject) = node.field(&fields::SUBJECT) {
                     self.expr(subject, ctx);
                 }
                 let mut cursor = node.walk();
@@ -795,10 +796,10 @@ impl<'s> Builder<'s> {
                         .filter(|child| child.kind() == "case_clause")
                         .collect();
                     for case in cases {
-                        if let Some(guard) = case.child_by_field_name("guard") {
+                        if let Some(guard) = case.field(&fields::GUARD) {
                             self.children_exprs(guard, ctx);
                         }
-                        self.sub_block(case.child_by_field_name("consequence"), ctx, false);
+                        self.sub_block(case.field(&fields::CONSEQUENCE), ctx, false);
                     }
                 }
             }
@@ -871,7 +872,7 @@ impl<'s> Builder<'s> {
         let inner = Ctx { block, ..ctx };
         let mut cursor = clause.walk();
         let children: Vec<Node<'_>> = clause.named_children(&mut cursor).collect();
-        let alias = clause.child_by_field_name("alias");
+        let alias = clause.field(&fields::ALIAS);
         let mut caught = None;
         for child in children {
             if child.kind() == "block" {
@@ -891,7 +892,7 @@ impl<'s> Builder<'s> {
                     func: value,
                     args: Box::new([]),
                 });
-                if let Some(target) = child.child_by_field_name("alias") {
+                if let Some(target) = child.field(&fields::ALIAS) {
                     self.alias_target(target, instance, inner);
                 }
             } else if child.kind() != "comment" {
@@ -901,14 +902,14 @@ impl<'s> Builder<'s> {
     }
 
     fn with_item(&mut self, item: Node<'_>, outer: Ctx, inner: Ctx) {
-        let Some(value) = item.child_by_field_name("value") else {
+        let Some(value) = item.field(&fields::VALUE) else {
             return;
         };
         if value.kind() == "as_pattern" {
             let managed = self.opt_expr(value.named_child(0), Expr::Unknown, outer);
             self.implicit_site(SiteKind::Enter, managed, item, outer);
             let entered = self.push(Expr::Enter(managed));
-            if let Some(target) = value.child_by_field_name("alias") {
+            if let Some(target) = value.field(&fields::ALIAS) {
                 self.alias_target(target, entered, inner);
             }
         } else {
@@ -943,10 +944,9 @@ impl<'s> Builder<'s> {
                     self.bind(ctx, &first, value);
                 }
                 "aliased_import" => {
-                    let (Some(dotted), Some(alias)) = (
-                        name.child_by_field_name("name"),
-                        name.child_by_field_name("alias"),
-                    ) else {
+                    let (Some(dotted), Some(alias)) =
+                        (name.field(&fields::NAME), name.field(&fields::ALIAS))
+                    else {
                         continue;
                     };
                     let dotted = compact(self.text(dotted));
@@ -963,7 +963,7 @@ impl<'s> Builder<'s> {
     }
 
     fn import_from(&mut self, node: Node<'_>, ctx: Ctx) {
-        let Some(module) = node.child_by_field_name("module_name") else {
+        let Some(module) = node.field(&fields::MODULE_NAME) else {
             return;
         };
         let (level, dotted) = if module.kind() == "relative_import" {
@@ -999,12 +999,12 @@ impl<'s> Builder<'s> {
             let (imported, alias) = match name.kind() {
                 "dotted_name" => (compact(self.text(name)), None),
                 "aliased_import" => {
-                    let Some(imported) = name.child_by_field_name("name") else {
+                    let Some(imported) = name.field(&fields::NAME) else {
                         continue;
                     };
                     (
                         compact(self.text(imported)),
-                        name.child_by_field_name("alias")
+                        name.field(&fields::ALIAS)
                             .map(|alias| self.text(alias).to_owned()),
                     )
                 }
@@ -1022,7 +1022,7 @@ impl<'s> Builder<'s> {
 
     /// A `def` or `class` with its decorators (outermost first).
     fn definition(&mut self, node: Node<'_>, decorators: &[Node<'_>], ctx: Ctx) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field(&fields::NAME) else {
             return;
         };
         let name = self.text(name_node).to_owned();
@@ -1078,13 +1078,13 @@ impl<'s> Builder<'s> {
             block: self.model.scopes[scope as usize].top,
         };
         if class {
-            if let Some(superclasses) = node.child_by_field_name("superclasses") {
+            if let Some(superclasses) = node.field(&fields::SUPERCLASSES) {
                 let mut cursor = superclasses.walk();
                 let children: Vec<Node<'_>> = superclasses.named_children(&mut cursor).collect();
                 for child in children {
                     match child.kind() {
                         "keyword_argument" => {
-                            if let Some(value) = child.child_by_field_name("value") {
+                            if let Some(value) = child.field(&fields::VALUE) {
                                 self.expr(value, ctx);
                             }
                         }
@@ -1096,16 +1096,16 @@ impl<'s> Builder<'s> {
                     }
                 }
             }
-        } else if let Some(parameters) = node.child_by_field_name("parameters") {
+        } else if let Some(parameters) = node.field(&fields::PARAMETERS) {
             self.parameters(parameters, scope, ctx, in_class);
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             self.statements(body, body_ctx);
         }
         // `-> T`: what a function returns, besides what its body returns (not for a
         // generator, whose annotation names the iterator).
         let returns = node
-            .child_by_field_name("return_type")
+            .field(&fields::RETURN_TYPE)
             .and_then(|annotation| self.annotation(annotation, ctx));
         if let Some(returns) = returns {
             let function = &mut self.model.scopes[scope as usize];
@@ -1156,8 +1156,8 @@ impl<'s> Builder<'s> {
                     }
                 }
                 "default_parameter" | "typed_default_parameter" => (
-                    child.child_by_field_name("name"),
-                    child.child_by_field_name("value"),
+                    child.field(&fields::NAME),
+                    child.field(&fields::VALUE),
                     None,
                 ),
                 "list_splat_pattern" => (child.named_child(0), None, Some(ParamKind::Args)),
@@ -1178,7 +1178,7 @@ impl<'s> Builder<'s> {
             }
             let default = default.map(|value| self.expr(value, outer));
             let annotation = child
-                .child_by_field_name("type")
+                .field(&fields::TYPE)
                 .and_then(|annotation| self.annotation(annotation, outer));
             let Some(name_node) = name_node.filter(|n| n.kind() == "identifier") else {
                 continue;
@@ -1213,17 +1213,17 @@ impl<'s> Builder<'s> {
         let mut targets = Vec::new();
         let mut current = node;
         let value = loop {
-            if let Some(left) = current.child_by_field_name("left") {
+            if let Some(left) = current.field(&fields::LEFT) {
                 targets.push(left);
             }
-            match current.child_by_field_name("right") {
+            match current.field(&fields::RIGHT) {
                 Some(right) if right.kind() == "assignment" => current = right,
                 Some(right) => break Some(self.expr(right, ctx)),
                 None => break None,
             }
         };
         let annotation = node
-            .child_by_field_name("type")
+            .field(&fields::TYPE)
             .and_then(|annotation| self.annotation(annotation, ctx));
         // `name: T` in a class body declares an instance attribute (dataclass and model
         // fields), with or without a value.
@@ -1257,10 +1257,8 @@ impl<'s> Builder<'s> {
     }
 
     fn augmented(&mut self, node: Node<'_>, ctx: Ctx) {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field(&fields::LEFT), node.field(&fields::RIGHT))
+        else {
             return;
         };
         let value = self.expr(right, ctx);
@@ -1311,8 +1309,8 @@ impl<'s> Builder<'s> {
             }
             "attribute" => {
                 let (Some(object), Some(attribute)) = (
-                    target.child_by_field_name("object"),
-                    target.child_by_field_name("attribute"),
+                    target.field(&fields::OBJECT),
+                    target.field(&fields::ATTRIBUTE),
                 ) else {
                     return;
                 };
@@ -1335,7 +1333,7 @@ impl<'s> Builder<'s> {
                 self.store(ctx, object, StoreTarget::Attr(name), value);
             }
             "subscript" => {
-                let Some(object) = target.child_by_field_name("value") else {
+                let Some(object) = target.field(&fields::VALUE) else {
                     return;
                 };
                 let object = self.expr(object, ctx);
@@ -1549,7 +1547,7 @@ impl<'s> Builder<'s> {
                         let params = node
                             .children_by_field_name("subscript", &mut cursor)
                             .collect();
-                        (node.child_by_field_name("value"), params)
+                        (node.field(&fields::VALUE), params)
                     } else {
                         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                         let params = children
@@ -1731,9 +1729,9 @@ impl<'s> Builder<'s> {
                 self.name(name, ctx)
             }
             "attribute" => {
-                let object = self.opt_expr(node.child_by_field_name("object"), Expr::Unknown, ctx);
+                let object = self.opt_expr(node.field(&fields::OBJECT), Expr::Unknown, ctx);
                 let name = node
-                    .child_by_field_name("attribute")
+                    .field(&fields::ATTRIBUTE)
                     .map(|attribute| self.text(attribute))
                     .unwrap_or("");
                 self.push(Expr::Attr {
@@ -1743,7 +1741,7 @@ impl<'s> Builder<'s> {
             }
             "call" => self.call(node, ctx),
             "subscript" => {
-                let object = self.opt_expr(node.child_by_field_name("value"), Expr::Unknown, ctx);
+                let object = self.opt_expr(node.field(&fields::VALUE), Expr::Unknown, ctx);
                 let index = self.index(node, ctx);
                 let read = Some((
                     ctx.scope,
@@ -1791,12 +1789,9 @@ impl<'s> Builder<'s> {
                 for child in children {
                     match child.kind() {
                         "pair" => {
-                            let key = child.child_by_field_name("key").map(|k| self.expr(k, ctx));
-                            let value = self.opt_expr(
-                                child.child_by_field_name("value"),
-                                Expr::Unknown,
-                                ctx,
-                            );
+                            let key = child.field(&fields::KEY).map(|k| self.expr(k, ctx));
+                            let value =
+                                self.opt_expr(child.field(&fields::VALUE), Expr::Unknown, ctx);
                             if let Some(key) = key {
                                 entries.push((Some(key), value));
                             }
@@ -1828,8 +1823,8 @@ impl<'s> Builder<'s> {
                 }
             }
             "boolean_operator" => {
-                let left = self.opt_expr(node.child_by_field_name("left"), Expr::Unknown, ctx);
-                let right = self.opt_expr(node.child_by_field_name("right"), Expr::Unknown, ctx);
+                let left = self.opt_expr(node.field(&fields::LEFT), Expr::Unknown, ctx);
+                let right = self.opt_expr(node.field(&fields::RIGHT), Expr::Unknown, ctx);
                 self.push(Expr::Union(Box::new([left, right])))
             }
             "await" => match node.named_child(0) {
@@ -1837,8 +1832,8 @@ impl<'s> Builder<'s> {
                 None => self.push(Expr::Unknown),
             },
             "named_expression" => {
-                let value = self.opt_expr(node.child_by_field_name("value"), Expr::Unknown, ctx);
-                if let Some(name) = node.child_by_field_name("name") {
+                let value = self.opt_expr(node.field(&fields::VALUE), Expr::Unknown, ctx);
+                if let Some(name) = node.field(&fields::NAME) {
                     let scope = self.binding_scope(ctx.scope);
                     let name = self.text(name);
                     let block = if scope == ctx.scope {
@@ -1906,9 +1901,9 @@ impl<'s> Builder<'s> {
                 None => self.push(Expr::Builtin),
             },
             "unary_operator" => {
-                let operand = node.child_by_field_name("argument");
+                let operand = node.field(&fields::ARGUMENT);
                 let negative = node
-                    .child_by_field_name("operator")
+                    .field(&fields::OPERATOR)
                     .is_some_and(|op| self.text(op) == "-");
                 let literal = operand
                     .filter(|operand| negative && operand.kind() == "integer")
@@ -1921,7 +1916,7 @@ impl<'s> Builder<'s> {
             }
             "ERROR" | "comment" | "type" => self.push(Expr::Unknown),
             "keyword_argument" => {
-                if let Some(value) = node.child_by_field_name("value") {
+                if let Some(value) = node.field(&fields::VALUE) {
                     self.expr(value, ctx)
                 } else {
                     self.push(Expr::Unknown)
@@ -1941,13 +1936,13 @@ impl<'s> Builder<'s> {
     }
 
     fn call(&mut self, node: Node<'_>, ctx: Ctx) -> ExprId {
-        let Some(function) = node.child_by_field_name("function") else {
+        let Some(function) = node.field(&fields::FUNCTION) else {
             self.children_exprs(node, ctx);
             return self.push(Expr::Unknown);
         };
         let func = self.expr(function, ctx);
         let mut args = Vec::new();
-        if let Some(arguments) = node.child_by_field_name("arguments") {
+        if let Some(arguments) = node.field(&fields::ARGUMENTS) {
             if arguments.kind() == "generator_expression" {
                 let value = self.expr(arguments, ctx);
                 args.push(Arg {
@@ -1962,13 +1957,10 @@ impl<'s> Builder<'s> {
                     match child.kind() {
                         "keyword_argument" => {
                             let keyword = child
-                                .child_by_field_name("name")
+                                .field(&fields::NAME)
                                 .map(|name| Box::<str>::from(self.text(name)));
-                            let value = self.opt_expr(
-                                child.child_by_field_name("value"),
-                                Expr::Unknown,
-                                ctx,
-                            );
+                            let value =
+                                self.opt_expr(child.field(&fields::VALUE), Expr::Unknown, ctx);
                             args.push(Arg {
                                 keyword,
                                 value,
@@ -2076,14 +2068,14 @@ impl<'s> Builder<'s> {
             match child.kind() {
                 "for_in_clause" => {
                     let iterable = self.opt_expr(
-                        child.child_by_field_name("right"),
+                        child.field(&fields::RIGHT),
                         Expr::Unknown,
                         if first { ctx } else { inner },
                     );
                     first = false;
                     self.pos += 1;
                     let element = self.push(Expr::Iter(iterable));
-                    if let Some(left) = child.child_by_field_name("left") {
+                    if let Some(left) = child.field(&fields::LEFT) {
                         self.target(left, element, inner);
                     }
                     self.pos += 1;
@@ -2093,7 +2085,7 @@ impl<'s> Builder<'s> {
             }
         }
         self.pos += 1;
-        let element = match node.child_by_field_name("body") {
+        let element = match node.field(&fields::BODY) {
             Some(body) if body.kind() == "pair" => {
                 self.children_exprs(body, inner);
                 None
@@ -2111,7 +2103,7 @@ impl<'s> Builder<'s> {
 
     fn lambda(&mut self, node: Node<'_>, ctx: Ctx) -> ExprId {
         let scope = self.new_scope(ScopeKind::Lambda, "".into(), Some(ctx.scope));
-        if let Some(parameters) = node.child_by_field_name("parameters") {
+        if let Some(parameters) = node.field(&fields::PARAMETERS) {
             self.parameters(parameters, scope, ctx, false);
         }
         let inner = Ctx {
@@ -2119,7 +2111,7 @@ impl<'s> Builder<'s> {
             owner: ctx.owner,
             block: self.model.scopes[scope as usize].top,
         };
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             let value = self.expr(body, inner);
             self.model.scopes[scope as usize].returns.push(value);
         }
