@@ -3,28 +3,45 @@
 //! with every field name of the grammar on each call (a tenth of the Python facts walk).
 //!
 //! Owns: [`Field`], the [`ChildByField`] extension of tree-sitter's `Node`, and the fields
-//! the Python readers (the extractor and the call-graph facts) ask for.
+//! the Python and TypeScript readers (the extractors and the call-graph facts) ask for.
 //! Does not own: what any reader does with a field's node.
 
 use std::sync::OnceLock;
 use tree_sitter::{Language, Node};
 
+/// How many grammars a field keeps ids for: the TypeScript readers ask the same fields of
+/// two (TypeScript and TSX).
+const GRAMMARS: usize = 2;
+
 /// A field of a grammar, named as the grammar names it. Its id is found the first time it
-/// is asked of a node, for that node's grammar; a node of any other grammar is looked up
-/// by name, so the answer is `child_by_field_name`'s for every node.
+/// is asked of a node of a grammar, for up to [`GRAMMARS`] grammars; a node of any other
+/// grammar is looked up by name, so the answer is `child_by_field_name`'s for every node.
 pub(crate) struct Field {
     name: &'static str,
-    /// The grammar the id was found in, and the id (0: the grammar has no such field,
-    /// which tree-sitter answers with no node).
-    known: OnceLock<(Language, u16)>,
+    /// Per grammar met: the grammar and the field's id in it (0: the grammar has no such
+    /// field, which tree-sitter answers with no node).
+    known: [OnceLock<(Language, u16)>; GRAMMARS],
 }
 
 impl Field {
     pub(crate) const fn new(name: &'static str) -> Self {
         Self {
             name,
-            known: OnceLock::new(),
+            known: [const { OnceLock::new() }; GRAMMARS],
         }
+    }
+
+    /// The field's id in `language`, when one of the slots holds (or now takes) it.
+    fn id_in(&self, language: &Language) -> Option<u16> {
+        self.known.iter().find_map(|slot| {
+            // A slot another grammar took first (even a moment ago, on another thread)
+            // is passed over.
+            let (grammar, id) = slot.get_or_init(|| {
+                let id = language.field_id_for_name(self.name);
+                (language.clone(), id.map_or(0, std::num::NonZeroU16::get))
+            });
+            (grammar == language).then_some(*id)
+        })
     }
 }
 
@@ -35,15 +52,9 @@ pub(crate) trait ChildByField<'t> {
 
 impl<'t> ChildByField<'t> for Node<'t> {
     fn field(&self, field: &Field) -> Option<Node<'t>> {
-        let language = self.language();
-        let (grammar, id) = field.known.get_or_init(|| {
-            let id = language.field_id_for_name(field.name);
-            ((*language).clone(), id.map_or(0, std::num::NonZeroU16::get))
-        });
-        if *grammar == *language {
-            self.child_by_field_id(*id)
-        } else {
-            self.child_by_field_name(field.name)
+        match field.id_in(&self.language()) {
+            Some(id) => self.child_by_field_id(id),
+            None => self.child_by_field_name(field.name),
         }
     }
 }
@@ -78,6 +89,42 @@ pub(crate) mod python {
     pub(crate) static VALUE: Field = Field::new("value");
 }
 
+/// The fields of the TypeScript and TSX grammars that keel reads.
+pub(crate) mod typescript {
+    use super::Field;
+
+    pub(crate) static ALIAS: Field = Field::new("alias");
+    pub(crate) static ALTERNATIVE: Field = Field::new("alternative");
+    pub(crate) static ARGUMENTS: Field = Field::new("arguments");
+    pub(crate) static BODY: Field = Field::new("body");
+    pub(crate) static CONDITION: Field = Field::new("condition");
+    pub(crate) static CONSEQUENCE: Field = Field::new("consequence");
+    pub(crate) static CONSTRUCTOR: Field = Field::new("constructor");
+    pub(crate) static DECLARATION: Field = Field::new("declaration");
+    pub(crate) static FINALIZER: Field = Field::new("finalizer");
+    pub(crate) static FUNCTION: Field = Field::new("function");
+    pub(crate) static HANDLER: Field = Field::new("handler");
+    pub(crate) static INCREMENT: Field = Field::new("increment");
+    pub(crate) static INDEX: Field = Field::new("index");
+    pub(crate) static INITIALIZER: Field = Field::new("initializer");
+    pub(crate) static KEY: Field = Field::new("key");
+    pub(crate) static KIND: Field = Field::new("kind");
+    pub(crate) static LEFT: Field = Field::new("left");
+    pub(crate) static MODULE: Field = Field::new("module");
+    pub(crate) static NAME: Field = Field::new("name");
+    pub(crate) static OBJECT: Field = Field::new("object");
+    pub(crate) static PARAMETER: Field = Field::new("parameter");
+    pub(crate) static PARAMETERS: Field = Field::new("parameters");
+    pub(crate) static PATTERN: Field = Field::new("pattern");
+    pub(crate) static PROPERTY: Field = Field::new("property");
+    pub(crate) static RETURN_TYPE: Field = Field::new("return_type");
+    pub(crate) static RIGHT: Field = Field::new("right");
+    pub(crate) static SOURCE: Field = Field::new("source");
+    pub(crate) static TYPE: Field = Field::new("type");
+    pub(crate) static TYPE_PARAMETERS: Field = Field::new("type_parameters");
+    pub(crate) static VALUE: Field = Field::new("value");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,17 +152,17 @@ mod tests {
     }
 
     #[test]
-    fn a_field_by_id_is_the_field_by_name_on_every_node_of_either_grammar() {
+    fn a_field_by_id_is_the_field_by_name_on_every_node_of_every_grammar() {
         let python = parse(
             tree_sitter_python::LANGUAGE.into(),
             "class A(B):\n    def f(self, x: int = 1) -> int:\n        return g(x).y if x else None\n",
         );
-        // The same statics asked of a second grammar first found their ids in Python's:
-        // they must fall back to the name there, not reuse Python's ids.
-        let typescript = parse(
-            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            "class A extends B { f(x: number): number { return g(x).y; } }\n",
-        );
+        // The same statics asked of more grammars than they keep ids for: TypeScript's
+        // takes the second slot, TSX's finds both taken and is looked up by name; neither
+        // may reuse an id found in another grammar.
+        let source = "class A extends B { f(x: number): number { return g(x).y; } }\n";
+        let typescript = parse(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), source);
+        let tsx = parse(tree_sitter_typescript::LANGUAGE_TSX.into(), source);
         let fields = [
             &python::BODY,
             &python::NAME,
@@ -125,7 +172,7 @@ mod tests {
             &python::OBJECT,
         ];
         let mut found = 0;
-        for tree in [&python, &typescript] {
+        for tree in [&python, &typescript, &tsx] {
             for node in nodes(tree) {
                 for field in fields {
                     let by_id = node.field(field);
@@ -140,7 +187,7 @@ mod tests {
                 }
             }
         }
-        // The positive control: the fields are there to be found, in both grammars.
-        assert!(found >= 12, "found {found}");
+        // The positive control: the fields are there to be found, in every grammar.
+        assert!(found >= 18, "found {found}");
     }
 }

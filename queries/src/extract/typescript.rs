@@ -19,6 +19,7 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
+use super::fields::{ChildByField as _, Field, typescript as fields};
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
 
@@ -225,10 +226,10 @@ impl<'s> Walk<'s> {
     fn for_in<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
         let is_var = node
-            .child_by_field_name("kind")
+            .field(&fields::KIND)
             .is_some_and(|kind| kind.kind() == "var");
         let name = node
-            .child_by_field_name("left")
+            .field(&fields::LEFT)
             .filter(|left| is_var && left.kind() == "identifier");
         if let Some(name) = name
             && self.scopes[frame.scope].kind.holds_data()
@@ -251,10 +252,10 @@ impl<'s> Walk<'s> {
     /// expression>` is a unit named `default`.
     fn export<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
-        if let Some(declaration) = node.child_by_field_name("declaration") {
+        if let Some(declaration) = node.field(&fields::DECLARATION) {
             return vec![frame.wrapped(declaration)];
         }
-        let Some(value) = node.child_by_field_name("value").map(unwrap_expression) else {
+        let Some(value) = node.field(&fields::VALUE).map(unwrap_expression) else {
             return Vec::new();
         };
         let kind = match value_kind(value) {
@@ -270,14 +271,14 @@ impl<'s> Walk<'s> {
     fn namespace<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
         let Some(name) = node
-            .child_by_field_name("name")
+            .field(&fields::NAME)
             .and_then(|name| self.namespace_name(name))
         else {
             return Vec::new();
         };
         let prefix = syntax::qualify(&self.scopes[frame.scope].prefix, &name);
         let scope = self.push_scope(prefix, ScopeKind::Module);
-        let body = node.child_by_field_name("body");
+        let body = node.field(&fields::BODY);
         body.map(named_children)
             .unwrap_or_default()
             .into_iter()
@@ -333,13 +334,13 @@ impl<'s> Walk<'s> {
     fn declarator<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
         let Some(name) = node
-            .child_by_field_name("name")
+            .field(&fields::NAME)
             .filter(|name| name.kind() == "identifier")
             .and_then(|name| syntax::text(name, self.source))
         else {
             return Vec::new();
         };
-        let value = node.child_by_field_name("value").map(unwrap_expression);
+        let value = node.field(&fields::VALUE).map(unwrap_expression);
         let kind = match value.and_then(value_kind) {
             Some(kind) => kind,
             None if self.scopes[frame.scope].kind.holds_data() => UnitKind::Variable,
@@ -370,7 +371,7 @@ impl<'s> Walk<'s> {
     /// A method, constructor, accessor, method overload signature or abstract method.
     fn method<'t>(&mut self, frame: &Frame<'t>, role: Role) -> Vec<Frame<'t>> {
         let node = frame.node;
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let Some(name_node) = node.field(&fields::NAME) else {
             return Vec::new();
         };
         let Some(name) = self.member_name(name_node) else {
@@ -390,13 +391,13 @@ impl<'s> Walk<'s> {
     /// A class field is a unit only when it holds a function (`handler = () => {}`).
     fn field<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
-        let value = node.child_by_field_name("value").map(unwrap_expression);
+        let value = node.field(&fields::VALUE).map(unwrap_expression);
         let Some(function) = value.filter(|&value| value_kind(value) == Some(UnitKind::Function))
         else {
             return Vec::new();
         };
         let Some(name) = node
-            .child_by_field_name("name")
+            .field(&fields::NAME)
             .and_then(|name| self.member_name(name))
         else {
             return Vec::new();
@@ -430,9 +431,9 @@ impl<'s> Walk<'s> {
             role,
         });
         let (body_kind, body) = match kind {
-            UnitKind::Class => (ScopeKind::Class, inner.child_by_field_name("body")),
+            UnitKind::Class => (ScopeKind::Class, inner.field(&fields::BODY)),
             UnitKind::Function | UnitKind::Method => {
-                (ScopeKind::Function, inner.child_by_field_name("body"))
+                (ScopeKind::Function, inner.field(&fields::BODY))
             }
             UnitKind::Variable | UnitKind::Enum | UnitKind::TypeOnly => return Vec::new(),
         };
@@ -454,7 +455,7 @@ impl<'s> Walk<'s> {
 
     /// The `name` field's text (functions, classes, enums, types).
     fn name_of(&self, node: Node<'_>) -> Option<&'s str> {
-        node.child_by_field_name("name")
+        node.field(&fields::NAME)
             .and_then(|name| syntax::text(name, self.source))
     }
 
@@ -529,21 +530,24 @@ fn class_members<'t>(frame: &Frame<'t>) -> Vec<Frame<'t>> {
 fn statements(node: Node<'_>) -> Vec<Node<'_>> {
     match node.kind() {
         "program" | "statement_block" | "switch_body" | "else_clause" => named_children(node),
-        "if_statement" => fields(node, &["consequence", "alternative"]),
-        "try_statement" => fields(node, &["body", "handler", "finalizer"]),
+        "if_statement" => fields_of(node, &[&fields::CONSEQUENCE, &fields::ALTERNATIVE]),
+        "try_statement" => fields_of(node, &[&fields::BODY, &fields::HANDLER, &fields::FINALIZER]),
         "switch_case" | "switch_default" => {
             let mut cursor = node.walk();
             node.children_by_field_name("body", &mut cursor).collect()
         }
         "for_statement" => {
             let header = node
-                .child_by_field_name("initializer")
+                .field(&fields::INITIALIZER)
                 .filter(|initializer| initializer.kind() == "variable_declaration");
-            header.into_iter().chain(fields(node, &["body"])).collect()
+            header
+                .into_iter()
+                .chain(fields_of(node, &[&fields::BODY]))
+                .collect()
         }
         "catch_clause" | "finally_clause" | "for_in_statement" | "while_statement"
         | "do_statement" | "with_statement" | "labeled_statement" | "switch_statement" => {
-            fields(node, &["body"])
+            fields_of(node, &[&fields::BODY])
         }
         _ => Vec::new(),
     }
@@ -575,10 +579,10 @@ fn block_scoped(kind: &str) -> bool {
     )
 }
 
-fn fields<'t>(node: Node<'t>, names: &[&str]) -> Vec<Node<'t>> {
-    names
+fn fields_of<'t>(node: Node<'t>, fields: &[&Field]) -> Vec<Node<'t>> {
+    fields
         .iter()
-        .filter_map(|name| node.child_by_field_name(name))
+        .filter_map(|field| node.field(field))
         .collect()
 }
 

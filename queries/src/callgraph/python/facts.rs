@@ -1525,8 +1525,8 @@ impl<'s> Builder<'s> {
                 self.annotated_name(&text, ctx, out, false);
             }
             "binary_operator" => {
-                for field in ["left", "right"] {
-                    if let Some(side) = node.child_by_field_name(field) {
+                for field in [&fields::LEFT, &fields::RIGHT] {
+                    if let Some(side) = node.field(field) {
                         self.annotation_into(side, ctx, out, depth + 1);
                     }
                 }

@@ -19,6 +19,7 @@
 
 use crate::callgraph::MODULE;
 use crate::extract::Language;
+use crate::extract::fields::{ChildByField as _, Field, typescript as fields};
 use crate::extract::{qualify, unwrap_expression};
 use crate::images::{Image, image_bytes};
 use keel_engine::Db;
@@ -665,11 +666,11 @@ impl<'s> Walk<'s> {
             | "asserts_annotation"
             | "type_predicate_annotation" => {}
             "interface_declaration" | "type_alias_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field(&fields::NAME) {
                     let name = self.text(name).to_owned();
                     let scope = self.ctxs[ctx].scope;
                     let aliased = node
-                        .child_by_field_name("value")
+                        .field(&fields::VALUE)
                         .map(|value| self.type_expr(value));
                     let init = match aliased {
                         // `type Queue = LinkedMap<K, V>`: where a type is read, the class.
@@ -702,20 +703,26 @@ impl<'s> Walk<'s> {
                 self.fields(
                     node,
                     ctx,
-                    &["consequence", "alternative"],
-                    &["condition"],
+                    &[&fields::CONSEQUENCE, &fields::ALTERNATIVE],
+                    &[&fields::CONDITION],
                     out,
                 );
             }
             "try_statement" => {
-                self.fields(node, ctx, &["body", "handler", "finalizer"], &[], out);
+                self.fields(
+                    node,
+                    ctx,
+                    &[&fields::BODY, &fields::HANDLER, &fields::FINALIZER],
+                    &[],
+                    out,
+                );
             }
-            "finally_clause" => self.fields(node, ctx, &["body"], &[], out),
+            "finally_clause" => self.fields(node, ctx, &[&fields::BODY], &[], out),
             "catch_clause" => self.catch_clause(node, ctx, out),
-            "switch_statement" => self.fields(node, ctx, &["body"], &["value"], out),
+            "switch_statement" => self.fields(node, ctx, &[&fields::BODY], &[&fields::VALUE], out),
             "switch_case" | "switch_default" => {
                 let expr = self.expr_ctx(ctx);
-                if let Some(value) = node.child_by_field_name("value") {
+                if let Some(value) = node.field(&fields::VALUE) {
                     out.push(frame_of(value, expr));
                 }
                 let mut cursor = node.walk();
@@ -724,9 +731,15 @@ impl<'s> Walk<'s> {
                 }
             }
             "while_statement" | "do_statement" | "with_statement" => {
-                self.fields(node, ctx, &["body"], &["condition", "object"], out);
+                self.fields(
+                    node,
+                    ctx,
+                    &[&fields::BODY],
+                    &[&fields::CONDITION, &fields::OBJECT],
+                    out,
+                );
             }
-            "labeled_statement" => self.fields(node, ctx, &["body"], &[], out),
+            "labeled_statement" => self.fields(node, ctx, &[&fields::BODY], &[], out),
             "for_statement" => self.for_statement(node, ctx, out),
             "for_in_statement" => self.for_in(node, ctx, out),
             "export_statement" => self.export(node, ctx, out),
@@ -747,7 +760,7 @@ impl<'s> Walk<'s> {
                 self.function_declaration(node, ctx, out);
             }
             "function_signature" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field(&fields::NAME) {
                     let name = self.text(name).to_owned();
                     self.bind(self.ctxs[ctx].scope, &name, Init::Signature);
                 }
@@ -757,7 +770,7 @@ impl<'s> Walk<'s> {
             }
             "lexical_declaration" | "variable_declaration" => self.declarators(node, ctx, out),
             "enum_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.field(&fields::NAME) {
                     let name = self.text(name).to_owned();
                     self.bind(self.ctxs[ctx].scope, &name, Init::Enum);
                 }
@@ -783,7 +796,7 @@ impl<'s> Walk<'s> {
             "new_expression" => self.new_expression(node, ctx, out),
             "assignment_expression" => self.assignment(node, ctx, out),
             "augmented_assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left")
+                if let Some(left) = node.field(&fields::LEFT)
                     && left.kind() == "identifier"
                 {
                     let name = self.text(left).to_owned();
@@ -839,18 +852,18 @@ impl<'s> Walk<'s> {
         &mut self,
         node: Node<'t>,
         ctx: usize,
-        keep: &[&str],
-        expr: &[&str],
+        keep: &[&Field],
+        expr: &[&Field],
         out: &mut Vec<Frame<'t>>,
     ) {
-        for name in keep {
-            if let Some(child) = node.child_by_field_name(name) {
+        for field in keep {
+            if let Some(child) = node.field(field) {
                 out.push(frame_of(child, ctx));
             }
         }
         let expr_ctx = self.expr_ctx(ctx);
-        for name in expr {
-            if let Some(child) = node.child_by_field_name(name) {
+        for field in expr {
+            if let Some(child) = node.field(field) {
                 out.push(frame_of(child, expr_ctx));
             }
         }
@@ -858,11 +871,11 @@ impl<'s> Walk<'s> {
 
     fn catch_clause<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
         let inner = self.block_ctx(ctx);
-        if let Some(parameter) = node.child_by_field_name("parameter") {
+        if let Some(parameter) = node.field(&fields::PARAMETER) {
             let scope = self.ctxs[inner].scope;
             self.bind_pattern(scope, parameter, None);
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             out.push(Frame {
                 node: body,
                 ctx: inner,
@@ -877,7 +890,7 @@ impl<'s> Walk<'s> {
         // binds in the loop only.
         let naming = self.ctxs[ctx].naming.clone();
         self.ctxs[inner].naming = naming;
-        if let Some(initializer) = node.child_by_field_name("initializer") {
+        if let Some(initializer) = node.field(&fields::INITIALIZER) {
             let header = if initializer.kind() == "variable_declaration" {
                 inner
             } else {
@@ -886,12 +899,12 @@ impl<'s> Walk<'s> {
             out.push(frame_of(initializer, header));
         }
         let expr = self.expr_ctx(inner);
-        for name in ["condition", "increment"] {
-            if let Some(child) = node.child_by_field_name(name) {
+        for field in [&fields::CONDITION, &fields::INCREMENT] {
+            if let Some(child) = node.field(field) {
                 out.push(frame_of(child, expr));
             }
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             out.push(frame_of(body, inner));
         }
     }
@@ -900,9 +913,9 @@ impl<'s> Walk<'s> {
         let inner = self.block_ctx(ctx);
         let naming = self.ctxs[ctx].naming.clone();
         self.ctxs[inner].naming = naming;
-        if let Some(left) = node.child_by_field_name("left") {
+        if let Some(left) = node.field(&fields::LEFT) {
             let kind = node
-                .child_by_field_name("kind")
+                .field(&fields::KIND)
                 .map(|kind| self.text(kind).to_owned());
             match kind.as_deref() {
                 Some("var") => {
@@ -917,12 +930,12 @@ impl<'s> Walk<'s> {
             }
         }
         let expr = self.expr_ctx(inner);
-        for name in ["right", "value"] {
-            if let Some(child) = node.child_by_field_name(name) {
+        for field in [&fields::RIGHT, &fields::VALUE] {
+            if let Some(child) = node.field(field) {
                 out.push(frame_of(child, expr));
             }
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             out.push(frame_of(body, inner));
         }
     }
@@ -954,9 +967,9 @@ impl<'s> Walk<'s> {
                             }
                             "pair_pattern" => {
                                 let key = child
-                                    .child_by_field_name("key")
+                                    .field(&fields::KEY)
                                     .and_then(|key| self.member_name(key));
-                                if let Some(value) = child.child_by_field_name("value") {
+                                if let Some(value) = child.field(&fields::VALUE) {
                                     let member = match (&base, key) {
                                         (Some(base), Some(key)) => {
                                             Some(Expr::Member(Box::new(base.clone()), key))
@@ -967,7 +980,7 @@ impl<'s> Walk<'s> {
                                 }
                             }
                             "object_assignment_pattern" => {
-                                if let Some(left) = child.child_by_field_name("left") {
+                                if let Some(left) = child.field(&fields::LEFT) {
                                     let value = match (&base, left.kind()) {
                                         (Some(base), "shorthand_property_identifier_pattern") => {
                                             let name = self.text(left).to_owned();
@@ -983,7 +996,7 @@ impl<'s> Walk<'s> {
                     }
                 }
                 "assignment_pattern" => {
-                    if let Some(left) = node.child_by_field_name("left") {
+                    if let Some(left) = node.field(&fields::LEFT) {
                         pending.push((left, None));
                     }
                 }
@@ -1019,13 +1032,13 @@ impl<'s> Walk<'s> {
     }
 
     fn type_parameters(&mut self, node: Node<'_>, scope: usize) {
-        let Some(parameters) = node.child_by_field_name("type_parameters") else {
+        let Some(parameters) = node.field(&fields::TYPE_PARAMETERS) else {
             return;
         };
         let mut cursor = parameters.walk();
         let names: Vec<String> = parameters
             .named_children(&mut cursor)
-            .filter_map(|parameter| parameter.child_by_field_name("name"))
+            .filter_map(|parameter| parameter.field(&fields::NAME))
             .map(|name| self.text(name).to_owned())
             .collect();
         for name in names {
@@ -1034,7 +1047,7 @@ impl<'s> Walk<'s> {
     }
 
     fn function_declaration<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.field(&fields::NAME) else {
             return;
         };
         let name = self.text(name).to_owned();
@@ -1070,7 +1083,7 @@ impl<'s> Walk<'s> {
         let outer_scope = outer.scope;
         let scope = self.push_scope(Some(outer_scope), true);
         if matches!(node.kind(), "function_expression" | "generator_function")
-            && let Some(name) = node.child_by_field_name("name")
+            && let Some(name) = node.field(&fields::NAME)
         {
             let name = self.text(name).to_owned();
             let value = match &unit {
@@ -1084,7 +1097,7 @@ impl<'s> Walk<'s> {
             // What calling the unit returns, when it says: its return type, a promise
             // (`async`) or an iterator (a generator).
             let declared = node
-                .child_by_field_name("return_type")
+                .field(&fields::RETURN_TYPE)
                 .and_then(|annotation| annotation.named_child(0))
                 .map(|ty| match ty.kind() {
                     "this_type" => Expr::This(this.clone()),
@@ -1117,7 +1130,7 @@ impl<'s> Walk<'s> {
             returns: unit.clone(),
         });
         let properties = self.parameters(node, inner, out);
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             if body.kind() == "statement_block" {
                 out.push(Frame {
                     node: body,
@@ -1147,10 +1160,10 @@ impl<'s> Walk<'s> {
     ) -> Vec<(String, Expr)> {
         let scope = self.ctxs[ctx].scope;
         let mut properties = Vec::new();
-        if let Some(parameter) = node.child_by_field_name("parameter") {
+        if let Some(parameter) = node.field(&fields::PARAMETER) {
             self.bind_pattern(scope, parameter, None);
         }
-        let Some(parameters) = node.child_by_field_name("parameters") else {
+        let Some(parameters) = node.field(&fields::PARAMETERS) else {
             return properties;
         };
         let expr = self.expr_ctx(ctx);
@@ -1163,10 +1176,8 @@ impl<'s> Walk<'s> {
             ) {
                 continue;
             }
-            let ty = parameter
-                .child_by_field_name("type")
-                .map(|ty| self.type_expr(ty));
-            let default = parameter.child_by_field_name("value");
+            let ty = parameter.field(&fields::TYPE).map(|ty| self.type_expr(ty));
+            let default = parameter.field(&fields::VALUE);
             if let Some(default) = default {
                 out.push(frame_of(default, expr));
             }
@@ -1176,7 +1187,7 @@ impl<'s> Walk<'s> {
                     out.push(frame_of(child, expr));
                 }
             }
-            let Some(pattern) = parameter.child_by_field_name("pattern") else {
+            let Some(pattern) = parameter.field(&fields::PATTERN) else {
                 continue;
             };
             if pattern.kind() != "identifier" {
@@ -1199,7 +1210,7 @@ impl<'s> Walk<'s> {
     }
 
     fn class_declaration<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.field(&fields::NAME) else {
             return;
         };
         let name = self.text(name).to_owned();
@@ -1222,7 +1233,7 @@ impl<'s> Walk<'s> {
         let outer_scope = self.ctxs[ctx].scope;
         let class_scope = self.push_scope(Some(outer_scope), false);
         if node.kind() == "class"
-            && let Some(name) = node.child_by_field_name("name")
+            && let Some(name) = node.field(&fields::NAME)
         {
             let name = self.text(name).to_owned();
             let value = unit.clone().map_or(Value::Unknown, Value::Class);
@@ -1242,7 +1253,7 @@ impl<'s> Walk<'s> {
                         if clause.kind() != "extends_clause" {
                             continue;
                         }
-                        if let Some(value) = clause.child_by_field_name("value") {
+                        if let Some(value) = clause.field(&fields::VALUE) {
                             extends = Some(self.expr(value, outer_expr, 0));
                             out.push(frame_of(value, outer_expr));
                         }
@@ -1260,7 +1271,7 @@ impl<'s> Walk<'s> {
             });
             self.classes.len() - 1
         });
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field(&fields::BODY) else {
             return;
         };
         let caller = unit
@@ -1293,7 +1304,7 @@ impl<'s> Walk<'s> {
                 (instance_ctx, instance.clone())
             };
             let name = member
-                .child_by_field_name("name")
+                .field(&fields::NAME)
                 .and_then(|name| self.member_name(name));
             let member_unit = match (&unit, &name) {
                 (Some(class), Some(name)) => Some(qualify(class, name)),
@@ -1325,7 +1336,7 @@ impl<'s> Walk<'s> {
                     }
                 }
                 "public_field_definition" => {
-                    let value = member.child_by_field_name("value").map(unwrap_expression);
+                    let value = member.field(&fields::VALUE).map(unwrap_expression);
                     if let Some(function) = value.filter(|value| is_function(value.kind())) {
                         if let (Some(index), Some(name), Some(qualified)) =
                             (index, &name, &member_unit)
@@ -1334,9 +1345,7 @@ impl<'s> Walk<'s> {
                         }
                         self.function(function, member_ctx, member_unit, None, out);
                     } else {
-                        let ty = member
-                            .child_by_field_name("type")
-                            .map(|ty| self.type_expr(ty));
+                        let ty = member.field(&fields::TYPE).map(|ty| self.type_expr(ty));
                         let written = value.map(|value| self.expr(value, member_ctx, 0));
                         let field = match (written, ty) {
                             (Some(value), Some(ty)) => Expr::Or(Box::new(ty), Box::new(value)),
@@ -1364,7 +1373,7 @@ impl<'s> Walk<'s> {
                     }
                 }
                 "class_static_block" => {
-                    if let Some(block) = member.child_by_field_name("body") {
+                    if let Some(block) = member.field(&fields::BODY) {
                         out.push(frame_of(block, static_ctx));
                     }
                 }
@@ -1405,12 +1414,10 @@ impl<'s> Walk<'s> {
             .filter(|child| child.kind() == "variable_declarator")
             .collect();
         for declarator in declarators {
-            let Some(name_node) = declarator.child_by_field_name("name") else {
+            let Some(name_node) = declarator.field(&fields::NAME) else {
                 continue;
             };
-            let value = declarator
-                .child_by_field_name("value")
-                .map(unwrap_expression);
+            let value = declarator.field(&fields::VALUE).map(unwrap_expression);
             if name_node.kind() != "identifier" {
                 let base = value.map(|value| self.expr(value, ctx, 0));
                 self.bind_pattern(bind_scope, name_node, base.as_ref());
@@ -1437,9 +1444,7 @@ impl<'s> Walk<'s> {
                     self.class(class, ctx, unit, out);
                 }
                 _ => {
-                    let ty = declarator
-                        .child_by_field_name("type")
-                        .map(|ty| self.type_expr(ty));
+                    let ty = declarator.field(&fields::TYPE).map(|ty| self.type_expr(ty));
                     let written = value.map(|value| self.expr(value, ctx, 0));
                     let init = match (written, ty) {
                         (Some(value), Some(ty)) => {
@@ -1462,7 +1467,7 @@ impl<'s> Walk<'s> {
         self.es_module = true;
         let scope = self.ctxs[ctx].scope;
         let statement_source = node
-            .child_by_field_name("source")
+            .field(&fields::SOURCE)
             .map(|source| unquote(self.text(source)).to_owned());
         if let Some(spec) = &statement_source {
             self.specs.push(spec.clone());
@@ -1483,7 +1488,7 @@ impl<'s> Walk<'s> {
                 }
                 "import_require_clause" => {
                     let spec = child
-                        .child_by_field_name("source")
+                        .field(&fields::SOURCE)
                         .map(|source| unquote(self.text(source)).to_owned());
                     let name = child
                         .named_child(0)
@@ -1520,12 +1525,12 @@ impl<'s> Walk<'s> {
                 let mut cursor = part.walk();
                 let specifiers: Vec<Node<'_>> = part.named_children(&mut cursor).collect();
                 for specifier in specifiers {
-                    let Some(name) = specifier.child_by_field_name("name") else {
+                    let Some(name) = specifier.field(&fields::NAME) else {
                         continue;
                     };
                     let imported = unquote(self.text(name)).to_owned();
                     let local = specifier
-                        .child_by_field_name("alias")
+                        .field(&fields::ALIAS)
                         .map_or_else(|| imported.clone(), |alias| self.text(alias).to_owned());
                     let init = Init::Import(spec.to_owned(), Imported::Named(imported));
                     self.bind(scope, &local, init);
@@ -1562,7 +1567,7 @@ impl<'s> Walk<'s> {
         self.es_module = true;
         let is_default = has_token(node, "default");
         let source = node
-            .child_by_field_name("source")
+            .field(&fields::SOURCE)
             .map(|source| unquote(self.text(source)).to_owned());
         if let Some(spec) = &source {
             self.specs.push(spec.clone());
@@ -1573,7 +1578,7 @@ impl<'s> Walk<'s> {
         for decorator in children.iter().filter(|child| child.kind() == "decorator") {
             out.push(frame_of(*decorator, expr));
         }
-        if let Some(declaration) = node.child_by_field_name("declaration") {
+        if let Some(declaration) = node.field(&fields::DECLARATION) {
             for name in self.declared_names(declaration) {
                 let exported = if is_default { "default" } else { &name };
                 self.export_name(ctx, exported, Expr::Name(name.clone()));
@@ -1581,7 +1586,7 @@ impl<'s> Walk<'s> {
             out.push(frame_of(declaration, ctx));
             return;
         }
-        if let Some(value) = node.child_by_field_name("value") {
+        if let Some(value) = node.field(&fields::VALUE) {
             let value = unwrap_expression(value);
             if is_function(value.kind()) {
                 let unit = self.unit_in(ctx, "default", false);
@@ -1625,11 +1630,11 @@ impl<'s> Walk<'s> {
                     let mut inner = child.walk();
                     let specifiers: Vec<Node<'t>> = child.named_children(&mut inner).collect();
                     for specifier in specifiers {
-                        let Some(name) = specifier.child_by_field_name("name") else {
+                        let Some(name) = specifier.field(&fields::NAME) else {
                             continue;
                         };
                         let name = unquote(self.text(name)).to_owned();
-                        let exported = specifier.child_by_field_name("alias").map_or_else(
+                        let exported = specifier.field(&fields::ALIAS).map_or_else(
                             || name.clone(),
                             |alias| unquote(self.text(alias)).to_owned(),
                         );
@@ -1680,7 +1685,7 @@ impl<'s> Walk<'s> {
                 let mut names = Vec::new();
                 let mut cursor = declaration.walk();
                 for declarator in declaration.named_children(&mut cursor) {
-                    if let Some(name) = declarator.child_by_field_name("name") {
+                    if let Some(name) = declarator.field(&fields::NAME) {
                         self.pattern_names(name, &mut names);
                     }
                 }
@@ -1695,7 +1700,7 @@ impl<'s> Walk<'s> {
             }
             "interface_declaration" => Vec::new(),
             _ => declaration
-                .child_by_field_name("name")
+                .field(&fields::NAME)
                 .filter(|name| name.kind() != "string")
                 .map(|name| self.text(name).to_owned())
                 .into_iter()
@@ -1710,9 +1715,9 @@ impl<'s> Walk<'s> {
                 "identifier" | "shorthand_property_identifier_pattern" => {
                     names.push(self.text(node).to_owned());
                 }
-                "pair_pattern" => pending.extend(node.child_by_field_name("value")),
+                "pair_pattern" => pending.extend(node.field(&fields::VALUE)),
                 "object_assignment_pattern" | "assignment_pattern" => {
-                    pending.extend(node.child_by_field_name("left"));
+                    pending.extend(node.field(&fields::LEFT));
                 }
                 _ => {
                     let mut cursor = node.walk();
@@ -1725,7 +1730,7 @@ impl<'s> Walk<'s> {
     /// `namespace A.B { … }`: not a unit, but qualifies what it holds; its exports are
     /// the members of the namespace object bound to `A`.
     fn namespace<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        let Some(name) = node.child_by_field_name("name") else {
+        let Some(name) = node.field(&fields::NAME) else {
             return;
         };
         if name.kind() == "string" {
@@ -1779,7 +1784,7 @@ impl<'s> Walk<'s> {
             expr: None,
             returns: None,
         });
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field(&fields::BODY) {
             out.push(Frame {
                 node: body,
                 ctx: inner,
@@ -1801,7 +1806,7 @@ impl<'s> Walk<'s> {
     }
 
     fn call<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        if let Some(function) = node.child_by_field_name("function") {
+        if let Some(function) = node.field(&fields::FUNCTION) {
             match function.kind() {
                 // A dynamic `import()` loads a module; it calls no code of it.
                 "import" => {}
@@ -1825,7 +1830,7 @@ impl<'s> Walk<'s> {
     }
 
     fn new_expression<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        if let Some(constructor) = node.child_by_field_name("constructor") {
+        if let Some(constructor) = node.field(&fields::CONSTRUCTOR) {
             let callee = self.expr(constructor, ctx, 0);
             self.site(ctx, node, constructor, true, callee);
         }
@@ -1849,10 +1854,8 @@ impl<'s> Walk<'s> {
     }
 
     fn assignment<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field(&fields::LEFT), node.field(&fields::RIGHT))
+        else {
             self.expressions(node, ctx, out);
             return;
         };
@@ -1865,9 +1868,9 @@ impl<'s> Walk<'s> {
             }
             "member_expression" => {
                 let property = left
-                    .child_by_field_name("property")
+                    .field(&fields::PROPERTY)
                     .map(|property| self.text(property).to_owned());
-                let object = left.child_by_field_name("object");
+                let object = left.field(&fields::OBJECT);
                 match (object, property) {
                     (Some(object), Some(property))
                         if object.kind() == "identifier"
@@ -1906,10 +1909,10 @@ impl<'s> Walk<'s> {
         match node.kind() {
             "identifier" => self.text(node) == "exports",
             "member_expression" => {
-                node.child_by_field_name("object").is_some_and(|object| {
+                node.field(&fields::OBJECT).is_some_and(|object| {
                     object.kind() == "identifier" && self.text(object) == "module"
                 }) && node
-                    .child_by_field_name("property")
+                    .field(&fields::PROPERTY)
                     .is_some_and(|property| self.text(property) == "exports")
             }
             _ => false,
@@ -1931,10 +1934,9 @@ impl<'s> Walk<'s> {
             },
             "this" => Expr::This(self.ctxs[ctx].this.clone()),
             "member_expression" => {
-                let (Some(object), Some(property)) = (
-                    node.child_by_field_name("object"),
-                    node.child_by_field_name("property"),
-                ) else {
+                let (Some(object), Some(property)) =
+                    (node.field(&fields::OBJECT), node.field(&fields::PROPERTY))
+                else {
                     return Expr::unknown();
                 };
                 let property = self.text(property).to_owned();
@@ -1948,9 +1950,9 @@ impl<'s> Walk<'s> {
                 Expr::Member(Box::new(down(object)), property)
             }
             "subscript_expression" => {
-                let object = node.child_by_field_name("object");
+                let object = node.field(&fields::OBJECT);
                 let index = node
-                    .child_by_field_name("index")
+                    .field(&fields::INDEX)
                     .filter(|index| index.kind() == "string");
                 match (object, index) {
                     (Some(object), Some(index)) => {
@@ -1960,7 +1962,7 @@ impl<'s> Walk<'s> {
                 }
             }
             "call_expression" => {
-                let Some(function) = node.child_by_field_name("function") else {
+                let Some(function) = node.field(&fields::FUNCTION) else {
                     return Expr::unknown();
                 };
                 if function.kind() == "identifier"
@@ -1973,7 +1975,7 @@ impl<'s> Walk<'s> {
             }
             "await_expression" => node.named_child(0).map_or_else(Expr::unknown, down),
             "new_expression" => node
-                .child_by_field_name("constructor")
+                .field(&fields::CONSTRUCTOR)
                 .map_or_else(Expr::unknown, |constructor| {
                     Expr::New(Box::new(down(constructor)))
                 }),
@@ -2002,9 +2004,7 @@ impl<'s> Walk<'s> {
                     None => inner,
                 }
             }
-            "assignment_expression" => node
-                .child_by_field_name("right")
-                .map_or_else(Expr::unknown, down),
+            "assignment_expression" => node.field(&fields::RIGHT).map_or_else(Expr::unknown, down),
             "arrow_function" | "function_expression" | "generator_function" => {
                 Expr::Value(Value::Owned(self.ctxs[ctx].caller.clone()))
             }
@@ -2015,9 +2015,9 @@ impl<'s> Walk<'s> {
                     match member.kind() {
                         "pair" => {
                             let key = member
-                                .child_by_field_name("key")
+                                .field(&fields::KEY)
                                 .and_then(|key| self.member_name(key));
-                            let value = member.child_by_field_name("value");
+                            let value = member.field(&fields::VALUE);
                             if let (Some(key), Some(value)) = (key, value) {
                                 members.push((key, down(value)));
                             }
@@ -2028,7 +2028,7 @@ impl<'s> Walk<'s> {
                         }
                         "method_definition" => {
                             if let Some(name) = member
-                                .child_by_field_name("name")
+                                .field(&fields::NAME)
                                 .and_then(|name| self.member_name(name))
                             {
                                 let owner = Value::Owned(self.ctxs[ctx].caller.clone());
@@ -2063,7 +2063,7 @@ impl<'s> Walk<'s> {
                         None => return Expr::unknown(),
                     }
                 }
-                "generic_type" => match node.child_by_field_name("name") {
+                "generic_type" => match node.field(&fields::NAME) {
                     Some(name) => node = name,
                     None => return Expr::unknown(),
                 },
@@ -2084,9 +2084,9 @@ impl<'s> Walk<'s> {
                 }
                 "nested_type_identifier" => {
                     let module = node
-                        .child_by_field_name("module")
+                        .field(&fields::MODULE)
                         .map(|module| self.dotted(module));
-                    let name = node.child_by_field_name("name");
+                    let name = node.field(&fields::NAME);
                     return match (module, name) {
                         (Some(module), Some(name)) => Expr::Type(Box::new(Expr::Member(
                             Box::new(module),
@@ -2680,7 +2680,7 @@ fn is_nullish_type(node: Node<'_>, source: &str) -> bool {
 
 /// The string argument of `require("x")`.
 fn require_spec<'s>(call: Node<'_>, source: &'s str) -> Option<&'s str> {
-    let arguments = call.child_by_field_name("arguments")?;
+    let arguments = call.field(&fields::ARGUMENTS)?;
     if arguments.named_child_count() != 1 {
         return None;
     }
@@ -2694,8 +2694,8 @@ fn require_spec<'s>(call: Node<'_>, source: &'s str) -> Option<&'s str> {
 /// The line of the name a callee ends with (`b` of `a.b`, the index of `a["b"]`).
 fn name_line(callee: Node<'_>) -> Option<u32> {
     match callee.kind() {
-        "member_expression" => callee.child_by_field_name("property").map(line_of),
-        "subscript_expression" => callee.child_by_field_name("index").map(line_of),
+        "member_expression" => callee.field(&fields::PROPERTY).map(line_of),
+        "subscript_expression" => callee.field(&fields::INDEX).map(line_of),
         "parenthesized_expression" | "non_null_expression" => {
             callee.named_child(0).and_then(name_line)
         }
