@@ -195,7 +195,7 @@ fn run() -> Result<bool, String> {
     };
     if let (Some(cold), Some(replay)) = (cpu(&colds), cpu(&replays)) {
         println!(
-            "CPU time (user + system):    {:8.1} ms cold lint, {:.1} ms replay: {:.2}× (medians; the cold lint warms on every core, the replay's later tips run on one)",
+            "CPU time (user + system):    {:8.1} ms cold lint, {:.1} ms replay: {:.2}× (medians; both run on every core: the cold lint warms its windows side by side, the replay judges its later tips side by side)",
             ms(cold),
             ms(replay),
             replay.as_secs_f64() / cold.as_secs_f64()
