@@ -10,7 +10,10 @@
 //! instance), containers (tuple/list/dict displays, indexes and stores), iteration
 //! (`__iter__`/`__next__`, generators), decorators (a decorator from the tree is called;
 //! an external one leaves the function as it is), and parameter flow inside the file (the
-//! arguments of every call the file makes to its own functions, to a fixpoint).
+//! arguments of every call the file makes to its own functions, to a fixpoint). A round
+//! of the fixpoint re-evaluates only what may change between rounds: a value that read no
+//! flow (no parameter's arguments, no store) and met no cut (a cycle, the budget, the
+//! depth) is settled and kept for the later rounds.
 //! Does not own: reading facts (`facts`), what other files expose (`interface`).
 //!
 //! What a site gives: an edge to every callable of the tree it may call (a class to its
@@ -222,8 +225,17 @@ struct Eval<'a> {
     modules: Vec<Module<'a>>,
     by_key: HashMap<String, Mod>,
     roots: HashMap<String, Rc<[String]>>,
+    /// Values that read no flow (parameters' arguments, stores) and met no cut (a cycle,
+    /// the budget, the depth): the same in every round, kept across rounds.
+    settled: HashMap<(Mod, ExprId), Values>,
+    /// The other values, kept for one round.
     memo: HashMap<(Mod, ExprId), Values>,
+    /// Counts what makes a value round-dependent (a read of flow, a cut, a round value
+    /// used): a value whose evaluation left it unchanged is settled.
+    unsettled: u64,
     active: HashSet<(Mod, ExprId, u32)>,
+    /// MROs, settled (kept across rounds) or of one round, as values are.
+    settled_mros: HashMap<(Mod, ScopeId), Rc<[Entry]>>,
     mros: HashMap<(Mod, ScopeId), Rc<[Entry]>>,
     mro_active: HashSet<(Mod, ScopeId)>,
     star_active: HashSet<(Mod, Box<str>)>,
@@ -250,8 +262,11 @@ impl<'a> Eval<'a> {
             modules: Vec::new(),
             by_key: HashMap::default(),
             roots: HashMap::default(),
+            settled: HashMap::default(),
             memo: HashMap::default(),
+            unsettled: 0,
             active: HashSet::default(),
+            settled_mros: HashMap::default(),
             mros: HashMap::default(),
             mro_active: HashSet::default(),
             star_active: HashSet::default(),
@@ -600,23 +615,37 @@ impl<'a> Eval<'a> {
     // --- evaluation ---
 
     fn eval(&mut self, m: Mod, e: ExprId, ctx: &Ctx) -> Values {
-        if let Some(values) = self.memo.get(&(m, e)).filter(|_| ctx.is_none()) {
-            return values.clone();
+        if ctx.is_none() {
+            if let Some(values) = self.settled.get(&(m, e)) {
+                return values.clone();
+            }
+            if let Some(values) = self.memo.get(&(m, e)) {
+                self.unsettled += 1;
+                return values.clone();
+            }
         }
         if self.budget == 0 || self.depth >= MAX_DEPTH {
+            self.unsettled += 1;
             return none();
         }
         self.budget -= 1;
         let key = (m, e, ctx.as_ref().map_or(0, |c| c.id));
         if !self.active.insert(key) {
+            self.unsettled += 1;
             return none();
         }
+        let before = self.unsettled;
         self.depth += 1;
         let values = self.eval_inner(m, e, ctx);
         self.depth -= 1;
         self.active.remove(&key);
         if ctx.is_none() {
-            self.memo.insert((m, e), values.clone());
+            let memo = if self.unsettled == before {
+                &mut self.settled
+            } else {
+                &mut self.memo
+            };
+            memo.insert((m, e), values.clone());
         }
         values
     }
@@ -824,7 +853,11 @@ impl<'a> Eval<'a> {
         let Some(model) = self.model(m) else {
             return none();
         };
-        if model.stars.is_empty() || !self.star_active.insert((m, name.into())) {
+        if model.stars.is_empty() {
+            return none();
+        }
+        if !self.star_active.insert((m, name.into())) {
+            self.unsettled += 1;
             return none();
         }
         let mut external = false;
@@ -894,6 +927,7 @@ impl<'a> Eval<'a> {
         if m != CURRENT {
             return none();
         }
+        self.unsettled += 1;
         let args = self.params.get(&(s, index)).cloned().unwrap_or_default();
         let mut out = Set::default();
         for arg in args {
@@ -969,12 +1003,18 @@ impl<'a> Eval<'a> {
     /// The C3 linearization of a class (left-to-right depth-first when C3 fails), with
     /// external bases as one `External` entry.
     fn mro(&mut self, m: Mod, class: ScopeId) -> Rc<[Entry]> {
+        if let Some(mro) = self.settled_mros.get(&(m, class)) {
+            return mro.clone();
+        }
         if let Some(mro) = self.mros.get(&(m, class)) {
+            self.unsettled += 1;
             return mro.clone();
         }
         if !self.mro_active.insert((m, class)) {
+            self.unsettled += 1;
             return Rc::from([Entry::Class(m, class)]);
         }
+        let before = self.unsettled;
         let Some(model) = self.model(m) else {
             return Rc::from([]);
         };
@@ -1016,7 +1056,12 @@ impl<'a> Eval<'a> {
         }
         self.mro_active.remove(&(m, class));
         let mro: Rc<[Entry]> = Rc::from(mro);
-        self.mros.insert((m, class), mro.clone());
+        let mros = if self.unsettled == before {
+            &mut self.settled_mros
+        } else {
+            &mut self.mros
+        };
+        mros.insert((m, class), mro.clone());
         mro
     }
 
@@ -1155,6 +1200,7 @@ impl<'a> Eval<'a> {
                     out.add(&values);
                 }
             }
+            self.unsettled += 1;
             let stores: Vec<ExprId> = self
                 .attr_stores
                 .get(&(cm, cs))
@@ -1446,6 +1492,7 @@ impl<'a> Eval<'a> {
     ) -> Values {
         // A container read while it is being read (`xs = [*xs, x]`) adds nothing.
         if self.depth >= MAX_DEPTH || !self.reading.insert(object) {
+            self.unsettled += 1;
             return none();
         }
         self.depth += 1;
@@ -1637,6 +1684,7 @@ impl<'a> Eval<'a> {
         read: Option<(ScopeId, At)>,
     ) -> Option<u32> {
         let (scope, at) = read?;
+        self.unsettled += 1;
         let stores = self.item_stores.get(&container)?.clone();
         let mut last = None;
         for store in &stores {
@@ -1663,6 +1711,7 @@ impl<'a> Eval<'a> {
         wanted: Option<&[Key]>,
         read: Option<(ScopeId, At)>,
     ) -> Values {
+        self.unsettled += 1;
         let stores = self
             .item_stores
             .get(&container)
@@ -1703,6 +1752,7 @@ impl<'a> Eval<'a> {
     /// The elements iterating `iterable` gives.
     fn iterate(&mut self, iterable: Value) -> Values {
         if self.depth >= MAX_DEPTH {
+            self.unsettled += 1;
             return none();
         }
         self.depth += 1;
