@@ -6,14 +6,18 @@
 //! opened database, writing it atomically, `keel cache info` and `clear`.
 //! Does not own: what is kept — salsa's persistence writes the ingredients marked
 //! `persist`: the commit inputs (`Commit`, with this file's index from ids to inputs),
-//! and in `keel-queries` images and their parses and hunk sets (`Image`, `image_units`,
-//! `image_hunks`), what a merge owns of a file (`EventImages`, `merge_owned`), tree
-//! renames (`tree_renames`), the blobs' sizes (`image_size`) and what each commit changed and
-//! holds (`commit_facts`, `parent_paths`, `entry_at`) — all functions of object ids,
-//! paths and readers, so they hold in any state of the refs and need no invalidation as
-//! long as an id names the same commit (the history fingerprint below) — nor when to save
-//! (the commands). Nothing that depends on the tip (windows, verdicts, the tip's own tree
-//! lookups `tip_entry`) is kept.
+//! and in `keel-queries` what each event did to each scoped entry (`Anchor`,
+//! `scoped_change`), the units of the images met at a tip (`Image`, `tip_units`), what a
+//! merge owns of a file (`EventImages`, `merge_owned`), tree renames (`tree_renames`),
+//! the blobs' sizes (`image_size`) and what each commit changed and holds
+//! (`commit_facts`, `parent_paths`, `entry_at`) — all functions of object ids, paths,
+//! selectors and readers, so they hold in any state of the refs and need no invalidation
+//! as long as an id names the same commit (the history fingerprint below) — nor when to
+//! save (the commands). The parses and hunk sets of history's images (`image_units`,
+//! `image_hunks`) are not kept: the judgements made from them are, so a later process
+//! reads half the bytes and parses only the images a new commit brings. Nothing that
+//! depends on the tip (windows, verdicts, the tip's own tree lookups `tip_entry`) is
+//! kept.
 //!
 //! The file is a header line and a body:
 //! `keel-memo 3 <build> <CRC-32 of the body> <body length>\n`; the body is the commit
@@ -72,7 +76,8 @@ pub struct MemoFileInfo {
     /// The build that wrote it, and whether it is this build (else it is discarded).
     pub build: String,
     pub readable: bool,
-    /// Memoized answers held (images, parses and hunk sets), when the body is readable.
+    /// Entries held (the commits read and the answers kept), when the body
+    /// is readable.
     pub entries: Option<usize>,
 }
 

@@ -11,7 +11,9 @@ use crate::extract::{ExtractError, Partial, Unit, UnitKind};
 use std::fmt;
 
 /// A dotted qualified unit name: `login`, `Session.refresh`, `Widget.#secret`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Selector(String);
 
 impl Selector {
@@ -195,7 +197,9 @@ pub fn classify(image: &ImageUnits, selector: &Selector) -> Verdict {
 }
 
 /// Which side of a hunk touched a unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     /// Added lines, judged against the unit in the result image.

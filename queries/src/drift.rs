@@ -28,8 +28,8 @@ use keel_engine::objects::ObjectError;
 use std::ops::Range;
 
 /// A scoped entry: one file and its selectors, and the size past which its images are
-/// not read, interned as a query key.
-#[salsa::interned(debug)]
+/// not read, interned as a query key (kept in the on-disk memo with [`scoped_change`]).
+#[salsa::interned(debug, persist)]
 pub struct Anchor<'db> {
     #[returns(ref)]
     pub path: String,
@@ -75,7 +75,7 @@ impl PathPattern {
 }
 
 /// A selector hit by one commit.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SelectorHit {
     pub selector: Selector,
     pub side: Side,
@@ -85,7 +85,7 @@ pub struct SelectorHit {
 }
 
 /// What one commit did to a scoped entry's file.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ScopedChange {
     /// The commit authored no line of the file: it left it alone, or it is a merge that
     /// owns none of the file's lines (a clean or transport merge).
@@ -122,8 +122,10 @@ impl ScopedChange {
 
 /// Judges one event — `commit`'s change at the anchor's path, which is the event's own
 /// (historical) path — against the anchor's selectors, looked up by the same qualified
-/// names in the event's images.
-#[salsa::tracked(returns(ref))]
+/// names in the event's images. Kept in the on-disk memo: a function of the commit (its
+/// parents' and its own trees), the path, the selectors and the bound, whatever the tip,
+/// so a later process judges every event it has met without reading its images again.
+#[salsa::tracked(returns(ref), persist)]
 pub fn scoped_change<'db>(
     db: &'db dyn Db,
     commit: Commit,
@@ -166,10 +168,9 @@ pub fn scoped_change<'db>(
         let hunks = image_hunks(db, parent, result)
             .as_ref()
             .map_err(Clone::clone)?;
-        Some((
-            hunks,
-            [result, parent].map(|image| units_within(db, image, bound)),
-        ))
+        let units = [(result, added_lines as LinesOf), (parent, deleted_lines)]
+            .map(|(image, lines)| changed_side_units(db, hunks, image, lines, bound));
+        Some((hunks, units))
     };
     let mut hits: Vec<SelectorHit> = Vec::new();
     for selector in anchor.selectors(db) {
@@ -191,6 +192,39 @@ pub fn scoped_change<'db>(
     } else {
         ScopedChange::Hit(hits)
     })
+}
+
+/// One side of a hunk: its added lines (in the result) or its deleted lines (in the
+/// parent).
+type LinesOf = fn(&Hunk) -> &Range<u32>;
+
+fn added_lines(hunk: &Hunk) -> &Range<u32> {
+    &hunk.after
+}
+
+fn deleted_lines(hunk: &Hunk) -> &Range<u32> {
+    &hunk.before
+}
+
+/// The units of one side's image, read only when some text hunk changes lines on that
+/// side (`lines`: [`added_lines`] or [`deleted_lines`]). A side with no changed
+/// line is judged by no unit: `touches` never meets an empty side, and nothing there is
+/// unplaced. So a commit that only adds lines never parses its parent's image, and a
+/// binary change parses neither.
+fn changed_side_units<'db>(
+    db: &'db dyn Db,
+    hunks: &HunkSet,
+    image: Option<Image<'db>>,
+    lines: LinesOf,
+    bound: FileBound,
+) -> &'db ImageUnits {
+    static UNREAD: ImageUnits = ImageUnits::Absent;
+    match hunks {
+        HunkSet::Text(hunks) if hunks.iter().any(|hunk| !lines(hunk).is_empty()) => {
+            units_within(db, image, bound)
+        }
+        _ => &UNREAD,
+    }
 }
 
 /// The side an event hits when one of its images is past the bound: such an image is

@@ -36,7 +36,7 @@ use crate::drift::{Anchor, ScopedChange, scoped_change};
 use crate::events::{authored, tip_image};
 use crate::extract::Language;
 use crate::history::{ancestry, tip_history};
-use crate::images::{FileBound, units_within};
+use crate::images::{FileBound, tip_units_within};
 use crate::json::Json;
 use crate::lineage::lineage;
 use crate::lint::tip_file_bound;
@@ -350,7 +350,7 @@ fn unresolved(
         let at = RepoPath::new(db, entry.path().to_owned());
         let found = match entry {
             Measured::Units { path, selectors } => {
-                let units = units_within(db, tip_image(db, tip, at)?, bound);
+                let units = tip_units_within(db, tip_image(db, tip, at)?, bound);
                 selectors.iter().find_map(|selector| {
                     let verdict = classify(units, selector);
                     unresolved_wording(path, selector, &verdict, units)

@@ -5,7 +5,8 @@
 //! extractor's and grammars' versions are part of the key) and the two memoized costs of a
 //! lint: [`image_units`] (one parse per image) and [`image_hunks`] (one diff per ORDERED
 //! pair of images, never per commit id), with the size check before either
-//! ([`FileBound`], reading [`image_size`] once per image).
+//! ([`FileBound`], reading [`image_size`] once per image), and the units of an image at a
+//! tip ([`tip_units`], the one of these kept on disk).
 //! Does not own: extraction rules (`extract`) or diff semantics (`diff`).
 
 use crate::anchors::ImageUnits;
@@ -16,7 +17,7 @@ use keel_engine::{Db, Oid};
 use std::sync::Arc;
 
 /// A blob read under a path, by the reader the path's extension designates. Kept in the
-/// on-disk memo (`persist`) with the two costs below.
+/// on-disk memo (`persist`), as the key of its size and of its units at a tip.
 #[salsa::interned(debug, persist)]
 pub struct Image<'db> {
     #[returns(copy)]
@@ -43,7 +44,10 @@ pub fn image_bytes(db: &dyn Db, image: Image<'_>) -> Result<Arc<[u8]>, ObjectErr
     db.objects().blob(image.blob(db))
 }
 
-/// The units of one image, parsed once per image for the life of the database.
+/// The units of one image, parsed once per image for the life of the database. Not kept
+/// in the on-disk memo: what a later process needs of a historical image is the per-event
+/// judgement (`drift::scoped_change`, kept), and of an image at a tip its [`tip_units`]
+/// (kept), so the memo holds no unit of an image that only history reads.
 ///
 /// The parse reuses the tree this thread last parsed for the same path when there is one
 /// (`extract::extract_reusing`): consecutive historical images of a file differ by small
@@ -52,7 +56,7 @@ pub fn image_bytes(db: &dyn Db, image: Image<'_>) -> Result<Arc<[u8]>, ObjectErr
 ///
 /// A blob that cannot be read is reported as unparseable: the reader then treats any
 /// change to it conservatively, which over-warns rather than misses.
-#[salsa::tracked(returns(ref), persist)]
+#[salsa::tracked(returns(ref))]
 pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
     let path = image.path(db);
     let Some(language) = Language::for_path(path) else {
@@ -70,7 +74,10 @@ pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
 
 /// The hunks between two images (`None`: the file is absent on that side), diffed once
 /// per ordered pair.
-#[salsa::tracked(returns(ref), persist)]
+///
+/// Not kept in the on-disk memo, for the reason [`image_units`] is not: what reads old
+/// hunks (`drift::scoped_change`, `events::merge_owned`) is kept itself.
+#[salsa::tracked(returns(ref))]
 pub fn image_hunks<'db>(
     db: &'db dyn Db,
     old: Option<Image<'db>>,
@@ -122,11 +129,38 @@ pub fn units_within<'db>(
     image: Option<Image<'db>>,
     bound: FileBound,
 ) -> &'db ImageUnits {
+    within(db, image, bound, image_units)
+}
+
+/// The units of an image judged at a tip — its selectors' verdicts, the lines a finding
+/// names, a reading's anchors: [`image_units`]' answer, kept in the on-disk memo, so a
+/// later process judges the tip's unchanged files without parsing them.
+#[salsa::tracked(returns(ref), persist)]
+pub fn tip_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
+    image_units(db, image).clone()
+}
+
+/// [`units_within`] for an image at a tip, through [`tip_units`].
+pub fn tip_units_within<'db>(
+    db: &'db dyn Db,
+    image: Option<Image<'db>>,
+    bound: FileBound,
+) -> &'db ImageUnits {
+    within(db, image, bound, tip_units)
+}
+
+/// The one rule for an optional image within `bound`; `units` reads an image that is there.
+fn within<'db>(
+    db: &'db dyn Db,
+    image: Option<Image<'db>>,
+    bound: FileBound,
+    units: fn(&'db dyn Db, Image<'db>) -> &'db ImageUnits,
+) -> &'db ImageUnits {
     static ABSENT: ImageUnits = ImageUnits::Absent;
     static TOO_LARGE: ImageUnits = ImageUnits::TooLarge;
     match image {
         None => &ABSENT,
         Some(image) if bound.excludes(db, image) => &TOO_LARGE,
-        Some(image) => image_units(db, image),
+        Some(image) => units(db, image),
     }
 }

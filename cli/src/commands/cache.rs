@@ -86,7 +86,7 @@ fn info(repo: &Path) -> Result<ExitStatus, CommandError> {
     };
     println!("size     {} bytes", file.bytes);
     match file.entries {
-        Some(entries) => println!("entries  {entries} (images, parses and hunk sets)"),
+        Some(entries) => println!("entries  {entries} (the commits read and the answers kept)"),
         None => println!("entries  unknown"),
     }
     if let Some(age) = file.modified.and_then(|modified| modified.elapsed().ok()) {

@@ -1,5 +1,6 @@
 //! The on-disk memo, through the real binary: a second process after one new commit parses
-//! only that commit's image and diffs only its hunk set, and answers as a cold run does;
+//! only that commit's images (its own, and its parent's only where it deleted lines) and
+//! diffs only its hunk set, and answers as a cold run does;
 //! a truncated, corrupt, foreign or garbage memo is discarded with one warning and the
 //! answer is the cold answer; two processes at once leave a readable memo; `keel cache
 //! info` and `keel cache clear` say and do what they claim.
@@ -38,7 +39,7 @@ fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<Str
 }
 
 #[test]
-fn a_second_process_parses_only_the_new_commits_image_and_answers_as_cold() {
+fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     let mut repo = anchored_repo();
     let (first, cold_stats, warnings) = lint_with_stats(repo.path());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -54,12 +55,38 @@ fn a_second_process_parses_only_the_new_commits_image_and_answers_as_cold() {
     assert_eq!(stats["images_parsed"], 0, "{stats}");
     assert_eq!(stats["hunk_sets_diffed"], 0, "{stats}");
 
+    // A changed line is judged on both sides: the commit's two images of app.py are
+    // parsed (the memo keeps judgements and the tip's units, not history's parses), one
+    // of them from the other's tree.
     repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
     let changed = repo.commit("Change f").expect("commit");
     let (warm, stats, _) = lint_with_stats(repo.path());
-    assert_eq!(stats["images_parsed"], 1, "only the new app.py: {stats}");
+    assert_eq!(
+        stats["images_parsed"], 2,
+        "the commit's two app.py images: {stats}"
+    );
+    assert_eq!(stats["parsed_from_scratch"], 1, "one from scratch: {stats}");
     assert_eq!(stats["hunk_sets_diffed"], 1, "only its hunks: {stats}");
     assert_eq!(warm["findings"][0]["hits"][0]["commit"], changed.as_str());
+
+    // A commit that only adds lines is judged on its own image alone.
+    repo.write(
+        "app.py",
+        &format!("{APP_PY_F_CHANGED}\n\ndef k():\n    return 3\n"),
+    )
+    .expect("add k");
+    let added = repo.commit("Add k").expect("commit");
+    let (warm, stats, _) = lint_with_stats(repo.path());
+    assert_eq!(stats["images_parsed"], 1, "only the new app.py: {stats}");
+    assert_eq!(stats["hunk_sets_diffed"], 1, "only its hunks: {stats}");
+    let misses = crate::findings_of(&warm, "scoped-code-miss");
+    let missed: Vec<&str> = misses[0]["hits"]
+        .as_array()
+        .expect("a miss lists its commits")
+        .iter()
+        .filter_map(|hit| hit["commit"].as_str())
+        .collect();
+    assert_eq!(missed, [added.as_str()], "k is outside f: {warm}");
 
     let cleared = run(repo.path(), &["cache", "clear"]);
     assert!(cleared.stdout.starts_with("removed "), "{}", cleared.stdout);
@@ -67,8 +94,8 @@ fn a_second_process_parses_only_the_new_commits_image_and_answers_as_cold() {
     let (cold, stats, _) = lint_with_stats(repo.path());
     assert_eq!(cold, warm, "the memo's answer is the cold answer");
     assert!(
-        stats["images_parsed"].as_u64() >= Some(2),
-        "both app.py images: {stats}"
+        stats["images_parsed"].as_u64() >= Some(3),
+        "the three app.py images: {stats}"
     );
 }
 
@@ -170,7 +197,7 @@ fn cache_info_names_the_file_its_size_and_entries() {
         .expect("an entry count");
     assert!(
         entries >= 3,
-        "images, their parses and hunk sets: {}",
+        "commits, images, their units and judged events: {}",
         info.stdout
     );
     let cleared = run(repo.path(), &["cache", "clear"]);

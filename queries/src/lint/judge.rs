@@ -9,7 +9,7 @@ use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};
 use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
 use crate::events::tip_image;
 use crate::extract::Language;
-use crate::images::{FileBound, units_within};
+use crate::images::{FileBound, tip_units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
 use crate::tree::{RepoPath, tip_entry};
@@ -196,7 +196,7 @@ impl<'db> NodeJudge<'_, 'db> {
             self.symlink_anchor(entry, path, selectors);
             return Ok(());
         }
-        let units = units_within(db, tip_image(db, self.tip, at)?, self.bound);
+        let units = tip_units_within(db, tip_image(db, self.tip, at)?, self.bound);
         if let ImageUnits::Extracted(Err(crate::extract::ExtractError::Unavailable { reason })) =
             units
         {

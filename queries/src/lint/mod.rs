@@ -24,7 +24,7 @@ pub use settings::{tip_file_bound, tip_settings};
 
 use crate::events::tip_image;
 use crate::extract::{ParseCounts, thread_parse_counts};
-use crate::images::{FileBound, units_within};
+use crate::images::{FileBound, tip_units_within};
 use crate::spec::Target;
 use crate::tree::RepoPath;
 use crate::window::Node;
@@ -230,7 +230,7 @@ pub fn warm_share(
             // object reads that lint meets again and reports.
             if stretch.share.index == 0 {
                 let _ = tip_image(db, tip, RepoPath::new(db, path.clone()))
-                    .map(|image| units_within(db, image, bound));
+                    .map(|image| tip_units_within(db, image, bound));
             }
             let node = Node::new(db, node.id.clone());
             let _ = scoped_window(db, tip, node, path, selectors, bound, stretch.share);

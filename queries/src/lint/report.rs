@@ -6,7 +6,7 @@
 
 use crate::anchors::{LineRange, Selector, Side, classify};
 use crate::events::tip_image;
-use crate::images::units_within;
+use crate::images::tip_units_within;
 use crate::spec::SpecError;
 use crate::tree::RepoPath;
 use keel_engine::Db;
@@ -116,7 +116,7 @@ pub fn unit_lines(db: &dyn Db, finding: &Finding) -> Result<Vec<LineRange>, Obje
         return Ok(Vec::new());
     };
     let image = tip_image(db, tip, RepoPath::new(db, finding.path.clone()))?;
-    let units = units_within(db, image, super::tip_file_bound(db, tip));
+    let units = tip_units_within(db, image, super::tip_file_bound(db, tip));
     Ok(finding
         .selectors
         .iter()

@@ -2,7 +2,7 @@
 //! read from salsa's `WillExecute` events, and warm answers equal cold ones.
 
 use crate::support::count;
-use crate::support::{commit, repo};
+use crate::support::{commit, edit, repo};
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::demo::build_demo;
 use keel_queries::lint::lint;
@@ -220,4 +220,65 @@ fn relint_after_a_merge_computes_only_its_ownership() {
     assert_ne!(warm, cold, "the two edits are misses of a.py#f");
     let fresh = KeelDatabase::open(repo.path()).expect("opens");
     assert_eq!(warm, lint(&fresh).expect("lints"), "warm equals cold");
+}
+
+#[test]
+fn a_commit_that_only_adds_lines_is_judged_without_its_parents_image() {
+    use crate::support::{TWO_FUNCTIONS_PY, node_findings, spec};
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            ("app.py", TWO_FUNCTIONS_PY),
+            (".spec/app/spec.md", &spec(&["app.py#f"], &[])),
+        ],
+        "Add app and its spec",
+    );
+    let with_h = format!("{TWO_FUNCTIONS_PY}\n\ndef h():\n    return 3\n");
+    let added = commit(&mut repo, &[("app.py", &with_h)], "Add h");
+
+    let db = KeelDatabase::open(repo.path()).expect("opens");
+    let report = lint(&db).expect("lints");
+    let run = db.take_executed_queries();
+    assert_eq!(
+        node_findings(&report, "app"),
+        [("scoped-code-miss".to_owned(), vec![], vec![added.clone()])],
+        "h lies outside f"
+    );
+    assert_eq!(
+        count(&run, "scoped_change"),
+        1,
+        "the one window event: {run:?}"
+    );
+    assert_eq!(
+        count(&run, "image_units"),
+        1,
+        "only the tip's app.py: the commit deleted no line, so the image it replaced is \
+         never read: {run:?}"
+    );
+
+    // Control: a commit that changes a line of f is judged on both of its images, so a
+    // fresh database now parses the tip's app.py and the one before it (the first
+    // app.py stays unread).
+    let changed = commit(
+        &mut repo,
+        &[("app.py", &edit(&with_h, "a = 1", "a = 2"))],
+        "Change f",
+    );
+    let db = KeelDatabase::open(repo.path()).expect("opens");
+    let report = lint(&db).expect("lints");
+    let run = db.take_executed_queries();
+    assert_eq!(
+        node_findings(&report, "app"),
+        [
+            ("anchor-hit".to_owned(), vec!["f".to_owned()], vec![changed]),
+            ("scoped-code-miss".to_owned(), vec![], vec![added]),
+        ],
+        "f changed, h was added outside it"
+    );
+    assert_eq!(
+        count(&run, "image_units"),
+        2,
+        "the two newest app.py images: {run:?}"
+    );
 }
