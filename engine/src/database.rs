@@ -198,8 +198,9 @@ impl KeelDatabase {
     }
 
     /// A source tree holding `files` (sorted and deduplicated by path here).
-    pub fn sources(&self, files: Vec<(String, Oid)>) -> Sources {
-        Sources::new(self, sorted_files(files))
+    /// Files past `max_file_bytes` are not parsed (see [`Sources`]).
+    pub fn sources(&self, files: Vec<(String, Oid)>, max_file_bytes: u64) -> Sources {
+        Sources::new(self, sorted_files(files), max_file_bytes)
     }
 
     /// Gives the source tree `tree` the files `files`; sets the input only if they

@@ -55,9 +55,13 @@ pub struct Tip {
 /// The source files a call graph is built from: `(path, blob id)`, sorted by path, each
 /// once — a commit's tree, the working tree, or a candidate with a patch applied in
 /// memory. Set (never recreated) when the same tree gets other files, so every per-file
-/// answer that did not change is re-validated instead of recomputed.
+/// answer that did not change is re-validated instead of recomputed. `max_file_bytes`
+/// (`[lint] max_file_bytes` of the tree's `keel.toml`) is the largest file the graph
+/// parses; a larger one is counted as its module node alone.
 #[salsa::input(debug)]
 pub struct Sources {
     #[returns(ref)]
     pub files: Vec<(String, Oid)>,
+    #[returns(copy)]
+    pub max_file_bytes: u64,
 }

@@ -34,7 +34,8 @@ pub struct LintSettings {
     /// Roots of source discovery; a spec may still govern a path outside them.
     pub governed_roots: Vec<String>,
     /// The largest file, in bytes, whose units keel reads: an anchored file past it is
-    /// neither parsed nor diffed (`too-large` at the tip, a conservative hit in history).
+    /// neither parsed nor diffed (`too-large` at the tip, a conservative hit in history),
+    /// and the call graph counts a source file past it as its module node alone.
     pub max_file_bytes: u64,
 }
 

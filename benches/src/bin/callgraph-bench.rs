@@ -13,6 +13,7 @@
 //! Owns: the command line, the timing and the table. The numbers belong in a closing
 //! note, never in a test.
 
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::callgraph::{
     CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
@@ -160,7 +161,7 @@ fn one_run(options: &Options, edited_path: &str, edited: &[u8]) -> Result<Run, S
     let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
     let started = Instant::now();
-    let tree = db.sources(graph_inputs(&files));
+    let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     let answer = shape(call_graph_on_threads(&db, tree, options.threads));
     let cold = started.elapsed();
     let mut next = files.clone();
@@ -176,7 +177,10 @@ fn one_run(options: &Options, edited_path: &str, edited: &[u8]) -> Result<Run, S
     let warm = started.elapsed();
     let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     fresh.objects().insert_blob(edited);
-    let fresh_answer = shape(call_graph(&fresh, fresh.sources(graph_inputs(&next))));
+    let fresh_answer = shape(call_graph(
+        &fresh,
+        fresh.sources(graph_inputs(&next), DEFAULT_MAX_FILE_BYTES),
+    ));
     if fresh_answer != edited_answer {
         return Err(format!(
             "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"

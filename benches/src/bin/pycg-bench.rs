@@ -25,6 +25,7 @@
 //! `--verbose` lists each case's missed and extra edges. PyCG's own score on these cases
 //! is precision 0.992, recall 0.699 (its paper); keel's goal is ≥ 0.99 and ≥ 0.85.
 
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db, KeelDatabase};
 use keel_queries::callgraph::{MODULE, call_graph, graph_inputs};
 use std::collections::{BTreeMap, BTreeSet};
@@ -208,7 +209,7 @@ fn run_case(case: &Path) -> Result<Outcome, String> {
             .map_err(|err| format!("{}: {err}", case.join(&path).display()))?;
         files.push((path, db.objects().insert_blob(&bytes)));
     }
-    let tree = db.sources(graph_inputs(&files));
+    let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     let graph = call_graph(&db, tree);
     let nodes: BTreeSet<String> = graph
         .nodes

@@ -6,7 +6,8 @@
 
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
-use keel_engine::{KeelDatabase, Oid};
+use keel_engine::settings::{DEFAULT_MAX_FILE_BYTES, SETTINGS_FILE, Settings};
+use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::{
     CallGraph, call_graph_on_threads, callgraph_json, graph_inputs, is_graph_input,
 };
@@ -31,8 +32,12 @@ pub(crate) struct CallgraphArgs {
 
 pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(&args.repo)?;
-    let files = graph_files(&db, args.rev.as_deref())?;
-    let tree = db.sources(graph_inputs(&files));
+    let base = Base::of(&db, args.rev.as_deref())?;
+    let files = match base.commit {
+        Some((_, tree)) => tree_graph_files(&db, tree)?,
+        None => db.worktree_files(is_graph_input)?,
+    };
+    let tree = db.sources(graph_inputs(&files), max_file_bytes(&db, base)?);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let graph = call_graph_on_threads(&db, tree, threads);
     let text = match args.format {
@@ -47,15 +52,56 @@ pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandE
     Ok(ExitStatus::Clean)
 }
 
-/// The files a graph reads: the working tree's, or those of the commit `rev` names.
-pub(crate) fn graph_files(
-    db: &KeelDatabase,
-    rev: Option<&str>,
-) -> Result<Vec<(String, Oid)>, CommandError> {
-    let Some(rev) = rev else {
-        return Ok(db.worktree_files(is_graph_input)?);
+/// What the base is read from: the working tree, or the commit `--rev` names (its id
+/// and root tree), resolved once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Base {
+    pub(crate) commit: Option<(Oid, Oid)>,
+}
+
+impl Base {
+    pub(crate) fn of(db: &KeelDatabase, rev: Option<&str>) -> Result<Self, CommandError> {
+        let commit = rev
+            .map(|rev| {
+                let id = db.resolve_commit(rev)?;
+                Ok::<_, CommandError>((id, db.commit_tree(id)?))
+            })
+            .transpose()?;
+        Ok(Self { commit })
+    }
+
+    /// The bytes of the base's file at `path`; `None` when the base has no such file.
+    pub(crate) fn read(
+        self,
+        db: &KeelDatabase,
+        path: &str,
+    ) -> Result<Option<Vec<u8>>, CommandError> {
+        let fsck = |err: keel_engine::objects::ObjectError| {
+            CommandError(format!("{err}; repair: run `git fsck`"))
+        };
+        match self.commit {
+            Some((_, tree)) => keel_queries::tree::lookup(db, tree, path)
+                .map_err(fsck)?
+                .map(|entry| db.objects().blob(entry.oid).map(|bytes| bytes.to_vec()))
+                .transpose()
+                .map_err(fsck),
+            None => Ok(db
+                .work_dir()
+                .map(|root| root.join(path))
+                .filter(|path| path.is_file())
+                .map(std::fs::read)
+                .transpose()?),
+        }
+    }
+}
+
+/// `[lint] max_file_bytes` of `keel.toml` in the base's tree (the default without one):
+/// the largest source file the graph parses.
+pub(crate) fn max_file_bytes(db: &KeelDatabase, base: Base) -> Result<u64, CommandError> {
+    let Some(bytes) = base.read(db, SETTINGS_FILE)? else {
+        return Ok(DEFAULT_MAX_FILE_BYTES);
     };
-    tree_graph_files(db, db.commit_tree(db.resolve_commit(rev)?)?)
+    Ok(Settings::from_bytes(&bytes)?.lint.max_file_bytes)
 }
 
 /// The files a graph reads of the tree `tree`.

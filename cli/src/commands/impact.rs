@@ -7,11 +7,11 @@
 //! every working-tree source read (KEEL-I207: no report, exit 1).
 //! Does not own: the graph, closure and report (`keel_queries::impact`).
 
-use super::callgraph::tree_graph_files;
+use super::callgraph::{Base, max_file_bytes, tree_graph_files};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
-use keel_engine::{Db, KeelDatabase, Oid};
+use keel_engine::{KeelDatabase, Oid};
 use keel_queries::callgraph::{call_graph_on_threads, graph_inputs, is_graph_input};
 use keel_queries::impact::options::{Limits, OptionError};
 use keel_queries::impact::patch;
@@ -105,45 +105,6 @@ fn read_words(words: &[String]) -> Result<Pending, CommandError> {
     })
 }
 
-/// What the base is read from: the working tree, or the commit `--rev` names (its id
-/// and root tree), resolved once.
-#[derive(Debug, Clone, Copy)]
-struct Base {
-    commit: Option<(Oid, Oid)>,
-}
-
-impl Base {
-    fn of(db: &KeelDatabase, rev: Option<&str>) -> Result<Self, CommandError> {
-        let commit = rev
-            .map(|rev| {
-                let id = db.resolve_commit(rev)?;
-                Ok::<_, CommandError>((id, db.commit_tree(id)?))
-            })
-            .transpose()?;
-        Ok(Self { commit })
-    }
-
-    /// The bytes of the base's file at `path`; `None` when the base has no such file.
-    fn read(self, db: &KeelDatabase, path: &str) -> Result<Option<Vec<u8>>, CommandError> {
-        let fsck = |err: keel_engine::objects::ObjectError| {
-            CommandError(format!("{err}; repair: run `git fsck`"))
-        };
-        match self.commit {
-            Some((_, tree)) => keel_queries::tree::lookup(db, tree, path)
-                .map_err(fsck)?
-                .map(|entry| db.objects().blob(entry.oid).map(|bytes| bytes.to_vec()))
-                .transpose()
-                .map_err(fsck),
-            None => Ok(db
-                .work_dir()
-                .map(|root| root.join(path))
-                .filter(|path| path.is_file())
-                .map(std::fs::read)
-                .transpose()?),
-        }
-    }
-}
-
 /// The `[impact]` defaults of `keel.toml` in the base's tree, each checked against its
 /// option's domain; a value outside it is refused naming its key and line.
 fn impact_defaults(db: &KeelDatabase, base: Base) -> Result<Limits, CommandError> {
@@ -202,8 +163,9 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     };
     check_other_files(&db, &name, base_at, &files)?;
     let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
-    let base = db.sources(graph_inputs(&base_files));
-    let candidate_tree = db.sources(graph_inputs(&candidate_files));
+    let bound = max_file_bytes(&db, base_at)?;
+    let base = db.sources(graph_inputs(&base_files), bound);
+    let candidate_tree = db.sources(graph_inputs(&candidate_files), bound);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     for tree in [base, candidate_tree] {
         call_graph_on_threads(&db, tree, threads);

@@ -1,9 +1,11 @@
 //! Bounded cost on hostile files: `[lint] max_file_bytes` keeps a huge anchored file from
-//! being parsed or diffed (`too-large` at the tip, a conservative hit in history), and an
-//! anchored symbolic link is named as one instead of being parsed as code.
+//! being parsed or diffed (`too-large` at the tip, a conservative hit in history) and a
+//! huge source file from being parsed for the call graph (its module node alone, listed as
+//! partial), and an anchored symbolic link is named as one instead of being parsed as code.
 
 use crate::findings_of;
-use crate::support::{APP_PY, lint, snapshot_settings, spec};
+use crate::impact::PATCH_F;
+use crate::support::{APP_PY, lint, repo_with, run, snapshot_settings, spec};
 use keel_fixtures::FixtureRepo;
 
 /// `APP_PY` with a long tail after `g`: every added line lies outside `f`.
@@ -114,4 +116,91 @@ fn an_anchored_symbolic_link_is_named_as_a_link_not_parsed() {
     snapshot_settings().bind(|| {
         insta::assert_snapshot!("cli_lint_symlink_anchor", text.render(Some(repo.path())));
     });
+}
+
+/// `app.py` ([`APP_PY`], 61 bytes: `f` and `g`) beside `main.py` (48 bytes), whose `main`
+/// calls `app.f`, with `settings` as `keel.toml` and [`PATCH_F`] (an edit inside `f`) as
+/// `change.diff`.
+fn graph_repo(settings: &str) -> FixtureRepo {
+    repo_with(&[
+        (
+            "main.py",
+            b"from app import f\n\n\ndef main():\n    return f(1)\n",
+        ),
+        ("keel.toml", settings.as_bytes()),
+        ("change.diff", PATCH_F.as_bytes()),
+    ])
+}
+
+/// `keel callgraph --format json` (plus `args`) of `repo`, checked to succeed.
+fn graph(repo: &FixtureRepo, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["callgraph", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = run(repo.path(), &all);
+    assert_eq!(run.code, 0, "{}", run.render(Some(repo.path())));
+    run.json()
+}
+
+fn ids<'a>(items: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .map(|items| items.iter().filter_map(|i| i[key].as_str()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_call_graph_parses_no_source_file_past_the_bound() {
+    // Control: with the default bound app.py is read, and main's call reaches f.
+    let read = graph(&graph_repo(""), &[]);
+    assert_eq!(
+        ids(&read["nodes"], "id"),
+        [
+            "app.py#<module>",
+            "app.py#f",
+            "app.py#g",
+            "main.py#<module>",
+            "main.py#main"
+        ]
+    );
+    assert_eq!(ids(&read["edges"], "callee"), ["app.py#f"]);
+    assert_eq!(read["partial"], serde_json::json!([]));
+
+    // app.py (61 bytes) is past a 50-byte bound, main.py (48) is not: app.py is its
+    // module node alone, listed as partial, and main's call of f is unresolved (never
+    // dropped, never external).
+    let repo = graph_repo("[lint]\nmax_file_bytes = 50\n");
+    let bounded = graph(&repo, &[]);
+    assert_eq!(
+        ids(&bounded["nodes"], "id"),
+        ["app.py#<module>", "main.py#<module>", "main.py#main"]
+    );
+    assert_eq!(bounded["nodes"][0]["end_line"], APP_PY.lines().count());
+    assert_eq!(bounded["partial"], serde_json::json!(["app.py"]));
+    assert_eq!(bounded["edges"], serde_json::json!([]));
+    let unresolved = bounded["unresolved"].as_array().expect("a list");
+    assert!(
+        unresolved
+            .iter()
+            .any(|site| site["caller"] == "main.py#main" && site["callee_text"] == "f"),
+        "{bounded}"
+    );
+    // `--rev` reads the bound from the commit's `keel.toml`.
+    assert_eq!(graph(&repo, &["--rev", "HEAD"]), bounded);
+}
+
+#[test]
+fn impact_seeds_a_change_to_a_file_past_the_bound_at_its_module_node() {
+    let impact = |settings: &str| {
+        let repo = graph_repo(settings);
+        let run = run(repo.path(), &["impact", "change.diff"]);
+        assert_eq!(run.code, 0, "{}", run.render(Some(repo.path())));
+        run.json()
+    };
+    // Control: within the bound the edit is a change to f, which main calls.
+    let read = impact("");
+    assert_eq!(ids(&read["changes"], "id"), ["app.py#f"]);
+    // Past it, the file's only node is its module: the change is charged there.
+    let bounded = impact("[lint]\nmax_file_bytes = 50\n");
+    assert_eq!(ids(&bounded["changes"], "id"), ["app.py#<module>"]);
+    assert_eq!(bounded["changes"][0]["change"], "modified");
 }

@@ -172,6 +172,10 @@ pub trait TreeFiles {
     fn image<'db>(self, db: &'db dyn Db, path: &str) -> Option<Image<'db>>;
     /// The paths of the files a language reads (`.py`, `.ts`, …), in order.
     fn source_paths(self, db: &dyn Db) -> impl Iterator<Item = &str>;
+    /// Whether `image` is larger than the tree's `max_file_bytes`: then it is not parsed,
+    /// its graph is its module node alone ([`file_graph`]) and other files read nothing
+    /// of it (an import of one of its names is unresolved).
+    fn past_bound(self, db: &dyn Db, image: Image<'_>) -> bool;
 }
 
 impl TreeFiles for Sources {
@@ -190,12 +194,26 @@ impl TreeFiles for Sources {
             .map(|(path, _)| path.as_str())
             .filter(|path| Language::for_path(path).is_some())
     }
+
+    fn past_bound(self, db: &dyn Db, image: Image<'_>) -> bool {
+        crate::images::FileBound(self.max_file_bytes(db)).excludes(db, image)
+    }
 }
 
 /// The graph of one file of `tree`: dispatched by language. Memoized per (tree, path);
 /// the languages' own per-image queries make a new tree cheap where files did not change.
+/// A file past the tree's bound is not parsed: its module node alone, listed as partial.
 #[salsa::tracked(returns(ref))]
 pub fn file_graph(db: &dyn Db, tree: Sources, path: String) -> FileGraph {
+    if let Some(image) = tree.image(db, &path)
+        && tree.past_bound(db, image)
+    {
+        return FileGraph {
+            nodes: vec![module_node(db, image)],
+            partial: true,
+            ..FileGraph::default()
+        };
+    }
     match Language::for_path(&path) {
         Some(Language::Python) => python::file_graph(db, tree, &path),
         Some(Language::TypeScript | Language::Tsx) => typescript::file_graph(db, tree, &path),
@@ -305,8 +323,14 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
     call_graph(db, tree)
 }
 
-/// The work on one file that reads no other file.
+/// The work on one file that reads no other file (none for a file past the bound).
 fn warm_file(db: &dyn Db, tree: Sources, path: &str) {
+    if tree
+        .image(db, path)
+        .is_some_and(|image| tree.past_bound(db, image))
+    {
+        return;
+    }
     match Language::for_path(path) {
         Some(Language::Python) => python::warm(db, tree, path),
         Some(_) => {
@@ -349,13 +373,7 @@ pub fn unit_nodes(db: &dyn Db, image: Image<'_>) -> (Vec<CallNode>, bool) {
     use crate::anchors::ImageUnits;
     use crate::extract::{ExtractError, UnitKind};
     let path = image.path(db);
-    let lines = crate::images::image_bytes(db, image).map_or(1, |bytes| line_count(&bytes));
-    let mut nodes = vec![CallNode {
-        id: NodeId::module(path),
-        kind: NodeKind::Module,
-        start_line: 1,
-        end_line: lines,
-    }];
+    let mut nodes = vec![module_node(db, image)];
     let (units, partial) = match crate::images::image_units(db, image) {
         ImageUnits::Extracted(Ok(units)) => (units.as_slice(), false),
         ImageUnits::Extracted(Err(ExtractError::Unparseable { partial, .. })) => {
@@ -379,6 +397,17 @@ pub fn unit_nodes(db: &dyn Db, image: Image<'_>) -> (Vec<CallNode>, bool) {
         })
     }));
     (nodes, partial)
+}
+
+/// The module node of an image: its top-level code, spanning the file.
+fn module_node(db: &dyn Db, image: Image<'_>) -> CallNode {
+    let lines = crate::images::image_bytes(db, image).map_or(1, |bytes| line_count(&bytes));
+    CallNode {
+        id: NodeId::module(image.path(db)),
+        kind: NodeKind::Module,
+        start_line: 1,
+        end_line: lines,
+    }
 }
 
 /// Lines in a text as the diff counts them (at least 1: an empty file's module node

@@ -119,10 +119,7 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
     };
     match image_bytes(db, image) {
         Ok(bytes) => facts::read(image.path(db), &bytes, &standing),
-        Err(_) => Facts {
-            partial: true,
-            ..Facts::default()
-        },
+        Err(_) => facts::unread(),
     }
 }
 
@@ -143,7 +140,8 @@ pub(crate) struct PythonProgram<'db> {
 }
 
 /// The program of a tree. Cheap for a tree that differs from a known one in a few
-/// files: their interfaces are computed, the others are memoized per image.
+/// files: their interfaces are computed, the others are memoized per image. A file past
+/// the tree's bound has an empty interface: nothing is read of it.
 #[salsa::tracked]
 pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgram<'db> {
     let files: Vec<(String, Interface)> = tree
@@ -152,7 +150,12 @@ pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgr
         .filter(|(path, _)| Language::for_path(path) == Some(Language::Python))
         .map(|(path, blob)| {
             let image = Image::at(db, *blob, path.clone());
-            (path.clone(), python_interface(db, image).clone())
+            let interface = if tree.past_bound(db, image) {
+                Interface::new(interface::build(&facts::unread()))
+            } else {
+                python_interface(db, image).clone()
+            };
+            (path.clone(), interface)
         })
         .collect();
     PythonProgram::new(db, files)

@@ -4,6 +4,7 @@
 //! events.
 
 use crate::support::count;
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db, KeelDatabase};
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
@@ -23,7 +24,7 @@ fn graph_in(db: &KeelDatabase, files: &[(&str, &str)]) -> CallGraph {
             )
         })
         .collect();
-    let tree = db.sources(graph_inputs(&files));
+    let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     call_graph(db, tree).clone()
 }
 
@@ -541,4 +542,30 @@ fn super_with_arguments_starts_after_the_class_it_names() {
             "m.py#B.go.later -> m.py#A.go",
         ],
     );
+}
+
+#[test]
+fn a_module_whose_text_cannot_be_decoded_is_read_as_empty_and_its_names_unresolved() {
+    // Control: the same module in a declared encoding keel decodes gives the edge.
+    let main = "from codec import f\n\n\ndef main():\n    return f()\n";
+    let decoded = graph(&[
+        (
+            "codec.py",
+            "# -*- coding: latin-1 -*-\ndef f():\n    return 1\n",
+        ),
+        ("main.py", main),
+    ]);
+    assert!(has(&decoded, "main.py#main -> codec.py#f"), "{decoded:#?}");
+    // utf-16 is a declared encoding keel cannot decode: the module is partial, and the
+    // call of its `f` is unresolved (it used to panic on the empty module).
+    let undecoded = graph(&[
+        (
+            "codec.py",
+            "# -*- coding: utf-16 -*-\ndef f():\n    return 1\n",
+        ),
+        ("main.py", main),
+    ]);
+    assert_eq!(undecoded.partial, ["codec.py"]);
+    assert!(edges(&undecoded).is_empty(), "{undecoded:#?}");
+    assert_eq!(unresolved(&undecoded), ["main.py#main:5 f"]);
 }

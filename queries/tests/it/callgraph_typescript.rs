@@ -6,6 +6,7 @@
 //! `tests/tsc/calls.cjs`, never part of keel), then incrementality from salsa's events.
 
 use crate::support::count;
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase, Oid};
 use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, graph_inputs, innermost};
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,9 +42,14 @@ fn hash_files(db: &KeelDatabase, files: &[(&str, &str)]) -> Vec<(String, Oid)> {
 }
 
 fn graph_of(files: &[(&str, &str)]) -> CallGraph {
+    graph_within(files, DEFAULT_MAX_FILE_BYTES)
+}
+
+/// The graph of `files` when no file past `max_file_bytes` is parsed.
+fn graph_within(files: &[(&str, &str)], max_file_bytes: u64) -> CallGraph {
     let db = KeelDatabase::detached();
     let files = hash_files(&db, files);
-    let tree = db.sources(graph_inputs(&files));
+    let tree = db.sources(graph_inputs(&files), max_file_bytes);
     call_graph(&db, tree).clone()
 }
 
@@ -1034,7 +1040,7 @@ fn inc_files(db: &KeelDatabase, b: &str) -> Vec<(String, Oid)> {
 #[test]
 fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() {
     let mut db = KeelDatabase::detached();
-    let tree = db.sources(graph_inputs(&inc_files(&db, INC_B)));
+    let tree = db.sources(graph_inputs(&inc_files(&db, INC_B)), DEFAULT_MAX_FILE_BYTES);
     let cold = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
     // The control: a cold graph reads, answers and resolves every file.
@@ -1126,7 +1132,7 @@ fn graph_from(db: &KeelDatabase, files: &[(String, Oid)]) -> CallGraph {
             (path.clone(), fresh.objects().insert_blob(&bytes))
         })
         .collect();
-    let tree = fresh.sources(graph_inputs(&files));
+    let tree = fresh.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     call_graph(&fresh, tree).clone()
 }
 
@@ -1252,7 +1258,7 @@ fn a_file_that_parses_in_part_keeps_the_calls_of_its_standing_parts() {
         "d.ts".to_owned(),
         db.objects().insert_blob(b"const s = \"\xe9\";\nfoo();\n"),
     )];
-    let tree = db.sources(graph_inputs(&latin1));
+    let tree = db.sources(graph_inputs(&latin1), DEFAULT_MAX_FILE_BYTES);
     let graph = call_graph(&db, tree);
     assert_eq!(
         graph.partial,
@@ -1260,4 +1266,33 @@ fn a_file_that_parses_in_part_keeps_the_calls_of_its_standing_parts() {
         "not UTF-8: nothing is read, the file is listed"
     );
     assert!(graph.edges.is_empty() && graph.unresolved.is_empty());
+}
+
+#[test]
+fn a_module_past_the_bound_is_its_module_node_and_calls_into_it_are_unresolved() {
+    let big = "// padding padding padding padding padding padding\nexport function f() { return 1; }\nexport class C { m() { return f(); } }\n";
+    let main =
+        "import { f, C } from \"./big\";\nexport function main() { new C().m(); return f(); }\n";
+    let files = [("big.ts", big), ("main.ts", main)];
+    // Control: within the default bound every call resolves.
+    let read = graph_of(&files);
+    assert_eq!(
+        edges_of(&read),
+        pairs(&[
+            ("big.ts#C.m", "big.ts#f"),
+            ("main.ts#main", "big.ts#C.m"),
+            ("main.ts#main", "big.ts#f"),
+        ])
+    );
+    // big.ts is past a bound main.ts is within: nothing of it is read.
+    assert!(main.len() < 100 && big.len() > 100);
+    let bounded = graph_within(&files, 100);
+    let ids: Vec<&str> = bounded.nodes.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["big.ts#<module>", "main.ts#<module>", "main.ts#main"]);
+    assert_eq!(bounded.partial, ["big.ts"]);
+    assert!(edges_of(&bounded).is_empty(), "{bounded:#?}");
+    assert!(
+        unresolved_of(&bounded).contains(&("main.ts#main".to_owned(), "f".to_owned())),
+        "{bounded:#?}"
+    );
 }

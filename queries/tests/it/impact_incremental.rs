@@ -3,6 +3,7 @@
 //! re-validates every file the patch left alone instead of re-reading it.
 
 use crate::support::count;
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::callgraph::graph_inputs;
 use keel_queries::impact::{candidate_files, closure_over, operations_and_changes, patch};
@@ -23,10 +24,10 @@ fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {
         ("b.py".to_owned(), db.objects().insert_blob(B_PY.as_bytes())),
         ("c.py".to_owned(), db.objects().insert_blob(C_PY.as_bytes())),
     ];
-    let base = db.sources(graph_inputs(&files));
+    let base = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     let first = patch::parse("a.diff", PATCH_A.as_bytes()).unwrap_or_default();
     let first_files = candidate_files(&db, "a.diff", &files, &first).unwrap_or_default();
-    let candidate = db.sources(graph_inputs(&first_files));
+    let candidate = db.sources(graph_inputs(&first_files), DEFAULT_MAX_FILE_BYTES);
     let (_, changes) = operations_and_changes(&db, base, candidate, &first);
     let first_answer = closure_over(&db, base, candidate, &changes);
     let cold = db.take_executed_queries();
@@ -66,10 +67,10 @@ fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {
     for text in [A_PY, B_PY, C_PY] {
         cold_db.objects().insert_blob(text.as_bytes());
     }
-    let cold_base = cold_db.sources(graph_inputs(&files));
+    let cold_base = cold_db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     let cold_files = candidate_files(&cold_db, "b.diff", &files, &second).unwrap_or_default();
     assert_eq!(cold_files, second_files);
-    let cold_candidate = cold_db.sources(graph_inputs(&cold_files));
+    let cold_candidate = cold_db.sources(graph_inputs(&cold_files), DEFAULT_MAX_FILE_BYTES);
     let (_, cold_changes) = operations_and_changes(&cold_db, cold_base, cold_candidate, &second);
     assert_eq!(
         closure_over(&cold_db, cold_base, cold_candidate, &cold_changes),

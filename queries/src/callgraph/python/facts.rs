@@ -396,25 +396,33 @@ pub(crate) struct Standing<'a> {
 /// parsed on this thread: reused then, see [`crate::extract::cached_tree`]).
 pub(crate) fn read(path: &str, content: &std::sync::Arc<[u8]>, standing: &Standing<'_>) -> Facts {
     let Ok(source) = Language::Python.text(content) else {
-        return Facts {
-            partial: true,
-            ..Facts::default()
-        };
+        return unread();
     };
     let cached = (source.as_bytes() == content.as_ref())
         .then(|| crate::extract::cached_tree(Language::Python, path, content))
         .flatten();
     let Some(tree) = cached.or_else(|| parse(&source)) else {
-        return Facts {
-            partial: true,
-            ..Facts::default()
-        };
+        return unread();
     };
     let mut builder = Builder::new(&source, standing);
     builder.module(tree.root_node());
     let mut facts = builder.finish();
     facts.partial = tree.root_node().has_error();
     facts
+}
+
+/// The facts of a file keel does not read (its text cannot be decoded or its blob read,
+/// or it is past the tree's bound): an empty module — its scope and nothing in it, so
+/// every name read of it is unresolved — marked partial.
+pub(crate) fn unread() -> Facts {
+    let standing = Standing {
+        units: HashSet::default(),
+        left_out: HashSet::default(),
+    };
+    Facts {
+        partial: true,
+        ..Builder::new("", &standing).finish()
+    }
 }
 
 thread_local! {

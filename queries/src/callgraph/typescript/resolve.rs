@@ -76,11 +76,17 @@ pub(crate) struct Answers<'db> {
 
 /// A module's interface as the tree holds it: [`ts_exports`] of the file at `path`. A
 /// query per (tree, path), so that when the tree is set to new files, a file whose new
-/// image has an equal interface backdates here and no other file's answers re-run.
+/// image has an equal interface backdates here and no other file's answers re-run. A file
+/// past the tree's bound exports nothing (it is not parsed).
 #[salsa::tracked(returns(ref))]
 pub(crate) fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option<ExportTable> {
-    tree.image(db, &path)
-        .map(|image| ts_exports(db, image).clone())
+    tree.image(db, &path).map(|image| {
+        if tree.past_bound(db, image) {
+            ExportTable::default()
+        } else {
+            ts_exports(db, image).clone()
+        }
+    })
 }
 
 /// Step 1: the answers `tree` gives to the questions of the file at `path`, read through
