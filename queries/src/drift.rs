@@ -168,8 +168,12 @@ pub fn scoped_change<'db>(
         let hunks = image_hunks(db, parent, result)
             .as_ref()
             .map_err(Clone::clone)?;
-        let units = [(result, added_lines as LinesOf), (parent, deleted_lines)]
-            .map(|(image, lines)| changed_side_units(db, hunks, image, lines, bound));
+        let changed = changed_sides(hunks);
+        // A side with no changed line is judged as if its file were absent, so its image
+        // is never parsed: `touches` never meets an empty side and nothing there is
+        // unplaced. A commit that only adds lines never reads its parent's units.
+        let units = [(result, changed[0]), (parent, changed[1])]
+            .map(|(image, changed)| units_within(db, image.filter(|_| changed), bound));
         Some((hunks, units))
     };
     let mut hits: Vec<SelectorHit> = Vec::new();
@@ -194,37 +198,16 @@ pub fn scoped_change<'db>(
     })
 }
 
-/// One side of a hunk: its added lines (in the result) or its deleted lines (in the
-/// parent).
-type LinesOf = fn(&Hunk) -> &Range<u32>;
-
-fn added_lines(hunk: &Hunk) -> &Range<u32> {
-    &hunk.after
-}
-
-fn deleted_lines(hunk: &Hunk) -> &Range<u32> {
-    &hunk.before
-}
-
-/// The units of one side's image, read only when some text hunk changes lines on that
-/// side (`lines`: [`added_lines`] or [`deleted_lines`]). A side with no changed
-/// line is judged by no unit: `touches` never meets an empty side, and nothing there is
-/// unplaced. So a commit that only adds lines never parses its parent's image, and a
-/// binary change parses neither.
-fn changed_side_units<'db>(
-    db: &'db dyn Db,
-    hunks: &HunkSet,
-    image: Option<Image<'db>>,
-    lines: LinesOf,
-    bound: FileBound,
-) -> &'db ImageUnits {
-    static UNREAD: ImageUnits = ImageUnits::Absent;
-    match hunks {
-        HunkSet::Text(hunks) if hunks.iter().any(|hunk| !lines(hunk).is_empty()) => {
-            units_within(db, image, bound)
-        }
-        _ => &UNREAD,
-    }
+/// Whether a hunk set changes lines on each side: `[added, deleted]` (a binary set
+/// changes none that a unit could place).
+fn changed_sides(hunks: &HunkSet) -> [bool; 2] {
+    let HunkSet::Text(hunks) = hunks else {
+        return [false, false];
+    };
+    [
+        hunks.iter().any(|hunk| !hunk.after.is_empty()),
+        hunks.iter().any(|hunk| !hunk.before.is_empty()),
+    ]
 }
 
 /// The side an event hits when one of its images is past the bound: such an image is

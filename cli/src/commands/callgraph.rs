@@ -6,7 +6,7 @@
 
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
-use keel_engine::settings::{DEFAULT_MAX_FILE_BYTES, SETTINGS_FILE, Settings};
+use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::{
     CallGraph, call_graph_on_threads, callgraph_json, graph_inputs, is_graph_input,
@@ -37,7 +37,8 @@ pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandE
         Some((_, tree)) => tree_graph_files(&db, tree)?,
         None => db.worktree_files(is_graph_input)?,
     };
-    let tree = db.sources(graph_inputs(&files), max_file_bytes(&db, base)?);
+    let (_, settings) = base_settings(&db, base)?;
+    let tree = db.sources(graph_inputs(&files), settings.lint.max_file_bytes);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let graph = call_graph_on_threads(&db, tree, threads);
     let text = match args.format {
@@ -95,13 +96,18 @@ impl Base {
     }
 }
 
-/// `[lint] max_file_bytes` of `keel.toml` in the base's tree (the default without one):
-/// the largest source file the graph parses.
-pub(crate) fn max_file_bytes(db: &KeelDatabase, base: Base) -> Result<u64, CommandError> {
+/// The base tree's `keel.toml`, read and checked once: its bytes (`None` without one: the
+/// settings are then the defaults), for naming the line of a value a command refuses, and
+/// its settings. `[lint] max_file_bytes` is the largest source file the graph parses.
+pub(crate) fn base_settings(
+    db: &KeelDatabase,
+    base: Base,
+) -> Result<(Option<Vec<u8>>, Settings), CommandError> {
     let Some(bytes) = base.read(db, SETTINGS_FILE)? else {
-        return Ok(DEFAULT_MAX_FILE_BYTES);
+        return Ok((None, Settings::default()));
     };
-    Ok(Settings::from_bytes(&bytes)?.lint.max_file_bytes)
+    let settings = Settings::from_bytes(&bytes)?;
+    Ok((Some(bytes), settings))
 }
 
 /// The files a graph reads of the tree `tree`.
@@ -129,7 +135,7 @@ fn callgraph_text(graph: &CallGraph) -> String {
         if graph.partial.is_empty() {
             String::new()
         } else {
-            format!(", {} files parsed in part", graph.partial.len())
+            format!(", {} files read in part", graph.partial.len())
         }
     );
     for edge in &graph.edges {
@@ -153,7 +159,10 @@ fn callgraph_text(graph: &CallGraph) -> String {
         );
     }
     for path in &graph.partial {
-        let _ = writeln!(out, "parsed in part: {path}");
+        let _ = writeln!(
+            out,
+            "read in part: {path} (it did not parse cleanly, or it is larger than max_file_bytes)"
+        );
     }
     out
 }

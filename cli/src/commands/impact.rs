@@ -7,7 +7,7 @@
 //! every working-tree source read (KEEL-I207: no report, exit 1).
 //! Does not own: the graph, closure and report (`keel_queries::impact`).
 
-use super::callgraph::{Base, max_file_bytes, tree_graph_files};
+use super::callgraph::{Base, base_settings, tree_graph_files};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
@@ -105,14 +105,14 @@ fn read_words(words: &[String]) -> Result<Pending, CommandError> {
     })
 }
 
-/// The `[impact]` defaults of `keel.toml` in the base's tree, each checked against its
-/// option's domain; a value outside it is refused naming its key and line.
-fn impact_defaults(db: &KeelDatabase, base: Base) -> Result<Limits, CommandError> {
-    let bytes = base.read(db, SETTINGS_FILE)?;
+/// The `[impact]` defaults of `keel.toml` in the base's tree (`bytes`, `None` without
+/// one), each checked against its option's domain; a value outside it is refused naming
+/// its key and line.
+fn impact_defaults(bytes: Option<&[u8]>, settings: &Settings) -> Result<Limits, CommandError> {
     let Some(bytes) = bytes else {
         return Ok(Limits::default());
     };
-    let settings = Settings::from_bytes(&bytes)?.impact;
+    let settings = &settings.impact;
     let mut limits = Limits::default();
     for (key, flag, value) in [
         ("depth", "--depth", u64::from(settings.depth)),
@@ -120,7 +120,7 @@ fn impact_defaults(db: &KeelDatabase, base: Base) -> Result<Limits, CommandError
         ("max_nodes", "--max-nodes", u64::from(settings.max_nodes)),
     ] {
         limits = Limits::parse(limits, &[format!("{flag}={value}")])
-            .map_err(|err| impact_key_error(&bytes, key, value, &err))?;
+            .map_err(|err| impact_key_error(bytes, key, value, &err))?;
     }
     Ok(limits)
 }
@@ -149,7 +149,9 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     let words = read_words(&args.words)?;
     let db = KeelDatabase::open_objects(&words.repo)?;
     let base_at = Base::of(&db, words.rev.as_deref())?;
-    let limits = Limits::parse(impact_defaults(&db, base_at)?, &words.limit_words)?;
+    let (settings_bytes, settings) = base_settings(&db, base_at)?;
+    let defaults = impact_defaults(settings_bytes.as_deref(), &settings)?;
+    let limits = Limits::parse(defaults, &words.limit_words)?;
     let (name, bytes) = read_patch(&words.patch)?;
     let files = patch::parse(&name, &bytes)?;
     // The working tree's sources are snapshotted (content and identity) for the re-check.
@@ -163,7 +165,7 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     };
     check_other_files(&db, &name, base_at, &files)?;
     let candidate_files = candidate_files(&db, &name, &base_files, &files)?;
-    let bound = max_file_bytes(&db, base_at)?;
+    let bound = settings.lint.max_file_bytes;
     let base = db.sources(graph_inputs(&base_files), bound);
     let candidate_tree = db.sources(graph_inputs(&candidate_files), bound);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);

@@ -186,6 +186,15 @@ fn the_call_graph_parses_no_source_file_past_the_bound() {
     );
     // `--rev` reads the bound from the commit's `keel.toml`.
     assert_eq!(graph(&repo, &["--rev", "HEAD"]), bounded);
+    // Text names the file and both reasons a file is read in part.
+    let text = run(repo.path(), &["callgraph"]);
+    assert!(
+        text.stdout.contains(
+            "read in part: app.py (it did not parse cleanly, or it is larger than max_file_bytes)"
+        ),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]
