@@ -1,8 +1,8 @@
 //! `callgraph-bench REPO [--under DIR] [--runs N] [--threads N] [--pycg]`: keel's call graph of a real
 //! repository's sources, cold and after a one-file edit, in milliseconds per 1,000 lines —
 //! beside PyCG's time on the same Python files when `--pycg` is given (`python3 -m pycg`:
-//! the caller installs PyCG from its repository, `pip install <checkout>` — PyPI's 0.0.8
-//! does not import; it is never a dependency of keel).
+//! the caller installs PyCG, `pip install pycg==0.0.7` or `pip install <checkout>` — PyPI's
+//! newest wheel, 0.0.8, does not import; it is never a dependency of keel).
 //!
 //! Cold: a fresh database builds the whole graph of the working tree's sources under DIR,
 //! each run on a new thread, so that no parse hint an earlier run left on its thread helps.

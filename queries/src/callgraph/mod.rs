@@ -28,10 +28,13 @@ pub use keel_engine::inputs::Sources;
 use keel_engine::{Db, Oid};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// A callable's id: `path#Qualified.name`, or `path#<module>` for a file's top-level code.
+/// Shared text: a graph holds each id in its node, its edges and its sites, and
+/// assembling a graph after an edit copies every file's ids, so a copy is a count.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(String);
+pub struct NodeId(Arc<str>);
 
 /// The module node's name after `#`.
 pub const MODULE: &str = "<module>";
@@ -39,7 +42,7 @@ pub const MODULE: &str = "<module>";
 impl NodeId {
     /// The node `qualified` of the file at `path`.
     pub fn new(path: &str, qualified: &str) -> Self {
-        Self(format!("{path}#{qualified}"))
+        Self(format!("{path}#{qualified}").into())
     }
 
     /// The module node of the file at `path`.
@@ -54,7 +57,7 @@ impl NodeId {
     /// The file part (before the first `#`: a qualified name may hold one, as TS
     /// `Class.#private` does).
     pub fn path(&self) -> &str {
-        self.0.split_once('#').map_or(&self.0, |(path, _)| path)
+        self.0.split_once('#').map_or(&*self.0, |(path, _)| path)
     }
 
     /// The qualified name (after the first `#`).
@@ -244,16 +247,11 @@ impl CallGraph {
 #[salsa::tracked(returns(ref))]
 pub fn call_graph(db: &dyn Db, tree: Sources) -> CallGraph {
     let mut graph = CallGraph::default();
-    let mut edges: BTreeMap<(NodeId, NodeId), Vec<u32>> = BTreeMap::new();
+    let mut calls: Vec<&Call> = Vec::new();
     for path in tree.source_paths(db) {
         let file = file_graph(db, tree, path.to_owned());
         graph.nodes.extend(file.nodes.iter().cloned());
-        for call in &file.calls {
-            edges
-                .entry((call.caller.clone(), call.callee.clone()))
-                .or_default()
-                .push(call.line);
-        }
+        calls.extend(&file.calls);
         graph.unresolved.extend(file.unresolved.iter().cloned());
         if file.partial {
             graph.partial.push(path.to_owned());
@@ -261,19 +259,23 @@ pub fn call_graph(db: &dyn Db, tree: Sources) -> CallGraph {
     }
     graph.nodes.sort_by(|a, b| a.id.cmp(&b.id));
     graph.nodes.dedup_by(|a, b| a.id == b.id);
-    graph.edges = edges
-        .into_iter()
-        .map(|((caller, callee), mut sites)| {
-            sites.sort_unstable();
-            Edge {
-                caller,
-                callee,
-                sites,
-            }
-        })
-        .collect();
+    calls.sort_unstable();
+    graph.edges = edges(&calls);
     graph.unresolved.sort();
     graph
+}
+
+/// The edges of `calls` sorted by (caller, callee, line): one per (caller, callee), with
+/// the lines of its sites.
+fn edges(calls: &[&Call]) -> Vec<Edge> {
+    calls
+        .chunk_by(|a, b| a.caller == b.caller && a.callee == b.callee)
+        .map(|group| Edge {
+            caller: group[0].caller.clone(),
+            callee: group[0].callee.clone(),
+            sites: group.iter().map(|call| call.line).collect(),
+        })
+        .collect()
 }
 
 /// [`call_graph`] built on `threads` database clones: first every file's own work
