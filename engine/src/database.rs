@@ -254,6 +254,17 @@ impl KeelDatabase {
             .collect()
     }
 
+    /// Every query executed since the last take, in order: the thread that ran it, the
+    /// query's name and its key (the same id for two queries of one image), leaving the
+    /// log empty (for the tests that prove where threaded work ran).
+    pub fn take_executions(&self) -> Vec<(std::thread::ThreadId, String, salsa::Id)> {
+        self.log
+            .take_with_threads()
+            .into_iter()
+            .map(|(thread, key)| (thread, self.query_name(key), key.key_index()))
+            .collect()
+    }
+
     /// Re-reads HEAD; sets the tip input only if it moved. Returns whether it moved.
     pub(crate) fn sync_tip(&mut self) -> Result<bool, EngineError> {
         let head = self.read_head()?;

@@ -38,6 +38,11 @@ impl QueryLog {
         of.into_iter().map(|(_, key)| key).collect()
     }
 
+    /// Takes every execution recorded so far with its thread, leaving the log empty.
+    pub fn take_with_threads(&self) -> Vec<(ThreadId, DatabaseKeyIndex)> {
+        std::mem::take(&mut *self.lock())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(ThreadId, DatabaseKeyIndex)>> {
         // Pushing a key cannot leave the vector inconsistent, so a poisoned lock is usable.
         self.executed.lock().unwrap_or_else(PoisonError::into_inner)

@@ -335,11 +335,7 @@ fn warm_file(db: &dyn Db, tree: Sources, path: &str) {
     }
     match Language::for_path(path) {
         Some(Language::Python) => python::warm(db, tree, path),
-        Some(_) => {
-            if let Some(image) = tree.image(db, path) {
-                let _ = crate::images::image_units(db, image);
-            }
-        }
+        Some(Language::TypeScript | Language::Tsx) => typescript::warm(db, tree, path),
         None => {}
     }
 }

@@ -77,7 +77,6 @@ use interface::Interface;
 use keel_engine::Db;
 use resolve::Resolved;
 
-/// The graph of the Python file at `path` in `tree`.
 /// The per-image part of a Python file's graph (parse, facts, interface), which needs no
 /// other file: what threads share out before the graph is assembled.
 pub(super) fn warm(db: &dyn Db, tree: Sources, path: &str) {
@@ -86,6 +85,7 @@ pub(super) fn warm(db: &dyn Db, tree: Sources, path: &str) {
     }
 }
 
+/// The graph of the Python file at `path` in `tree`.
 pub(super) fn file_graph(db: &dyn Db, tree: Sources, path: &str) -> FileGraph {
     let Some(image) = tree.image(db, path) else {
         return FileGraph::default();

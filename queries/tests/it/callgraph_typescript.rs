@@ -1296,3 +1296,55 @@ fn a_module_past_the_bound_is_its_module_node_and_calls_into_it_are_unresolved()
         "{bounded:#?}"
     );
 }
+
+/// A threaded graph reads each file's facts on the thread that parsed it, from the tree
+/// that parse just made. A thread keeps parse hints for at most `MAX_HINTS` files, so
+/// facts read in a later phase, on whichever thread takes the file then, parsed most
+/// files a second time (on vscode-languageserver-node, half of a cold graph's time).
+#[test]
+fn a_threaded_graph_reads_each_files_facts_on_the_thread_that_parsed_it() {
+    let db = KeelDatabase::detached();
+    let sources: Vec<(String, String)> = (0..3 * keel_queries::extract::MAX_HINTS)
+        .map(|at| {
+            let next = (at + 1) % (3 * keel_queries::extract::MAX_HINTS);
+            (
+                format!("m{at:03}.ts"),
+                format!(
+                    "import {{ f{next} }} from './m{next:03}';\nexport function f{at}() {{\n  return f{next};\n}}\nexport function g{at}() {{\n  f{at}();\n}}\n"
+                ),
+            )
+        })
+        .collect();
+    let named: Vec<(&str, &str)> = sources
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    let files = hash_files(&db, &named);
+    let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
+    let threaded = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2).clone();
+    let executions = db.take_executions();
+    assert_eq!(
+        threaded,
+        graph_of(&named),
+        "threads do not change the answer"
+    );
+    let parsed_on: BTreeMap<_, _> = executions
+        .iter()
+        .filter(|(_, query, _)| query == "image_units")
+        .map(|(thread, _, key)| (*key, *thread))
+        .collect();
+    let facts: Vec<_> = executions
+        .iter()
+        .filter(|(_, query, _)| query == "ts_facts")
+        .collect();
+    // The control: every file was parsed and read once.
+    assert_eq!(parsed_on.len(), files.len(), "{executions:?}");
+    assert_eq!(facts.len(), files.len(), "{executions:?}");
+    for (thread, _, key) in facts {
+        assert_eq!(
+            parsed_on.get(key),
+            Some(thread),
+            "facts of image {key:?} read on another thread than its parse"
+        );
+    }
+}
