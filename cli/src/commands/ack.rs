@@ -53,7 +53,7 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
         .commit(&db)
         .filter(|tip| tip.id(&db) == target.head)
         .ok_or_else(|| {
-            CommandError("HEAD moved while keel ack read it; repair: run keel ack again".to_owned())
+            CommandError::repairable("HEAD moved while keel ack read it", "run keel ack again")
         })?;
     // Lint refuses specs and a `keel.toml` it cannot read, as `keel lint` does; its
     // report names every node at HEAD and the findings the checkpoint will clear.
@@ -63,10 +63,13 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
         .iter()
         .any(|t| t.has_key(SPEC_OK) && t.value == args.node);
     if !carries_trailer {
-        return Err(CommandError(format!(
-            "a trailer `{SPEC_OK}: {}` would not read back as this node's id; repair: rename the node's folder so its id has no leading or trailing spaces",
-            args.node
-        )));
+        return Err(CommandError::repairable(
+            format!(
+                "a trailer `{SPEC_OK}: {}` would not read back as this node's id",
+                args.node
+            ),
+            "rename the node's folder so its id has no leading or trailing spaces",
+        ));
     }
 
     let node = Node::new(&db, NodeId(args.node.clone()));
@@ -82,10 +85,13 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
         } else {
             format!("every commit {since} is acknowledged already")
         };
-        return Err(CommandError(format!(
-            "{}: {state}, so a checkpoint would acknowledge nothing; repair: none needed (`keel lint` judges the node)",
-            args.node
-        )));
+        return Err(CommandError::repairable(
+            format!(
+                "{}: {state}, so a checkpoint would acknowledge nothing",
+                args.node
+            ),
+            "none needed (`keel lint` judges the node)",
+        ));
     }
     let cleared: Vec<&Finding> = report
         .findings
@@ -152,9 +158,10 @@ fn known_node(nodes: &[String], id: &str) -> Result<(), CommandError> {
         return Ok(());
     }
     if nodes.is_empty() {
-        return Err(CommandError(format!(
-            "`{id}` is no spec node at HEAD, which has none; repair: commit `.spec/{id}/spec.md` first"
-        )));
+        return Err(CommandError::repairable(
+            format!("`{id}` is no spec node at HEAD, which has none"),
+            format!("commit `.spec/{id}/spec.md` first"),
+        ));
     }
     let mut ranked: Vec<(usize, &str)> = nodes
         .iter()
@@ -162,11 +169,16 @@ fn known_node(nodes: &[String], id: &str) -> Result<(), CommandError> {
         .collect();
     ranked.sort_unstable();
     let closest: Vec<&str> = ranked.iter().take(SUGGESTIONS).map(|&(_, id)| id).collect();
-    Err(CommandError(format!(
-        "`{id}` is no spec node at HEAD (closest known: {}); repair: pass a node id — the folder path of a `spec.md` under `.spec/`, e.g. `keel ack {}`",
-        closest.join(", "),
-        closest[0]
-    )))
+    Err(CommandError::repairable(
+        format!(
+            "`{id}` is no spec node at HEAD (closest known: {})",
+            closest.join(", ")
+        ),
+        format!(
+            "pass a node id — the folder path of a `spec.md` under `.spec/`, e.g. `keel ack {}`",
+            closest[0]
+        ),
+    ))
 }
 
 /// Levenshtein distance between `a` and `b`, in characters.

@@ -77,9 +77,7 @@ impl Base {
         db: &KeelDatabase,
         path: &str,
     ) -> Result<Option<Vec<u8>>, CommandError> {
-        let fsck = |err: keel_engine::objects::ObjectError| {
-            CommandError(format!("{err}; repair: run `git fsck`"))
-        };
+        let fsck = |err: keel_engine::objects::ObjectError| CommandError::objects(&err);
         match self.commit {
             Some((_, tree)) => keel_queries::tree::lookup(db, tree, path)
                 .map_err(fsck)?
@@ -115,8 +113,8 @@ pub(crate) fn tree_graph_files(
     db: &KeelDatabase,
     tree: Oid,
 ) -> Result<Vec<(String, Oid)>, CommandError> {
-    let files = keel_queries::tree::files_under(db, tree, "")
-        .map_err(|err| CommandError(format!("{err}; repair: run `git fsck`")))?;
+    let files =
+        keel_queries::tree::files_under(db, tree, "").map_err(|err| CommandError::objects(&err))?;
     Ok(files
         .into_iter()
         .filter(|(path, _)| is_graph_input(path))

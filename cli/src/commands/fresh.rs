@@ -59,10 +59,8 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
     };
     let before = thread_parse_counts();
     let report = fresh(&db, readings, worktree).map_err(|err| match err {
-        FreshError::Object(err) => {
-            CommandError(format!("{err}; repair: run `git fsck` on the repository"))
-        }
-        entry @ FreshError::Entry { .. } => CommandError(entry.to_string()),
+        FreshError::Object(err) => CommandError::objects(&err),
+        entry @ FreshError::Entry { .. } => CommandError::plain(entry.to_string()),
     })?;
     let parses = thread_parse_counts().since(before);
     let text = match args.format {

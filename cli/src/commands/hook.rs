@@ -71,7 +71,7 @@ pub(crate) fn cmd_hook(args: &HookArgs) -> Result<ExitStatus, CommandError> {
 fn install(repo: &Path, force: bool) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(repo)?;
     let program = std::env::current_exe()
-        .map_err(|err| CommandError(format!("cannot find keel's own path: {err}")))?;
+        .map_err(|err| CommandError::plain(format!("cannot find keel's own path: {err}")))?;
     let installed = db.install_hook(&program, force)?;
     println!("installed {}", installed.path.display());
     if let Some(kept) = installed.chained {
@@ -111,13 +111,13 @@ fn run(phase: &str, repo: &Path) -> Result<ExitStatus, CommandError> {
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)
-        .map_err(|err| CommandError(format!("cannot read the hook's input: {err}")))?;
+        .map_err(|err| CommandError::plain(format!("cannot read the hook's input: {err}")))?;
     let updates = branch_updates(&input)?;
     if updates.is_empty() {
         return Ok(ExitStatus::Clean);
     }
     judge(repo, &updates).map_err(|err| {
-        CommandError(format!(
+        CommandError::plain(format!(
             "{err}\nkeel refused the ref update because it could not judge it; bypass once with {SKIP}=1"
         ))
     })
@@ -132,10 +132,13 @@ fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
         }
         let fields: Vec<&str> = line.split(' ').collect();
         let [_, new, reference] = fields[..] else {
-            return Err(CommandError(format!(
-                "hook input line {}: expected `<old> <new> <ref>`, got {line:?}; repair: keel hook run reads what git gives a reference-transaction hook",
-                index + 1
-            )));
+            return Err(CommandError::repairable(
+                format!(
+                    "hook input line {}: expected `<old> <new> <ref>`, got {line:?}",
+                    index + 1
+                ),
+                "keel hook run reads what git gives a reference-transaction hook",
+            ));
         };
         if !reference.starts_with("refs/heads/") {
             continue;
@@ -195,8 +198,7 @@ fn claims_nothing(objects: &KeelDatabase, commit: Oid) -> Result<bool, CommandEr
         return Ok(false);
     };
     let (_, parent_tree) = objects.commit_shape(parent)?;
-    candidate::claims_nothing(objects, parent_tree, tree)
-        .map_err(|err| CommandError(format!("{err}; repair: run `git fsck` on the repository")))
+    candidate::claims_nothing(objects, parent_tree, tree).map_err(|err| CommandError::objects(&err))
 }
 
 /// The candidate's report, then what was refused and how to go on.

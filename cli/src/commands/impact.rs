@@ -56,17 +56,19 @@ fn read_words(words: &[String]) -> Result<Pending, CommandError> {
     while let Some(word) = rest.next() {
         let mut take = |slot: &mut Option<String>, flag: &str| -> Result<(), CommandError> {
             if slot.is_some() {
-                return Err(CommandError(format!(
-                    "KEEL-G109: {flag} is given twice; repair: give each option once"
-                )));
+                return Err(CommandError::repairable(
+                    format!("KEEL-G109: {flag} is given twice"),
+                    "give each option once",
+                ));
             }
             let value = rest
                 .next()
                 .filter(|v| !v.starts_with("--"))
                 .ok_or_else(|| {
-                    CommandError(format!(
-                        "KEEL-G109: {flag} needs a value; repair: write {flag} VALUE"
-                    ))
+                    CommandError::repairable(
+                        format!("KEEL-G109: {flag} needs a value"),
+                        format!("write {flag} VALUE"),
+                    )
                 })?;
             *slot = Some(value.clone());
             Ok(())
@@ -84,17 +86,19 @@ fn read_words(words: &[String]) -> Result<Pending, CommandError> {
             }
             _ if patch.is_none() => patch = Some(word.clone()),
             _ => {
-                return Err(CommandError(format!(
-                    "KEEL-G109: unexpected argument {word:?}; repair: give one PATCH"
-                )));
+                return Err(CommandError::repairable(
+                    format!("KEEL-G109: unexpected argument {word:?}"),
+                    "give one PATCH",
+                ));
             }
         }
     }
     // Refuse bad option forms before anything is read, whatever the defaults.
     Limits::parse(Limits::default(), &limit_words)?;
     let patch = patch.ok_or_else(|| {
-        CommandError(
-            "KEEL-G109: no PATCH given; repair: keel impact PATCH (or - for stdin)".to_owned(),
+        CommandError::repairable(
+            "KEEL-G109: no PATCH given",
+            "keel impact PATCH (or - for stdin)",
         )
     })?;
     Ok(Pending {
@@ -138,11 +142,14 @@ fn impact_key_error(bytes: &[u8], key: &str, value: u64, err: &OptionError) -> C
         .map_or(1, |index| index + 1);
     // A value written from a u64 is a plain decimal given once: only its range can fail.
     let OptionError::OutOfRange { low, high, .. } = err else {
-        return CommandError(format!("{SETTINGS_FILE}:{line}: [impact] {key}: {err}"));
+        return CommandError::plain(format!("{SETTINGS_FILE}:{line}: [impact] {key}: {err}"));
     };
-    CommandError(format!(
-        "{SETTINGS_FILE}:{line}: KEEL-G109: [impact] {key} = {value} is outside {low}..={high}; repair: set a value in that range, or remove the key for the default"
-    ))
+    CommandError::repairable(
+        format!(
+            "{SETTINGS_FILE}:{line}: KEEL-G109: [impact] {key} = {value} is outside {low}..={high}"
+        ),
+        "set a value in that range, or remove the key for the default",
+    )
 }
 
 pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {
@@ -252,9 +259,10 @@ fn read_patch(path: &str) -> Result<(String, Vec<u8>), CommandError> {
         return Ok(("<stdin>".to_owned(), bytes));
     }
     let bytes = std::fs::read(path).map_err(|err| {
-        CommandError(format!(
-            "{path}: cannot read the patch: {err}; repair: pass an existing file or - for stdin"
-        ))
+        CommandError::repairable(
+            format!("{path}: cannot read the patch: {err}"),
+            "pass an existing file or - for stdin",
+        )
     })?;
     Ok((path.to_owned(), bytes))
 }

@@ -8,7 +8,6 @@ use super::cache::{open_repo, save_memo};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::{github, render, sarif};
-use keel_engine::objects::ObjectError;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid, WORKTREE};
 
 use keel_queries::anchors::LineRange;
@@ -119,15 +118,15 @@ pub(crate) fn lint_or_refuse(
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             match errors.len() {
-                0 | 1 => CommandError(first),
-                n => CommandError(format!(
+                0 | 1 => CommandError::plain(first),
+                n => CommandError::plain(format!(
                     "{first} ({} more spec error(s) follow once this one is fixed)",
                     n - 1
                 )),
             }
         }
-        LintError::Settings(err) => CommandError(err.to_string()),
-        LintError::Object(err) => unreadable_objects(&err),
+        LintError::Settings(err) => CommandError::plain(err.to_string()),
+        LintError::Object(err) => CommandError::objects(&err),
     })
 }
 
@@ -189,13 +188,8 @@ fn findings_lines(
     report
         .findings
         .iter()
-        .map(|finding| unit_lines(db, finding).map_err(|err| unreadable_objects(&err)))
+        .map(|finding| unit_lines(db, finding).map_err(|err| CommandError::objects(&err)))
         .collect()
-}
-
-/// The repository's objects could not be read.
-fn unreadable_objects(err: &ObjectError) -> CommandError {
-    CommandError(format!("{err}; repair: run `git fsck` on the repository"))
 }
 
 /// Exit 1 when the report blocks.

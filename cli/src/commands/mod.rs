@@ -7,6 +7,7 @@ mod cache;
 mod callgraph;
 mod completions;
 mod demo;
+mod error;
 mod fresh;
 mod hook;
 mod impact;
@@ -20,7 +21,7 @@ mod watch;
 use crate::exit::ExitStatus;
 use crate::render::{ColourChoice, set_colour};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::fmt;
+pub(crate) use error::CommandError;
 
 pub(crate) use replay::ReplayedTip;
 
@@ -64,22 +65,6 @@ pub(crate) enum Format {
     Text,
     /// Machine-readable JSON (one document on stdout).
     Json,
-}
-
-/// A command that could not run: printed as one `error:` line, exit 2.
-#[derive(Debug)]
-pub(crate) struct CommandError(pub(crate) String);
-
-impl fmt::Display for CommandError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<E: std::error::Error> From<E> for CommandError {
-    fn from(err: E) -> Self {
-        Self(err.to_string())
-    }
 }
 
 /// Writes `text` to stdout. A closed pipe (`keel lint | head`) is not an error: the

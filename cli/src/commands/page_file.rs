@@ -26,18 +26,23 @@ impl PageTarget {
             _ => PathBuf::from("."),
         };
         if file.is_dir() {
-            return Err(CommandError(format!(
-                "--html {}: is a folder; repair: name a file, e.g. --html {}",
-                file.display(),
-                file.join("report.html").display()
-            )));
+            return Err(CommandError::repairable(
+                format!("--html {}: is a folder", file.display()),
+                format!(
+                    "name a file, e.g. --html {}",
+                    file.join("report.html").display()
+                ),
+            ));
         }
         if !folder.is_dir() {
-            return Err(CommandError(format!(
-                "--html {}: the folder {} does not exist; repair: create it or name a file in an existing folder",
-                file.display(),
-                folder.display()
-            )));
+            return Err(CommandError::repairable(
+                format!(
+                    "--html {}: the folder {} does not exist",
+                    file.display(),
+                    folder.display()
+                ),
+                "create it or name a file in an existing folder",
+            ));
         }
         Ok(Self {
             file: file.to_owned(),
@@ -49,10 +54,10 @@ impl PageTarget {
     /// reader never sees half a page, and a failed write leaves the file as it was.
     pub(crate) fn write(&self, text: &str) -> Result<(), CommandError> {
         let refuse = |err: &dyn std::fmt::Display| {
-            CommandError(format!(
-                "--html {}: cannot write it ({err}); repair: check the folder's permissions and free space",
-                self.file.display()
-            ))
+            CommandError::repairable(
+                format!("--html {}: cannot write it ({err})", self.file.display()),
+                "check the folder's permissions and free space",
+            )
         };
         let mut temp = temp_builder()
             .tempfile_in(&self.folder)

@@ -351,14 +351,18 @@ fn range_ends(
         None => (None, "HEAD"),
         Some(range) => {
             let Some((from, to)) = range.split_once("..") else {
-                return Err(CommandError(format!(
-                    "--range {range}: not A..B; repair: name two revisions, e.g. --range v1.0..main"
-                )));
+                return Err(CommandError::repairable(
+                    format!("--range {range}: not A..B"),
+                    "name two revisions, e.g. --range v1.0..main",
+                ));
             };
             if to.starts_with('.') {
-                return Err(CommandError(format!(
-                    "--range {range}: A...B (a symmetric difference) is not a range of tips; repair: use A..B"
-                )));
+                return Err(CommandError::repairable(
+                    format!(
+                        "--range {range}: A...B (a symmetric difference) is not a range of tips"
+                    ),
+                    "use A..B",
+                ));
             }
             (Some(or_head(from)), or_head(to))
         }
@@ -380,9 +384,10 @@ fn tip_at(db: &mut KeelDatabase, rev: &str) -> Result<Commit, CommandError> {
     let id = db.resolve_commit(rev)?;
     db.apply_changes(&[ChangeEvent::TipAt(id)])?;
     Tip::get(&*db).commit(&*db).ok_or_else(|| {
-        CommandError(format!(
-            "{rev}: the repository has no commits; repair: commit first"
-        ))
+        CommandError::repairable(
+            format!("{rev}: the repository has no commits"),
+            "commit first",
+        )
     })
 }
 
@@ -392,31 +397,35 @@ fn expectation(
     text: &str,
     tips: &[Commit],
 ) -> Result<Expectation, CommandError> {
-    let refuse = |why: String| CommandError(format!("--expect {text}: {why}"));
+    let refuse = |why: String, repair: String| {
+        CommandError::repairable(format!("--expect {text}: {why}"), repair)
+    };
+    let not_a_triple = || {
+        refuse(
+            "not TIP:NODE:CODE".to_owned(),
+            "e.g. --expect HEAD~3:auth/login:anchor-hit".to_owned(),
+        )
+    };
     let (Some((rev, rest)), Some((_, code))) = (text.split_once(':'), text.rsplit_once(':')) else {
-        return Err(refuse(
-            "not TIP:NODE:CODE; repair: e.g. --expect HEAD~3:auth/login:anchor-hit".to_owned(),
-        ));
+        return Err(not_a_triple());
     };
     let node = rest.rsplit_once(':').map_or("", |(node, _)| node);
     if node.is_empty() || rev.is_empty() {
-        return Err(refuse(
-            "not TIP:NODE:CODE; repair: e.g. --expect HEAD~3:auth/login:anchor-hit".to_owned(),
-        ));
+        return Err(not_a_triple());
     }
     let Some(doc) = code_doc(code) else {
         let codes: Vec<&str> = FINDING_CODES.iter().map(|doc| doc.code).collect();
-        return Err(refuse(format!(
-            "{code} is no finding code; repair: one of {}",
-            codes.join(", ")
-        )));
+        return Err(refuse(
+            format!("{code} is no finding code"),
+            format!("one of {}", codes.join(", ")),
+        ));
     };
     let id = db.resolve_commit(rev)?;
     let Some(&tip) = tips.iter().find(|tip| tip.id(&*db) == id) else {
-        return Err(refuse(format!(
-            "{} is not among the replayed tips; repair: widen --range or --last, or drop --every",
-            id.short(12)
-        )));
+        return Err(refuse(
+            format!("{} is not among the replayed tips", id.short(12)),
+            "widen --range or --last, or drop --every".to_owned(),
+        ));
     };
     Ok(Expectation {
         text: text.to_owned(),
@@ -443,9 +452,7 @@ fn judge(
     };
     match judged {
         Ok((report, parses)) => Ok((Ok(report), parses)),
-        Err(LintError::Object(err)) => Err(CommandError(format!(
-            "{err}; repair: run `git fsck` on the repository"
-        ))),
+        Err(LintError::Object(err)) => Err(CommandError::objects(&err)),
         Err(LintError::Settings(err)) => Ok((Err(err.to_string()), ParseCounts::default())),
         Err(LintError::Specs(errors)) => Ok((
             Err(errors.first().map(ToString::to_string).unwrap_or_default()),

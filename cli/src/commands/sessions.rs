@@ -124,14 +124,12 @@ struct ExportArgs {
 fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
     match flag {
         Some(text) => Instant::parse_rfc3339(text).map_err(|err| {
-            CommandError(format!(
-                "--now: {err}; repair: pass an RFC 3339 time with an offset {TIME_RANGE}, e.g. --now 2026-01-16T00:00:00Z"
-            ))
+            CommandError::repairable(format!("--now: {err}"), format!("pass an RFC 3339 time with an offset {TIME_RANGE}, e.g. --now 2026-01-16T00:00:00Z"))
         }),
         None => {
             let since_epoch = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_err(|_| CommandError("the system clock is before 1970; repair: set the clock or pass --now".to_owned()))?;
+                .map_err(|_| CommandError::repairable("the system clock is before 1970", "set the clock or pass --now"))?;
             Ok(Instant::from_nanos(
                 i64::try_from(since_epoch.as_nanos()).unwrap_or(i64::MAX),
             ))
@@ -145,15 +143,16 @@ fn days(flag: Option<i64>, settings: &Settings) -> Result<u32, CommandError> {
         return Ok(settings.sessions.days);
     };
     if days < 0 {
-        return Err(CommandError(format!(
-            "--days: {days} must be ≥ 0; repair: pass a whole number of days, e.g. --days 30"
-        )));
+        return Err(CommandError::repairable(
+            format!("--days: {days} must be ≥ 0"),
+            "pass a whole number of days, e.g. --days 30",
+        ));
     }
     u32::try_from(days).map_err(|_| {
-        CommandError(format!(
-            "--days: {days} is more days than keel counts; repair: pass at most {}",
-            u32::MAX
-        ))
+        CommandError::repairable(
+            format!("--days: {days} is more days than keel counts"),
+            format!("pass at most {}", u32::MAX),
+        )
     })
 }
 
@@ -329,12 +328,17 @@ pub(crate) fn report(
         eprint!("\r\x1b[K");
     }
     scanned?;
-    let report = sessions_report(&db, world).clone().map_err(|err| match err {
-        ReportError::Trailer(err) => CommandError(format!(
-            "keel.toml: [trailers] {}: not a valid regex ({}); repair: fix the pattern (Rust regex syntax, matched case-insensitively)",
-            err.harness, err.message
-        )),
-    })?;
+    let report = sessions_report(&db, world)
+        .clone()
+        .map_err(|err| match err {
+            ReportError::Trailer(err) => CommandError::repairable(
+                format!(
+                    "keel.toml: [trailers] {}: not a valid regex ({})",
+                    err.harness, err.message
+                ),
+                "fix the pattern (Rust regex syntax, matched case-insensitively)",
+            ),
+        })?;
     for warning in db.session_warnings() {
         eprintln!("warning: {warning}");
     }
@@ -349,9 +353,10 @@ fn since(flag: &str) -> Result<Instant, CommandError> {
         flag.to_owned()
     };
     Instant::parse_rfc3339(&text).map_err(|message| {
-        CommandError(format!(
-            "--since: {message}; repair: pass a date (2026-01-15) or RFC 3339 with an offset"
-        ))
+        CommandError::repairable(
+            format!("--since: {message}"),
+            "pass a date (2026-01-15) or RFC 3339 with an offset",
+        )
     })
 }
 
@@ -595,7 +600,7 @@ mod tests {
         let settings = Settings::default();
         assert_eq!(days(None, &settings).ok(), Some(settings.sessions.days));
         assert_eq!(days(Some(0), &settings).ok(), Some(0));
-        let refusal = |n: i64| days(Some(n), &settings).map_err(|err| err.0);
+        let refusal = |n: i64| days(Some(n), &settings).map_err(|err| err.to_string());
         assert_eq!(
             refusal(-1),
             Err(
@@ -614,7 +619,7 @@ mod tests {
 
     #[test]
     fn now_names_the_range_without_library_words() {
-        let err = now(Some("99999-01-01T00:00:00Z")).err().map(|err| err.0);
+        let err = now(Some("99999-01-01T00:00:00Z")).err().map(|err| err.to_string());
         assert_eq!(
             err.as_deref(),
             Some(

@@ -43,7 +43,7 @@ pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
     let mut watcher = db.watcher(args.worktree)?;
     let stop = watcher.stop_handle();
     ctrlc::set_handler(move || stop.stop())
-        .map_err(|err| CommandError(format!("cannot catch Ctrl-C: {err}")))?;
+        .map_err(|err| CommandError::plain(format!("cannot catch Ctrl-C: {err}")))?;
     let event = if args.worktree {
         ChangeEvent::Worktree
     } else {
