@@ -619,7 +619,9 @@ mod tests {
 
     #[test]
     fn now_names_the_range_without_library_words() {
-        let err = now(Some("99999-01-01T00:00:00Z")).err().map(|err| err.to_string());
+        let err = now(Some("99999-01-01T00:00:00Z"))
+            .err()
+            .map(|err| err.to_string());
         assert_eq!(
             err.as_deref(),
             Some(

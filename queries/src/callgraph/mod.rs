@@ -167,6 +167,17 @@ pub fn file_blob(db: &dyn Db, tree: Sources, path: String) -> Option<Oid> {
         .map(|at| files[at].1)
 }
 
+/// The paths of `tree`'s files, sorted: what an answer that asks only whether a file
+/// exists reads (module paths), so an edit that changes a file's content and no path
+/// re-runs this once and backdates it, and none of those answers runs again.
+#[salsa::tracked(returns(ref))]
+pub fn tree_paths(db: &dyn Db, tree: Sources) -> Vec<String> {
+    tree.files(db)
+        .iter()
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
 /// A source tree's files, read the way the graph's queries read them.
 pub trait TreeFiles {
     /// The blob at `path`, if the tree has that file (through [`file_blob`]).

@@ -1053,6 +1053,7 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
     ] {
         assert_eq!(count(&log, query), 4, "{query}: {log:?}");
     }
+    assert!(count(&log, "module_specs") > 0, "{log:?}");
     assert!(edges_of(&cold).contains(&("a.ts#run".to_owned(), "b.ts#helper".to_owned())));
 
     // Nothing changed: nothing runs.
@@ -1079,6 +1080,12 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
     );
     assert_eq!(count(&log, "ts_resolve"), 1, "only b.ts's sites: {log:?}");
     assert_eq!(count(&log, "file_graph"), 1, "{log:?}");
+    assert_eq!(count(&log, "tree_paths"), 1, "{log:?}");
+    assert_eq!(
+        count(&log, "module_specs"),
+        0,
+        "no path changed, so no import is looked up again: {log:?}"
+    );
     assert_eq!(
         warm,
         graph_from(&db, &body),

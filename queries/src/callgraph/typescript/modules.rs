@@ -13,8 +13,8 @@
 //! too (an asset or another language). A relative specifier that names no file of the
 //! tree is [`Target::Missing`]: the calls through it are unresolved.
 
-use crate::callgraph::Sources;
 use crate::callgraph::TreeFiles as _;
+use crate::callgraph::{Sources, tree_paths};
 use crate::extract::Language;
 use crate::images::{Image, image_bytes};
 use keel_engine::Db;
@@ -42,7 +42,7 @@ pub(crate) fn module_specs(db: &dyn Db, tree: Sources, path: String) -> Vec<(Str
         .specs
         .iter()
         .map(|spec| {
-            let target = resolve_spec(tree.files(db), &path, spec, config.as_ref());
+            let target = resolve_spec(tree_paths(db, tree), &path, spec, config.as_ref());
             (spec.clone(), target)
         })
         .collect()
@@ -55,7 +55,7 @@ pub(crate) fn target(db: &dyn Db, tree: Sources, path: &str, spec: &str) -> Targ
         Ok(at) => specs[at].1.clone(),
         Err(_) => {
             let config = nearest_config(db, tree, path);
-            resolve_spec(tree.files(db), path, spec, config.as_ref())
+            resolve_spec(tree_paths(db, tree), path, spec, config.as_ref())
         }
     }
 }
@@ -204,14 +204,14 @@ fn effective(db: &dyn Db, tree: Sources, config_path: &str, depth: u32) -> Effec
 
 /// The target of `spec` written in the file at `from`, among `files` (sorted paths).
 pub(crate) fn resolve_spec(
-    files: &[(String, keel_engine::Oid)],
+    paths: &[String],
     from: &str,
     spec: &str,
     config: Option<&Effective>,
 ) -> Target {
     let exists = |path: &str| {
-        files
-            .binary_search_by(|(known, _)| known.as_str().cmp(path))
+        paths
+            .binary_search_by(|known| known.as_str().cmp(path))
             .is_ok()
     };
     if spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../") {
@@ -543,14 +543,9 @@ mod jsonc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_engine::Oid;
 
-    fn files(paths: &[&str]) -> Vec<(String, Oid)> {
-        let zero = Oid::from_hex(&"0".repeat(40)).expect("40 hex digits");
-        let mut files: Vec<(String, Oid)> = paths
-            .iter()
-            .map(|path| ((*path).to_owned(), zero))
-            .collect();
+    fn files(paths: &[&str]) -> Vec<String> {
+        let mut files: Vec<String> = paths.iter().map(|path| (*path).to_owned()).collect();
         files.sort();
         files
     }
