@@ -24,7 +24,7 @@ impl QueryLog {
 
     /// Takes every execution recorded so far, leaving the log empty.
     pub fn take(&self) -> Vec<DatabaseKeyIndex> {
-        let executed = std::mem::take(&mut *self.lock());
+        let executed = self.take_with_threads();
         executed.into_iter().map(|(_, key)| key).collect()
     }
 

@@ -281,6 +281,7 @@ pub fn call_graph(db: &dyn Db, tree: Sources) -> CallGraph {
 fn edges(calls: &[&Call]) -> Vec<Edge> {
     calls
         .chunk_by(|a, b| a.caller == b.caller && a.callee == b.callee)
+        // `chunk_by` yields no empty group, so `group[0]` is there.
         .map(|group| Edge {
             caller: group[0].caller.clone(),
             callee: group[0].callee.clone(),
