@@ -8,14 +8,17 @@
 //!   table (module-level names, `__all__`, star imports), classes (bases, members,
 //!   instance attributes) and functions (parameters, returns) — with no line or call site
 //!   in it (`interface`);
-//! - `python_program` (per tree): every Python file's interface, interned, so that two
-//!   trees whose interfaces are equal are one key;
+//! - `python_program` (per tree): every Python file's interface, read per (tree, path)
+//!   (`interface_at`, backdated when equal) and interned, so that two trees whose
+//!   interfaces are equal are one key, and a tree moved to a body edit keeps its program
+//!   without building it again;
 //! - `python_resolve` (per image and program): the file's sites resolved (`resolve`).
 //!
 //! Editing a function body makes a new image of that file only: its facts, interface and
 //! resolution run again; when its interface is unchanged the program is the same
-//! interned value, and no other file's resolution runs (`tests/it/callgraph_python.rs`
-//! proves it from salsa's events).
+//! interned value (not even rebuilt when the same tree input moved to the edit), and no
+//! other file's resolution runs (`tests/it/callgraph_python.rs` proves it from salsa's
+//! events).
 //!
 //! Module roots: a file's absolute imports are looked for under its script root (the
 //! nearest folder holding it that is not a package: `sys.path[0]` for a script, pytest's
@@ -67,7 +70,7 @@ mod facts;
 mod interface;
 mod resolve;
 
-use super::{FileGraph, Sources, unit_nodes};
+use super::{FileGraph, Sources, tree_paths, unit_nodes};
 use crate::anchors::ImageUnits;
 use crate::callgraph::TreeFiles as _;
 use crate::extract::{ExtractError, Language};
@@ -139,26 +142,28 @@ pub(crate) struct PythonProgram<'db> {
     pub(crate) files: Vec<(String, Interface)>,
 }
 
-/// The program of a tree. Cheap for a tree that differs from a known one in a few
-/// files: their interfaces are computed, the others are memoized per image. A file past
-/// the tree's bound has an empty interface: nothing is read of it.
+/// The program of a tree: each Python path of the tree ([`tree_paths`]) with its
+/// interface ([`interface_at`]). An edit that changes no path and leaves every interface
+/// equal backdates all of those, so this does not run again and the program is the same
+/// value.
 #[salsa::tracked]
 pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgram<'db> {
-    let files: Vec<(String, Interface)> = tree
-        .files(db)
+    let files: Vec<(String, Interface)> = tree_paths(db, tree)
         .iter()
-        .filter(|(path, _)| Language::for_path(path) == Some(Language::Python))
-        .map(|(path, blob)| {
-            let image = Image::at(db, *blob, path.clone());
-            let interface = if tree.past_bound(db, image) {
-                Interface::new(interface::build(&facts::unread()))
-            } else {
-                python_interface(db, image).clone()
-            };
-            (path.clone(), interface)
-        })
+        .filter(|path| Language::for_path(path) == Some(Language::Python))
+        .map(|path| (path.clone(), interface_at(db, tree, path.clone()).clone()))
         .collect();
     PythonProgram::new(db, files)
+}
+
+/// The interface of the Python file at `path` of `tree`: its image's, or an empty one
+/// for a file past the tree's bound (nothing is read of it).
+#[salsa::tracked(returns(ref))]
+fn interface_at(db: &dyn Db, tree: Sources, path: String) -> Interface {
+    match tree.image(db, &path) {
+        Some(image) if !tree.past_bound(db, image) => python_interface(db, image).clone(),
+        _ => Interface::new(interface::build(&facts::unread())),
+    }
 }
 
 /// The sites of one image resolved against a program. Keyed by the image and the

@@ -500,6 +500,68 @@ fn editing_one_function_body_re_resolves_only_that_file() {
     );
 }
 
+/// The files of `texts` hashed into `db`'s object store.
+fn hashed(db: &KeelDatabase, texts: &[(&str, &str)]) -> Vec<(String, keel_engine::Oid)> {
+    texts
+        .iter()
+        .map(|(path, text)| {
+            (
+                (*path).to_owned(),
+                db.objects().insert_blob(text.as_bytes()),
+            )
+        })
+        .collect()
+}
+
+/// A long-lived tree moved to an edit (`set_sources`, as a watch loop or a second patch
+/// does): a body edit leaves every path and interface equal, so the program is not built
+/// again; an edit of the export table builds it.
+#[test]
+fn a_body_edit_of_the_same_tree_keeps_its_program() {
+    let mut db = KeelDatabase::detached();
+    let tree = db.sources(
+        graph_inputs(&hashed(
+            &db,
+            &[("a.py", A_PY), ("b.py", B_PY), ("c.py", C_PY)],
+        )),
+        DEFAULT_MAX_FILE_BYTES,
+    );
+    let _ = call_graph(&db, tree);
+    let run = db.take_executed_queries();
+    assert_eq!(count(&run, "python_program"), 1, "the control: {run:?}");
+    assert_eq!(count(&run, "interface_at"), 3, "{run:?}");
+
+    let body = hashed(
+        &db,
+        &[("a.py", A_PY), ("b.py", B_PY_BODY_EDITED), ("c.py", C_PY)],
+    );
+    db.set_sources(tree, graph_inputs(&body));
+    let edited = call_graph(&db, tree).clone();
+    let run = db.take_executed_queries();
+    assert_eq!(count(&run, "interface_at"), 1, "b.py's alone: {run:?}");
+    assert_eq!(count(&run, "python_program"), 0, "{run:?}");
+    assert_eq!(count(&run, "python_resolve"), 1, "{run:?}");
+    let fresh = graph(&[("a.py", A_PY), ("b.py", B_PY_BODY_EDITED), ("c.py", C_PY)]);
+    assert_eq!(edited, fresh, "a warm answer equals a cold one");
+
+    let renamed = hashed(
+        &db,
+        &[("a.py", A_PY), ("b.py", B_PY_RENAMED), ("c.py", C_PY)],
+    );
+    db.set_sources(tree, graph_inputs(&renamed));
+    let after = call_graph(&db, tree).clone();
+    let run = db.take_executed_queries();
+    assert_eq!(
+        count(&run, "python_program"),
+        1,
+        "b.py's interface changed: {run:?}"
+    );
+    assert_eq!(
+        after,
+        graph(&[("a.py", A_PY), ("b.py", B_PY_RENAMED), ("c.py", C_PY)])
+    );
+}
+
 #[test]
 fn annotations_declare_types_and_aliases_or_type_variables_decide_nothing() {
     let graph = check_edges(
