@@ -200,7 +200,9 @@ impl KeelDatabase {
     /// A source tree holding `files` (sorted and deduplicated by path here).
     /// Files past `max_file_bytes` are not parsed (see [`Sources`]).
     pub fn sources(&self, files: Vec<(String, Oid)>, max_file_bytes: u64) -> Sources {
-        Sources::new(self, sorted_files(files), max_file_bytes)
+        let files = sorted_files(files);
+        let changed = files.len();
+        Sources::new(self, files, max_file_bytes, changed)
     }
 
     /// Gives the source tree `tree` the files `files`; sets the input only if they
@@ -210,7 +212,9 @@ impl KeelDatabase {
         if *tree.files(self) == files {
             return false;
         }
+        let changed = changed_paths(tree.files(self), &files);
         tree.set_files(self).to(files);
+        tree.set_changed_files(self).to(changed);
         true
     }
 
@@ -504,6 +508,41 @@ fn sorted_files(mut files: Vec<(String, Oid)>) -> Vec<(String, Oid)> {
     files
 }
 
+/// How many paths of two sorted file lists differ: present in one only, or with another
+/// blob.
+fn changed_paths(old: &[(String, Oid)], new: &[(String, Oid)]) -> usize {
+    let (mut old, mut new) = (old.iter().peekable(), new.iter().peekable());
+    let mut changed = 0;
+    loop {
+        match (old.peek(), new.peek()) {
+            (None, None) => return changed,
+            (Some(_), None) => {
+                old.next();
+                changed += 1;
+            }
+            (None, Some(_)) => {
+                new.next();
+                changed += 1;
+            }
+            (Some((a, a_blob)), Some((b, b_blob))) => match a.cmp(b) {
+                std::cmp::Ordering::Less => {
+                    old.next();
+                    changed += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    new.next();
+                    changed += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    changed += usize::from(a_blob != b_blob);
+                    old.next();
+                    new.next();
+                }
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +553,41 @@ mod tests {
             Ok(_) => panic!("the path was opened"),
             Err(err) => err.to_string(),
         }
+    }
+
+    #[test]
+    fn changed_paths_counts_added_removed_and_reblobbed_paths() {
+        // Forty hex digits of one value: a valid id, so `from_hex` answers.
+        let blob =
+            |byte: u8| Oid::from_hex(&format!("{byte:02x}").repeat(20)).expect("40 hex digits");
+        let list = |entries: &[(&str, u8)]| -> Vec<(String, Oid)> {
+            entries
+                .iter()
+                .map(|(path, byte)| ((*path).to_owned(), blob(*byte)))
+                .collect()
+        };
+        let old = list(&[("a.py", 1), ("b.py", 2), ("c.py", 3)]);
+        assert_eq!(changed_paths(&old, &old), 0);
+        assert_eq!(
+            changed_paths(&old, &list(&[("a.py", 1), ("b.py", 9), ("c.py", 3)])),
+            1
+        );
+        assert_eq!(changed_paths(&old, &list(&[("a.py", 1), ("c.py", 3)])), 1);
+        assert_eq!(
+            changed_paths(
+                &old,
+                &list(&[
+                    ("0.py", 7),
+                    ("a.py", 1),
+                    ("b.py", 2),
+                    ("c.py", 3),
+                    ("d.py", 4)
+                ])
+            ),
+            2
+        );
+        assert_eq!(changed_paths(&old, &[]), 3);
+        assert_eq!(changed_paths(&[], &old), 3);
     }
 
     #[test]

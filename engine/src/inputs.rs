@@ -64,4 +64,9 @@ pub struct Sources {
     pub files: Vec<(String, Oid)>,
     #[returns(copy)]
     pub max_file_bytes: u64,
+    /// How many paths the last setting of `files` added, removed or gave another blob
+    /// (all of them for a new tree): how much work the next graph has, which decides
+    /// whether sharing it out to threads pays. No query reads it.
+    #[returns(copy)]
+    pub changed_files: usize,
 }

@@ -292,7 +292,10 @@ fn edges(calls: &[&Call]) -> Vec<Edge> {
 
 /// [`call_graph`] built on `threads` database clones: first every file's own work
 /// (parsing, facts, interface) is shared out, then every file's resolution, and the graph
-/// is assembled from the warm memos. The answer does not depend on `threads`. The helpers
+/// is assembled from the warm memos. The answer does not depend on `threads`. A tree that
+/// the last setting changed in fewer files than there are threads (an edit) is answered
+/// on this thread: there is no parse to share, and helpers would only re-check every
+/// file's memos twice over. The helpers
 /// start from this thread's parse hints and hand back the ones they make
 /// ([`crate::extract::Hints`]), so a graph of an edited tree asked later on this thread
 /// reparses the edited files incrementally, whichever thread takes them.
@@ -301,7 +304,7 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
     tree: Sources,
     threads: usize,
 ) -> &CallGraph {
-    if threads > 1 {
+    if threads > 1 && tree.changed_files(db) >= threads {
         let paths: Vec<String> = tree.source_paths(db).map(str::to_owned).collect();
         for phase in [warm_file, resolved_file] {
             let start = crate::extract::thread_hints();
@@ -331,7 +334,7 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
                     })
                     .collect()
             });
-            made.into_iter().for_each(crate::extract::adopt_hints);
+            crate::extract::adopt_hints(crate::extract::Hints::largest_last(made));
         }
     }
     call_graph(db, tree)

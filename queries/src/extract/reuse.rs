@@ -486,6 +486,18 @@ pub fn extract_reusing(
 #[derive(Clone, Default)]
 pub struct Hints(Vec<Hint>);
 
+impl Hints {
+    /// The hints several threads made for one job, as one, the smallest sources first:
+    /// adopted in that order, a cache too small for all of them keeps the trees that
+    /// cost the most to parse again (a tree's parse time grows with its source), and a
+    /// later edit of a large file reparses it incrementally.
+    pub fn largest_last(made: Vec<Hints>) -> Hints {
+        let mut all: Vec<Hint> = made.into_iter().flat_map(|hints| hints.0).collect();
+        all.sort_by_key(Hint::bytes);
+        Hints(all)
+    }
+}
+
 /// This thread's hints, least recently used first (trees are reference-counted: copying
 /// them is cheap).
 pub fn thread_hints() -> Hints {
@@ -1096,6 +1108,36 @@ mod tests {
         assert!(cache.hints.iter().all(|hint| hint.lineage != "large.py"));
         let total: usize = cache.hints.iter().map(Hint::bytes).sum();
         assert!(total <= MAX_HINT_BYTES);
+    }
+
+    #[test]
+    fn hints_of_several_threads_are_adopted_so_the_largest_sources_stay() {
+        // Two threads' hints, more than one cache holds; the large file was parsed first.
+        let mut first = ParseCache::default();
+        let large = bytes(&"def f():\n    return 1\n".repeat(200));
+        let _ = first.extract(Language::Python, "large.py", &large);
+        let mut second = ParseCache::default();
+        for index in 0..MAX_HINTS {
+            let small = bytes(&format!("def f{index}(): ...\n"));
+            let _ = second.extract(Language::Python, &format!("small{index}.py"), &small);
+        }
+        let made = vec![Hints(first.hints.into()), Hints(second.hints.into())];
+        let in_made_order: Vec<Hint> = made.iter().flat_map(|hints| hints.0.clone()).collect();
+
+        let mut naive = ParseCache::default();
+        in_made_order.into_iter().for_each(|hint| naive.keep(hint));
+        assert!(
+            naive.hints.iter().all(|hint| hint.lineage != "large.py"),
+            "the control: adopted in the order made, the large tree is evicted"
+        );
+
+        let mut receiver = ParseCache::default();
+        Hints::largest_last(made)
+            .0
+            .into_iter()
+            .for_each(|hint| receiver.keep(hint));
+        assert_eq!(receiver.hints.len(), MAX_HINTS);
+        assert!(receiver.hints.iter().any(|hint| hint.lineage == "large.py"));
     }
 
     #[test]

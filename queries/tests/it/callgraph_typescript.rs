@@ -1355,3 +1355,47 @@ fn a_threaded_graph_reads_each_files_facts_on_the_thread_that_parsed_it() {
         );
     }
 }
+
+/// An edit of one file is answered on the calling thread (no parse to share out; helpers
+/// would only re-check every file's memos), a new tree on helper threads.
+#[test]
+fn a_threaded_graph_answers_a_one_file_edit_on_the_calling_thread() {
+    let mut db = KeelDatabase::detached();
+    let texts: Vec<(String, String)> = (0..8)
+        .map(|at| {
+            (
+                format!("m{at}.ts"),
+                format!("export function f{at}() {{\n  return {at};\n}}\n"),
+            )
+        })
+        .collect();
+    let named: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    let tree = db.sources(
+        graph_inputs(&hash_files(&db, &named)),
+        DEFAULT_MAX_FILE_BYTES,
+    );
+    let here = std::thread::current().id();
+    let _ = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2);
+    let cold = db.take_executions();
+    assert!(
+        cold.iter()
+            .any(|(thread, query, _)| *thread != here && query == "ts_facts"),
+        "the control: a new tree is parsed on helpers: {cold:?}"
+    );
+
+    let mut edited = named.clone();
+    edited[3].1 = "export function f3() {\n  f4();\n  return 3;\n}\n";
+    db.set_sources(tree, graph_inputs(&hash_files(&db, &edited)));
+    let warm = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2).clone();
+    let run = db.take_executions();
+    assert_eq!(count_of(&run, "ts_facts"), 1, "{run:?}");
+    assert!(run.iter().all(|(thread, _, _)| *thread == here), "{run:?}");
+    assert_eq!(warm, graph_of(&edited), "a warm answer equals a cold one");
+}
+
+fn count_of(run: &[(std::thread::ThreadId, String, salsa::Id)], query: &str) -> usize {
+    run.iter().filter(|(_, name, _)| name == query).count()
+}
