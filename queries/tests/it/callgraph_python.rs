@@ -3,9 +3,9 @@
 //! is external and what is unresolved, tolerance, and incrementality read from salsa's
 //! events.
 
-use crate::support::count;
+use crate::support::{count, hashed_files};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
-use keel_engine::{Db, KeelDatabase};
+use keel_engine::KeelDatabase;
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// The graph of a tree of `files` in a fresh database.
@@ -15,16 +15,10 @@ fn graph(files: &[(&str, &str)]) -> CallGraph {
 }
 
 fn graph_in(db: &KeelDatabase, files: &[(&str, &str)]) -> CallGraph {
-    let files: Vec<(String, keel_engine::Oid)> = files
-        .iter()
-        .map(|(path, text)| {
-            (
-                (*path).to_owned(),
-                db.objects().insert_blob(text.as_bytes()),
-            )
-        })
-        .collect();
-    let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
+    let tree = db.sources(
+        graph_inputs(&hashed_files(db, files)),
+        DEFAULT_MAX_FILE_BYTES,
+    );
     call_graph(db, tree).clone()
 }
 
@@ -500,19 +494,6 @@ fn editing_one_function_body_re_resolves_only_that_file() {
     );
 }
 
-/// The files of `texts` hashed into `db`'s object store.
-fn hashed(db: &KeelDatabase, texts: &[(&str, &str)]) -> Vec<(String, keel_engine::Oid)> {
-    texts
-        .iter()
-        .map(|(path, text)| {
-            (
-                (*path).to_owned(),
-                db.objects().insert_blob(text.as_bytes()),
-            )
-        })
-        .collect()
-}
-
 /// A long-lived tree moved to an edit (`set_sources`, as a watch loop or a second patch
 /// does): a body edit leaves every path and interface equal, so the program is not built
 /// again; an edit of the export table builds it.
@@ -520,7 +501,7 @@ fn hashed(db: &KeelDatabase, texts: &[(&str, &str)]) -> Vec<(String, keel_engine
 fn a_body_edit_of_the_same_tree_keeps_its_program() {
     let mut db = KeelDatabase::detached();
     let tree = db.sources(
-        graph_inputs(&hashed(
+        graph_inputs(&hashed_files(
             &db,
             &[("a.py", A_PY), ("b.py", B_PY), ("c.py", C_PY)],
         )),
@@ -531,7 +512,7 @@ fn a_body_edit_of_the_same_tree_keeps_its_program() {
     assert_eq!(count(&run, "python_program"), 1, "the control: {run:?}");
     assert_eq!(count(&run, "interface_at"), 3, "{run:?}");
 
-    let body = hashed(
+    let body = hashed_files(
         &db,
         &[("a.py", A_PY), ("b.py", B_PY_BODY_EDITED), ("c.py", C_PY)],
     );
@@ -544,7 +525,7 @@ fn a_body_edit_of_the_same_tree_keeps_its_program() {
     let fresh = graph(&[("a.py", A_PY), ("b.py", B_PY_BODY_EDITED), ("c.py", C_PY)]);
     assert_eq!(edited, fresh, "a warm answer equals a cold one");
 
-    let renamed = hashed(
+    let renamed = hashed_files(
         &db,
         &[("a.py", A_PY), ("b.py", B_PY_RENAMED), ("c.py", C_PY)],
     );

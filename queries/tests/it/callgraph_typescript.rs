@@ -5,7 +5,7 @@
 //! category, then the expected edges against the TypeScript 5.9 checker (a test helper,
 //! `tests/tsc/calls.cjs`, never part of keel), then incrementality from salsa's events.
 
-use crate::support::count;
+use crate::support::{count, hashed_files};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase, Oid};
 use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, graph_inputs, innermost};
@@ -29,18 +29,6 @@ struct Case {
     checker_differs: &'static [(&'static str, &'static str)],
 }
 
-fn hash_files(db: &KeelDatabase, files: &[(&str, &str)]) -> Vec<(String, Oid)> {
-    files
-        .iter()
-        .map(|(path, text)| {
-            (
-                (*path).to_owned(),
-                db.objects().insert_blob(text.as_bytes()),
-            )
-        })
-        .collect()
-}
-
 fn graph_of(files: &[(&str, &str)]) -> CallGraph {
     graph_within(files, DEFAULT_MAX_FILE_BYTES)
 }
@@ -48,7 +36,7 @@ fn graph_of(files: &[(&str, &str)]) -> CallGraph {
 /// The graph of `files` when no file past `max_file_bytes` is parsed.
 fn graph_within(files: &[(&str, &str)], max_file_bytes: u64) -> CallGraph {
     let db = KeelDatabase::detached();
-    let files = hash_files(&db, files);
+    let files = hashed_files(&db, files);
     let tree = db.sources(graph_inputs(&files), max_file_bytes);
     call_graph(&db, tree).clone()
 }
@@ -1024,7 +1012,7 @@ const INC_C: &str = "export function alone() {\n  console.log('c');\n}\n";
 const INC_D: &str = "import { run } from './a';\n\nrun();\n";
 
 fn inc_files(db: &KeelDatabase, b: &str) -> Vec<(String, Oid)> {
-    let mut files = hash_files(
+    let mut files = hashed_files(
         db,
         &[
             ("a.ts", INC_A),
@@ -1326,7 +1314,7 @@ fn a_threaded_graph_reads_each_files_facts_on_the_thread_that_parsed_it() {
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
-    let files = hash_files(&db, &named);
+    let files = hashed_files(&db, &named);
     let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
     let threaded = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2).clone();
     let executions = db.take_executions();
@@ -1374,7 +1362,7 @@ fn a_threaded_graph_answers_a_one_file_edit_on_the_calling_thread() {
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
     let tree = db.sources(
-        graph_inputs(&hash_files(&db, &named)),
+        graph_inputs(&hashed_files(&db, &named)),
         DEFAULT_MAX_FILE_BYTES,
     );
     let here = std::thread::current().id();
@@ -1388,14 +1376,11 @@ fn a_threaded_graph_answers_a_one_file_edit_on_the_calling_thread() {
 
     let mut edited = named.clone();
     edited[3].1 = "export function f3() {\n  f4();\n  return 3;\n}\n";
-    db.set_sources(tree, graph_inputs(&hash_files(&db, &edited)));
+    db.set_sources(tree, graph_inputs(&hashed_files(&db, &edited)));
     let warm = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2).clone();
     let run = db.take_executions();
-    assert_eq!(count_of(&run, "ts_facts"), 1, "{run:?}");
+    let names: Vec<String> = run.iter().map(|(_, query, _)| query.clone()).collect();
+    assert_eq!(count(&names, "ts_facts"), 1, "{run:?}");
     assert!(run.iter().all(|(thread, _, _)| *thread == here), "{run:?}");
     assert_eq!(warm, graph_of(&edited), "a warm answer equals a cold one");
-}
-
-fn count_of(run: &[(std::thread::ThreadId, String, salsa::Id)], query: &str) -> usize {
-    run.iter().filter(|(_, name, _)| name == query).count()
 }

@@ -1,7 +1,7 @@
-//! Shared helpers: build, open and lint fixture repositories, and read the executed-query
-//! log.
+//! Shared helpers: build, open and lint fixture repositories, hash source files into a
+//! database, and read the executed-query log.
 
-use keel_engine::KeelDatabase;
+use keel_engine::{Db as _, KeelDatabase, Oid};
 use keel_fixtures::FixtureRepo;
 use keel_queries::lint::{Finding, LintReport, lint};
 
@@ -83,4 +83,17 @@ pub(crate) fn strings(items: &[&str]) -> Vec<String> {
 /// How many times query `name` ran in `log` (`KeelDatabase::take_executed_queries`).
 pub(crate) fn count(log: &[String], name: &str) -> usize {
     log.iter().filter(|query| query.as_str() == name).count()
+}
+
+/// The files `texts` (path, content) hashed into `db`'s object store, as a tree lists them.
+pub(crate) fn hashed_files(db: &KeelDatabase, texts: &[(&str, &str)]) -> Vec<(String, Oid)> {
+    texts
+        .iter()
+        .map(|(path, text)| {
+            (
+                (*path).to_owned(),
+                db.objects().insert_blob(text.as_bytes()),
+            )
+        })
+        .collect()
 }
