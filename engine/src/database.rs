@@ -241,10 +241,9 @@ impl KeelDatabase {
     /// The names of the queries executed since the last call, in order, leaving the log
     /// empty (for `--stats`, benchmarks and the tests that prove incrementality).
     pub fn take_executed_queries(&self) -> Vec<String> {
-        self.log
-            .take()
+        self.take_executions()
             .into_iter()
-            .map(|key| self.query_name(key))
+            .map(|(_, query, _)| query)
             .collect()
     }
 
@@ -263,7 +262,7 @@ impl KeelDatabase {
     /// log empty (for the tests that prove where threaded work ran).
     pub fn take_executions(&self) -> Vec<(std::thread::ThreadId, String, salsa::Id)> {
         self.log
-            .take_with_threads()
+            .take()
             .into_iter()
             .map(|(thread, key)| (thread, self.query_name(key), key.key_index()))
             .collect()
@@ -508,39 +507,24 @@ fn sorted_files(mut files: Vec<(String, Oid)>) -> Vec<(String, Oid)> {
     files
 }
 
-/// How many paths of two sorted file lists differ: present in one only, or with another
-/// blob.
+/// How many paths of two file lists sorted by path differ: present in one only, or with
+/// another blob.
 fn changed_paths(old: &[(String, Oid)], new: &[(String, Oid)]) -> usize {
-    let (mut old, mut new) = (old.iter().peekable(), new.iter().peekable());
-    let mut changed = 0;
-    loop {
-        match (old.peek(), new.peek()) {
-            (None, None) => return changed,
-            (Some(_), None) => {
-                old.next();
-                changed += 1;
-            }
-            (None, Some(_)) => {
-                new.next();
-                changed += 1;
-            }
-            (Some((a, a_blob)), Some((b, b_blob))) => match a.cmp(b) {
-                std::cmp::Ordering::Less => {
-                    old.next();
-                    changed += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    new.next();
-                    changed += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    changed += usize::from(a_blob != b_blob);
-                    old.next();
-                    new.next();
-                }
-            },
-        }
-    }
+    let blob_in = |files: &[(String, Oid)], path: &str| {
+        files
+            .binary_search_by(|(known, _)| known.as_str().cmp(path))
+            .ok()
+            .map(|at| files[at].1)
+    };
+    let added_or_changed = new
+        .iter()
+        .filter(|(path, blob)| blob_in(old, path) != Some(*blob))
+        .count();
+    let removed = old
+        .iter()
+        .filter(|(path, _)| blob_in(new, path).is_none())
+        .count();
+    added_or_changed + removed
 }
 
 #[cfg(test)]

@@ -22,10 +22,9 @@ impl QueryLog {
         }
     }
 
-    /// Takes every execution recorded so far, leaving the log empty.
-    pub fn take(&self) -> Vec<DatabaseKeyIndex> {
-        let executed = self.take_with_threads();
-        executed.into_iter().map(|(_, key)| key).collect()
+    /// Takes every execution recorded so far with its thread, leaving the log empty.
+    pub fn take(&self) -> Vec<(ThreadId, DatabaseKeyIndex)> {
+        std::mem::take(&mut *self.lock())
     }
 
     /// Takes the executions recorded so far on `thread`, leaving the others.
@@ -36,11 +35,6 @@ impl QueryLog {
             .partition(|(by, _)| *by == thread);
         *executed = others;
         of.into_iter().map(|(_, key)| key).collect()
-    }
-
-    /// Takes every execution recorded so far with its thread, leaving the log empty.
-    pub fn take_with_threads(&self) -> Vec<(ThreadId, DatabaseKeyIndex)> {
-        std::mem::take(&mut *self.lock())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(ThreadId, DatabaseKeyIndex)>> {

@@ -4,8 +4,8 @@
 //! events.
 
 use crate::support::{count, hashed_files};
-use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::KeelDatabase;
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// The graph of a tree of `files` in a fresh database.
