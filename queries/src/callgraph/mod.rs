@@ -342,15 +342,15 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
 
 /// The work on one file that reads no other file (none for a file past the bound).
 fn warm_file(db: &dyn Db, tree: Sources, path: &str) {
-    if tree
-        .image(db, path)
-        .is_some_and(|image| tree.past_bound(db, image))
-    {
+    let Some(image) = tree.image(db, path) else {
+        return;
+    };
+    if tree.past_bound(db, image) {
         return;
     }
     match Language::for_path(path) {
-        Some(Language::Python) => python::warm(db, tree, path),
-        Some(Language::TypeScript | Language::Tsx) => typescript::warm(db, tree, path),
+        Some(Language::Python) => python::warm(db, image),
+        Some(Language::TypeScript | Language::Tsx) => typescript::warm(db, image),
         None => {}
     }
 }

@@ -82,10 +82,8 @@ use resolve::Resolved;
 
 /// The per-image part of a Python file's graph (parse, facts, interface), which needs no
 /// other file: what threads share out before the graph is assembled.
-pub(super) fn warm(db: &dyn Db, tree: Sources, path: &str) {
-    if let Some(image) = tree.image(db, path) {
-        let _ = python_interface(db, image);
-    }
+pub(super) fn warm(db: &dyn Db, image: Image<'_>) {
+    let _ = python_interface(db, image);
 }
 
 /// The graph of the Python file at `path` in `tree`.

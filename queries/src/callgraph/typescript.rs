@@ -61,16 +61,15 @@ pub(crate) mod resolve;
 
 use super::{FileGraph, Sources};
 use crate::callgraph::TreeFiles as _;
+use crate::images::Image;
 use keel_engine::Db;
 
 /// The per-image part of a TS/JS file's graph (parse, units, facts, export table), which
 /// needs no other file: what threads share out before the graph is assembled. The facts
 /// are read on the thread that parsed the image, from the tree it just made: a thread's
 /// parse hints are bounded, so facts read in a later phase would parse most files again.
-pub(super) fn warm(db: &dyn Db, tree: Sources, path: &str) {
-    if let Some(image) = tree.image(db, path) {
-        let _ = facts::ts_exports(db, image);
-    }
+pub(super) fn warm(db: &dyn Db, image: Image<'_>) {
+    let _ = facts::ts_exports(db, image);
 }
 
 /// The graph of the TS/JS file at `path` in `tree`.
