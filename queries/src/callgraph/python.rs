@@ -3,7 +3,9 @@
 //!
 //! Owns: reading Python call sites and resolving them, in four memoized steps:
 //! - `python_facts` (per image): one parse, the file's scopes, bindings, call sites and
-//!   stores (`facts`);
+//!   stores (`facts`), spliced from the memos of its fragments (each function defined
+//!   in the module's body or a top-level class's body: `fragments`), so that an edit of
+//!   one body walks that function only;
 //! - `python_interface` (per image): what other files may read of it — its export
 //!   table (module-level names, `__all__`, star imports), classes (bases, members,
 //!   instance attributes) and functions (parameters, returns) — with no line or call site
@@ -67,6 +69,7 @@
 
 mod builtins;
 mod facts;
+mod fragments;
 mod interface;
 mod resolve;
 
@@ -76,6 +79,7 @@ use crate::callgraph::TreeFiles as _;
 use crate::extract::{ExtractError, Language};
 use crate::images::{Image, image_bytes, image_units};
 use facts::Facts;
+use fragments::ImageFragments;
 use interface::Interface;
 use keel_engine::Db;
 use resolve::Resolved;
@@ -118,8 +122,9 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
         units: units.iter().map(|unit| unit.name.as_str()).collect(),
         left_out: left_out.iter().map(String::as_str).collect(),
     };
+    let fragments = ImageFragments::new(db, standing.units.iter().copied().collect());
     match image_bytes(db, image) {
-        Ok(bytes) => facts::read(image.path(db), &bytes, &standing),
+        Ok(bytes) => facts::read(image.path(db), &bytes, &standing, Some(&fragments)),
         Err(_) => facts::unread(),
     }
 }

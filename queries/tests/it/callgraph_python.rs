@@ -612,3 +612,88 @@ fn a_module_whose_text_cannot_be_decoded_is_read_as_empty_and_its_names_unresolv
     assert!(edges(&undecoded).is_empty(), "{undecoded:#?}");
     assert_eq!(unresolved(&undecoded), ["main.py#main:5 f"]);
 }
+
+const SERVICE_PY: &str = "\
+import helpers
+
+def load(path):
+    return helpers.read(path)
+
+class Service:
+    def __init__(self, path):
+        self.data = load(path)
+
+    def run(self):
+        return self.step()
+
+    def step(self):
+        return helpers.write(self.data)
+";
+
+/// `Service.run` gains a call to `load`, a line above everything after it.
+const SERVICE_PY_RUN_EDITED: &str = "\
+import helpers
+
+def load(path):
+    return helpers.read(path)
+
+class Service:
+    def __init__(self, path):
+        self.data = load(path)
+
+    def run(self):
+        load(self.data)
+        return self.step()
+
+    def step(self):
+        return helpers.write(self.data)
+";
+
+/// Each function of the module's body and of a top-level class's body is a fragment
+/// memoized by its text: an edit of one body walks that function alone, and the others'
+/// chunks (their lines included) are spliced where they now sit.
+#[test]
+fn an_edit_of_one_body_walks_that_function_alone() {
+    let helpers = "def read(p):\n    return p\n\ndef write(d):\n    return d\n";
+    let mut db = KeelDatabase::detached();
+    let tree = db.sources(
+        graph_inputs(&hashed_files(
+            &db,
+            &[("helpers.py", helpers), ("service.py", SERVICE_PY)],
+        )),
+        DEFAULT_MAX_FILE_BYTES,
+    );
+    let _ = call_graph(&db, tree);
+    let run = db.take_executed_queries();
+    assert_eq!(
+        count(&run, "python_fragment"),
+        6,
+        "the control: every function is walked once ({run:?})"
+    );
+
+    let edited = [
+        ("helpers.py", helpers),
+        ("service.py", SERVICE_PY_RUN_EDITED),
+    ];
+    db.set_sources(tree, graph_inputs(&hashed_files(&db, &edited)));
+    let warm = call_graph(&db, tree).clone();
+    let run = db.take_executed_queries();
+    assert_eq!(count(&run, "python_facts"), 1, "service.py's: {run:?}");
+    assert_eq!(count(&run, "python_fragment"), 1, "Service.run's: {run:?}");
+    assert!(
+        has(&warm, "service.py#Service.run -> service.py#load"),
+        "the edit's call: {:?}",
+        edges(&warm)
+    );
+    let step = warm
+        .edges
+        .iter()
+        .find(|edge| edge.caller.to_string() == "service.py#Service.step")
+        .map(|edge| edge.sites.clone());
+    assert_eq!(
+        step,
+        Some(vec![15]),
+        "a moved function's lines move with it"
+    );
+    assert_eq!(warm, graph(&edited), "a warm answer equals a cold one");
+}

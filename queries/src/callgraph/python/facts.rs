@@ -10,6 +10,10 @@
 //! scope that is a standing unit; the module otherwise).
 //! Does not own: what the values are (`resolve`), what other files may read (`interface`).
 
+mod chunk;
+
+pub(crate) use chunk::{Chunk, Fragment, Fragments, walk_alone, walk_in_tree};
+
 use crate::extract::Language;
 use crate::extract::fields::{ChildByField as _, python as fields};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -393,8 +397,15 @@ pub(crate) struct Standing<'a> {
 }
 
 /// The facts of `content`, the image at `path` (whose tree the extractor may have just
-/// parsed on this thread: reused then, see [`crate::extract::cached_tree`]).
-pub(crate) fn read(path: &str, content: &std::sync::Arc<[u8]>, standing: &Standing<'_>) -> Facts {
+/// parsed on this thread: reused then, see [`crate::extract::cached_tree`]). With
+/// `fragments`, a file that parses cleanly takes each fragment's facts from it
+/// ([`Fragments`]) instead of walking it: the facts are equal.
+pub(crate) fn read(
+    path: &str,
+    content: &std::sync::Arc<[u8]>,
+    standing: &Standing<'_>,
+    fragments: Option<&dyn Fragments>,
+) -> Facts {
     let Ok(source) = Language::Python.text(content) else {
         return unread();
     };
@@ -404,10 +415,14 @@ pub(crate) fn read(path: &str, content: &std::sync::Arc<[u8]>, standing: &Standi
     let Some(tree) = cached.or_else(|| parse(&source)) else {
         return unread();
     };
+    let partial = tree.root_node().has_error();
     let mut builder = Builder::new(&source, standing);
+    if !partial && standing.left_out.is_empty() {
+        builder.fragments = fragments.map(|fragments| (fragments, &tree));
+    }
     builder.module(tree.root_node());
     let mut facts = builder.finish();
-    facts.partial = tree.root_node().has_error();
+    facts.partial = partial;
     facts
 }
 
@@ -453,7 +468,14 @@ struct Ctx {
 
 struct Builder<'s> {
     src: &'s str,
+    /// Where `src` starts in the tree's text, in bytes and rows: 0 for a file, the
+    /// fragment's first line for a fragment walked in its file's tree.
+    byte_base: usize,
+    row_base: usize,
     standing: &'s Standing<'s>,
+    /// Where fragments' facts come from, and the tree they are read in; `None` walks
+    /// every statement.
+    fragments: Option<(&'s dyn Fragments, &'s Tree)>,
     model: Model,
     sites: Vec<Site>,
     stores: Vec<Store>,
@@ -472,7 +494,10 @@ impl<'s> Builder<'s> {
     fn new(src: &'s str, standing: &'s Standing<'s>) -> Self {
         let mut builder = Self {
             src,
+            byte_base: 0,
+            row_base: 0,
             standing,
+            fragments: None,
             model: Model::default(),
             sites: Vec::new(),
             stores: Vec::new(),
@@ -577,11 +602,14 @@ impl<'s> Builder<'s> {
     }
 
     fn text(&self, node: Node<'_>) -> &'s str {
-        node.utf8_text(self.src.as_bytes()).unwrap_or("")
+        let start = node.start_byte().saturating_sub(self.byte_base);
+        let end = node.end_byte().saturating_sub(self.byte_base);
+        self.src.get(start..end).unwrap_or("")
     }
 
-    fn line(node: Node<'_>) -> u32 {
-        u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX)
+    /// The 1-based line of `row`, counted from `src`'s first line.
+    fn line(&self, row: usize) -> u32 {
+        u32::try_from(row.saturating_sub(self.row_base) + 1).unwrap_or(u32::MAX)
     }
 
     /// The qualified-name prefix of the nearest class or function around `scope`.
@@ -660,6 +688,10 @@ impl<'s> Builder<'s> {
     }
 
     fn statement(&mut self, node: Node<'_>, ctx: Ctx) {
+        if let Some(chunk) = self.fragment_chunk(node, ctx) {
+            self.splice(chunk, node, ctx);
+            return;
+        }
         self.pos += 1;
         match node.kind() {
             "expression_statement" => {
@@ -1073,7 +1105,9 @@ impl<'s> Builder<'s> {
         let in_class = self.model.scopes[ctx.scope as usize].kind == ScopeKind::Class;
         if !class && in_class {
             self.model.scopes[scope as usize].flavor =
-                flavor(decorators.iter().filter_map(|d| d.named_child(0)), self.src);
+                flavor(decorators.iter().filter_map(|d| d.named_child(0)), |n| {
+                    self.text(n)
+                });
         }
         let owner = if self.model.scopes[scope as usize].node {
             scope
@@ -2130,7 +2164,7 @@ impl<'s> Builder<'s> {
         if ctx.owner == DROPPED {
             return;
         }
-        let line = u32::try_from(callee.end_position().row + 1).unwrap_or(u32::MAX);
+        let line = self.line(callee.end_position().row);
         let text = compact(self.text(callee));
         let text: Box<str> = if text.chars().count() > MAX_TEXT {
             text.chars().take(MAX_TEXT).collect::<String>().into()
@@ -2150,7 +2184,7 @@ impl<'s> Builder<'s> {
         if ctx.owner == DROPPED {
             return;
         }
-        let line = Self::line(node);
+        let line = self.line(node.start_position().row);
         let text = compact(self.text(node));
         let text: Box<str> = text.chars().take(MAX_TEXT).collect::<String>().into();
         self.sites.push(Site {
@@ -2164,10 +2198,13 @@ impl<'s> Builder<'s> {
 }
 
 /// How decorators make a method bind.
-fn flavor<'t>(decorators: impl Iterator<Item = Node<'t>>, src: &str) -> Flavor {
+fn flavor<'t, 's>(
+    decorators: impl Iterator<Item = Node<'t>>,
+    text_of: impl Fn(Node<'t>) -> &'s str,
+) -> Flavor {
     let mut flavor = Flavor::Plain;
     for decorator in decorators {
-        let text = decorator.utf8_text(src.as_bytes()).unwrap_or("");
+        let text = text_of(decorator);
         let last = text.rsplit('.').next().unwrap_or(text);
         match last {
             "staticmethod" => flavor = Flavor::Static,

@@ -1,0 +1,608 @@
+//! Fragments: a file's facts in pieces that an edit elsewhere in the file leaves equal.
+//!
+//! Owns: which statements are fragments (a `def`, decorated or not, directly in the
+//! module's body or directly in the body of a class whose scope is the module's), the walk
+//! of one fragment alone into a [`Chunk`] (ids local to it: the module and the class
+//! around it stand in as a skeleton of the scopes it may bind into; its lines count from
+//! its first line), and the splice of a chunk at its place in a file's walk: scopes,
+//! blocks, expressions, statement positions and lines relocated, what it binds in the
+//! skeleton's scopes moved to the real ones. A file's facts spliced from its fragments'
+//! chunks equal its facts walked whole (the tests below).
+//! Does not own: memoizing chunks (`callgraph::python::fragments`, keyed by a fragment's
+//! text and what of its file its walk reads), the walk itself (`facts`).
+
+use super::{
+    Arg, At, Block, BlockId, Builder, Ctx, DROPPED, Expr, ExprId, MODULE_SCOPE, Model, Scope,
+    ScopeId, ScopeKind, Site, Standing, Store, StoreTarget, parse,
+};
+use crate::extract::fields::{ChildByField as _, python as fields};
+use rustc_hash::FxHashSet as HashSet;
+use tree_sitter::{Node, Tree};
+
+/// A fragment as its file's walk meets it.
+pub(crate) struct Fragment<'a> {
+    /// From the start of the fragment's first line to its end.
+    pub(crate) text: &'a str,
+    /// The class whose body holds it, and whether that class is a node; `None` in the
+    /// module's body.
+    pub(crate) class: Option<(&'a str, bool)>,
+    /// Its qualified name (keel's unit name).
+    pub(crate) qualified: &'a str,
+    pub(crate) tree: &'a Tree,
+    pub(crate) node: Node<'a>,
+    /// Where `text` starts in the tree's text: its byte and its row.
+    pub(crate) byte_base: usize,
+    pub(crate) row_base: usize,
+}
+
+/// Where a file's walk takes its fragments' chunks from.
+pub(crate) trait Fragments {
+    fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk;
+}
+
+/// The names one scope binds, declares `global` and declares `nonlocal`, sorted.
+type ScopeNames = [Box<[Box<str>]>; 3];
+
+/// What walking one fragment adds to its file's facts, with ids local to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Chunk {
+    /// The skeleton's scopes first (the module, then the class when there is one), each
+    /// with its top block, then the fragment's own.
+    model: Model,
+    skeleton: usize,
+    sites: Vec<Site>,
+    stores: Vec<Store>,
+    /// Per scope of `model`.
+    names: Vec<ScopeNames>,
+    /// How many statement positions it takes.
+    statements: u32,
+    /// Whether it extends `__all__` with something other than literals.
+    all_unknown: bool,
+}
+
+/// The chunk of a fragment walked in its file's tree: `node` is the fragment, `text`
+/// starts at byte `byte_base` and row `row_base` of the tree's text.
+pub(crate) fn walk_in_tree(
+    text: &str,
+    class: Option<(&str, bool)>,
+    units: &[Box<str>],
+    node: Node<'_>,
+    byte_base: usize,
+    row_base: usize,
+) -> Chunk {
+    walk(text, class, units, Some(node), byte_base, row_base)
+}
+
+/// The chunk of a fragment's text parsed alone (a member in a class of its own):
+/// equal to [`walk_in_tree`]'s.
+pub(crate) fn walk_alone(text: &str, class: Option<(&str, bool)>, units: &[Box<str>]) -> Chunk {
+    let (source, row_base) = match class {
+        Some(_) => (format!("class _:\n{text}"), 1),
+        None => (text.to_owned(), 0),
+    };
+    let tree = parse(&source);
+    let node = tree.as_ref().and_then(|tree| {
+        let first = tree.root_node().named_child(0)?;
+        match class {
+            Some(_) => first.field(&fields::BODY)?.named_child(0),
+            None => Some(first),
+        }
+    });
+    walk(&source, class, units, node, 0, row_base)
+}
+
+fn walk(
+    src: &str,
+    class: Option<(&str, bool)>,
+    units: &[Box<str>],
+    node: Option<Node<'_>>,
+    byte_base: usize,
+    row_base: usize,
+) -> Chunk {
+    let standing = Standing {
+        units: units.iter().map(|unit| &**unit).collect(),
+        left_out: HashSet::default(),
+    };
+    let mut builder = Builder::new(src, &standing);
+    builder.byte_base = byte_base;
+    builder.row_base = row_base;
+    let mut ctx = Ctx {
+        scope: MODULE_SCOPE,
+        owner: MODULE_SCOPE,
+        block: builder.model.scopes[MODULE_SCOPE as usize].top,
+    };
+    if let Some((name, node)) = class {
+        let scope = builder.new_scope(ScopeKind::Class, name.into(), Some(MODULE_SCOPE));
+        builder.model.scopes[scope as usize].node = node;
+        ctx = Ctx {
+            scope,
+            owner: if node { scope } else { MODULE_SCOPE },
+            block: builder.model.scopes[scope as usize].top,
+        };
+    }
+    let skeleton = builder.model.scopes.len();
+    match node {
+        Some(node) => builder.statement(node, ctx),
+        None => builder.pos += 1,
+    }
+    let names = (0..builder.model.scopes.len())
+        .map(|index| {
+            [
+                sorted(&builder.binds[index]),
+                sorted(&builder.globals[index]),
+                sorted(&builder.nonlocals[index]),
+            ]
+        })
+        .collect();
+    Chunk {
+        model: builder.model,
+        skeleton,
+        sites: builder.sites,
+        stores: builder.stores,
+        names,
+        statements: builder.pos,
+        all_unknown: builder.all_unknown,
+    }
+}
+
+fn sorted(names: &HashSet<Box<str>>) -> Box<[Box<str>]> {
+    let mut names: Vec<Box<str>> = names.iter().cloned().collect();
+    names.sort_unstable();
+    names.into()
+}
+
+impl<'s> Builder<'s> {
+    /// The chunk of `node` when the walk takes fragments and `node`, read in `ctx`, is
+    /// one.
+    pub(super) fn fragment_chunk(&self, node: Node<'_>, ctx: Ctx) -> Option<&'s Chunk> {
+        let (fragments, tree) = self.fragments?;
+        let definition = match node.kind() {
+            "function_definition" => node,
+            "decorated_definition" => node
+                .field(&fields::DEFINITION)
+                .filter(|definition| definition.kind() == "function_definition")?,
+            _ => return None,
+        };
+        let scope = &self.model.scopes[ctx.scope as usize];
+        if ctx.block != scope.top || ctx.owner == DROPPED {
+            return None;
+        }
+        let class = match (scope.kind, scope.parent) {
+            (ScopeKind::Module, _) => None,
+            (ScopeKind::Class, Some(MODULE_SCOPE)) => Some((&*scope.name, scope.node)),
+            _ => return None,
+        };
+        let name = self.text(definition.field(&fields::NAME)?);
+        let qualified = match class {
+            Some((class, _)) => format!("{class}.{name}"),
+            None => name.to_owned(),
+        };
+        // A statement of a block starts its line (after its indentation).
+        let byte_base = self.src[..node.start_byte()]
+            .rfind('\n')
+            .map_or(0, |newline| newline + 1);
+        let fragment = Fragment {
+            text: self.src.get(byte_base..node.end_byte())?,
+            class,
+            qualified: &qualified,
+            tree,
+            node,
+            byte_base,
+            row_base: node.start_position().row,
+        };
+        Some(fragments.chunk(&fragment))
+    }
+
+    /// Adds `chunk`, the fragment `node` read in `ctx`, as if its statement were walked
+    /// here.
+    pub(super) fn splice(&mut self, chunk: &Chunk, node: Node<'_>, ctx: Ctx) {
+        let skeleton = [MODULE_SCOPE, ctx.scope];
+        let skeleton = &skeleton[..chunk.skeleton];
+        let blocks: Vec<BlockId> = skeleton
+            .iter()
+            .map(|&scope| self.model.scopes[scope as usize].top)
+            .collect();
+        let relocation = Relocation {
+            scopes: skeleton,
+            blocks: &blocks,
+            first_scope: id(self.model.scopes.len()),
+            first_block: id(self.model.blocks.len()),
+            first_expr: id(self.model.exprs.len()),
+            pos: self.pos,
+        };
+        self.model
+            .exprs
+            .extend(chunk.model.exprs.iter().map(|expr| relocation.expr(expr)));
+        self.model.blocks.extend(
+            chunk.model.blocks[chunk.skeleton..]
+                .iter()
+                .map(|block| Block {
+                    parent: block.parent.map(|parent| relocation.block(parent)),
+                    looped: block.looped,
+                }),
+        );
+        for (index, (scope, names)) in chunk.model.scopes.iter().zip(&chunk.names).enumerate() {
+            let scope = relocation.scope_of(scope);
+            if let Some(&real) = skeleton.get(index) {
+                self.merge_into(real, scope, names);
+            } else {
+                self.model.scopes.push(scope);
+                let [binds, globals, nonlocals] = names;
+                self.binds.push(binds.iter().cloned().collect());
+                self.globals.push(globals.iter().cloned().collect());
+                self.nonlocals.push(nonlocals.iter().cloned().collect());
+            }
+        }
+        let row_base = u32::try_from(node.start_position().row).unwrap_or(u32::MAX);
+        self.sites.extend(chunk.sites.iter().map(|site| Site {
+            kind: site.kind,
+            expr: relocation.expr_id(site.expr),
+            line: site.line.saturating_add(row_base),
+            owner: relocation.scope(site.owner),
+            text: site.text.clone(),
+        }));
+        self.stores.extend(chunk.stores.iter().map(|store| Store {
+            object: relocation.expr_id(store.object),
+            target: match &store.target {
+                StoreTarget::Attr(name) => StoreTarget::Attr(name.clone()),
+                StoreTarget::Item(index) => {
+                    StoreTarget::Item(index.map(|index| relocation.expr_id(index)))
+                }
+            },
+            value: relocation.expr_id(store.value),
+            scope: relocation.scope(store.scope),
+            at: relocation.at(store.at),
+        }));
+        if let Some(all) = &chunk.model.all {
+            self.model
+                .all
+                .get_or_insert_with(Vec::new)
+                .extend(all.iter().cloned());
+        }
+        self.all_unknown |= chunk.all_unknown;
+        self.pos += chunk.statements;
+    }
+
+    /// What a fragment bound or stored in a skeleton scope (its own name, a `global`
+    /// name, `self` attributes), added to the real scope. Nothing else of a skeleton
+    /// scope changes: the fragment's statements are in its own scopes, and what it reads
+    /// in the skeleton's (decorators, defaults, annotations) are expressions.
+    fn merge_into(&mut self, real: ScopeId, scope: Scope, names: &ScopeNames) {
+        let target = &mut self.model.scopes[real as usize];
+        target.bindings.extend(scope.bindings);
+        target.self_stores.extend(scope.self_stores);
+        let [binds, ..] = names;
+        self.binds[real as usize].extend(binds.iter().cloned());
+    }
+}
+
+/// An id of a vector of `len` elements.
+fn id(len: usize) -> u32 {
+    // Ids are u32 throughout the facts: a file has far fewer than 2^32 expressions.
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
+/// A chunk's local ids mapped to the file's.
+struct Relocation<'a> {
+    /// The real scopes (and their top blocks) of the skeleton's.
+    scopes: &'a [ScopeId],
+    blocks: &'a [BlockId],
+    first_scope: ScopeId,
+    first_block: BlockId,
+    first_expr: ExprId,
+    /// The statement position before the fragment.
+    pos: u32,
+}
+
+impl Relocation<'_> {
+    fn scope(&self, scope: ScopeId) -> ScopeId {
+        if scope == DROPPED {
+            return scope;
+        }
+        match self.scopes.get(scope as usize) {
+            Some(&real) => real,
+            None => self.first_scope + scope - id(self.scopes.len()),
+        }
+    }
+
+    fn block(&self, block: BlockId) -> BlockId {
+        match self.blocks.get(block as usize) {
+            Some(&real) => real,
+            None => self.first_block + block - id(self.blocks.len()),
+        }
+    }
+
+    fn expr_id(&self, expr: ExprId) -> ExprId {
+        self.first_expr + expr
+    }
+
+    fn at(&self, at: At) -> At {
+        At {
+            pos: self.pos + at.pos,
+            block: self.block(at.block),
+        }
+    }
+
+    fn exprs(&self, exprs: &[ExprId]) -> Box<[ExprId]> {
+        exprs.iter().map(|&expr| self.expr_id(expr)).collect()
+    }
+
+    fn expr(&self, expr: &Expr) -> Expr {
+        match expr {
+            Expr::Name { scope, name, at } => Expr::Name {
+                scope: self.scope(*scope),
+                name: name.clone(),
+                at: at.map(|at| self.at(at)),
+            },
+            Expr::Param { scope, index } => Expr::Param {
+                scope: self.scope(*scope),
+                index: *index,
+            },
+            Expr::Attr { object, name } => Expr::Attr {
+                object: self.expr_id(*object),
+                name: name.clone(),
+            },
+            Expr::Call { func, args } => Expr::Call {
+                func: self.expr_id(*func),
+                args: args
+                    .iter()
+                    .map(|arg| Arg {
+                        keyword: arg.keyword.clone(),
+                        value: self.expr_id(arg.value),
+                        splat: arg.splat,
+                    })
+                    .collect(),
+            },
+            Expr::Subscript {
+                object,
+                index,
+                read,
+            } => Expr::Subscript {
+                object: self.expr_id(*object),
+                index: index.map(|index| self.expr_id(index)),
+                read: read.map(|(scope, at)| (self.scope(scope), self.at(at))),
+            },
+            Expr::Seq(items) => Expr::Seq(self.exprs(items)),
+            Expr::Starred(inner) => Expr::Starred(self.expr_id(*inner)),
+            Expr::Dict(entries) => Expr::Dict(
+                entries
+                    .iter()
+                    .map(|(key, value)| (key.map(|key| self.expr_id(key)), self.expr_id(*value)))
+                    .collect(),
+            ),
+            Expr::Comprehension { element } => Expr::Comprehension {
+                element: self.expr_id(*element),
+            },
+            Expr::Def(scope) => Expr::Def(self.scope(*scope)),
+            Expr::Decorate { decorator, inner } => Expr::Decorate {
+                decorator: self.expr_id(*decorator),
+                inner: self.expr_id(*inner),
+            },
+            Expr::Iter(inner) => Expr::Iter(self.expr_id(*inner)),
+            Expr::Enter(inner) => Expr::Enter(self.expr_id(*inner)),
+            Expr::Super { function } => Expr::Super {
+                function: self.scope(*function),
+            },
+            Expr::SuperOf(inner) => Expr::SuperOf(self.expr_id(*inner)),
+            Expr::Typed(inner) => Expr::Typed(self.expr_id(*inner)),
+            Expr::Union(items) => Expr::Union(self.exprs(items)),
+            Expr::Module { .. }
+            | Expr::ImportFrom { .. }
+            | Expr::Const(_)
+            | Expr::Builtin
+            | Expr::Unknown => expr.clone(),
+        }
+    }
+
+    /// A chunk's scope with its ids relocated.
+    fn scope_of(&self, scope: &Scope) -> Scope {
+        Scope {
+            kind: scope.kind,
+            name: scope.name.clone(),
+            parent: scope.parent.map(|parent| self.scope(parent)),
+            node: scope.node,
+            flavor: scope.flavor,
+            params: scope.params.clone(),
+            bindings: scope
+                .bindings
+                .iter()
+                .map(|binding| super::Binding {
+                    name: binding.name.clone(),
+                    value: self.expr_id(binding.value),
+                    pos: self.pos + binding.pos,
+                    block: self.block(binding.block),
+                    floating: binding.floating,
+                })
+                .collect(),
+            returns: scope.returns.iter().map(|&e| self.expr_id(e)).collect(),
+            yields: scope.yields.iter().map(|&e| self.expr_id(e)).collect(),
+            bases: scope.bases.iter().map(|&e| self.expr_id(e)).collect(),
+            self_stores: scope
+                .self_stores
+                .iter()
+                .map(|(name, value)| (name.clone(), self.expr_id(*value)))
+                .collect(),
+            top: self.block(scope.top),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Facts, read};
+    use super::{Chunk, Fragment, Fragments, walk_alone, walk_in_tree};
+    use crate::extract::{Language, extract_as};
+    use rustc_hash::FxHashSet as HashSet;
+    use std::cell::Cell;
+    use std::sync::Arc;
+
+    /// Every construct whose facts reach outside its own function: bindings made in the
+    /// module through `global`, defaults and decorators read in the enclosing scope,
+    /// `self` stores into the class, `__all__` extended from a default, nested scopes,
+    /// lambdas and comprehensions, a class inside an `if`, a nested class, and
+    /// functions inside blocks (not fragments).
+    const SOURCE: &str = r#"import os
+from . import helpers as h
+__all__ = ["run"]
+counter = 0
+
+def register(f):
+    global counter
+    counter = counter + 1
+    return f
+
+@register
+def run(x, y=os.getcwd(), *args, key=lambda v: v.strip(), **kw):
+    items = [h.clean(i) for i in args if i]
+    def inner(z):
+        nonlocal x
+        x = z
+        return helpers_call(z)
+    with open(x) as handle:
+        for line in handle:
+            inner(line)
+    return Base(items)
+
+class Base(object):
+    size: int = 0
+    mode = os.environ.get("MODE")
+
+    def __init__(self, items, extra=__all__.append("Base")):
+        self.items = items
+        self.total = len(items)
+
+    @staticmethod
+    def make(*a):
+        return Base(list(a))
+
+    maker = make
+
+    @property
+    def first(self):
+        return self.items[0]
+
+    class Inner:
+        def go(self):
+            return run(1)
+
+    if mode:
+        def maybe(self):
+            return self.make()
+
+    async def fetch(self, *, wait=True):
+        async with self.lock() as held:
+            await held.wait()
+        yield self.first
+
+if os.name == "nt":
+    class Windows(Base):
+        def __init__(self):
+            super().__init__([])
+            Base.make(self)
+
+    def platform():
+        return Windows()
+
+def tail():
+    try:
+        run(1)
+    except ValueError as error:
+        raise RuntimeError(error) from error
+    finally:
+        counter
+    return [lambda: tail() for _ in range(2)]
+"#;
+
+    /// Takes each fragment's chunk by walking it in the tree (or alone), leaking it so
+    /// that the walk can borrow it; counts them.
+    struct Walked {
+        alone: bool,
+        count: Cell<usize>,
+    }
+
+    impl Fragments for Walked {
+        fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
+            self.count.set(self.count.get() + 1);
+            let units: Box<[Box<str>]> = units_of(SOURCE)
+                .into_iter()
+                .filter(|unit| {
+                    unit.strip_prefix(fragment.qualified)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                })
+                .map(Into::into)
+                .collect();
+            let chunk = if self.alone {
+                walk_alone(fragment.text, fragment.class, &units)
+            } else {
+                walk_in_tree(
+                    fragment.text,
+                    fragment.class,
+                    &units,
+                    fragment.node,
+                    fragment.byte_base,
+                    fragment.row_base,
+                )
+            };
+            Box::leak(Box::new(chunk))
+        }
+    }
+
+    fn units_of(source: &str) -> Vec<String> {
+        // The source parses: its units are extracted whole.
+        let units = extract_as(Language::Python, source.as_bytes()).expect("parses");
+        units.into_iter().map(|unit| unit.name).collect()
+    }
+
+    fn facts(source: &str, fragments: Option<&dyn Fragments>) -> Facts {
+        let names = units_of(source);
+        let standing = super::Standing {
+            units: names.iter().map(String::as_str).collect(),
+            left_out: HashSet::default(),
+        };
+        let content: Arc<[u8]> = source.as_bytes().into();
+        read("pkg/mod.py", &content, &standing, fragments)
+    }
+
+    #[test]
+    fn facts_spliced_from_fragments_equal_facts_walked_whole() {
+        let whole = facts(SOURCE, None);
+        for alone in [false, true] {
+            let walked = Walked {
+                alone,
+                count: Cell::new(0),
+            };
+            let spliced = facts(SOURCE, Some(&walked));
+            // register, run, tail; Base's __init__, make, first, fetch; Windows's
+            // __init__ (a class in an `if` is still the module's). Not Inner.go, maybe,
+            // platform: not directly in the module's or a top-level class's body.
+            assert_eq!(walked.count.get(), 8, "fragments taken (alone: {alone})");
+            assert_eq!(spliced, whole, "alone: {alone}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_does_not_depend_on_where_its_fragment_sits() {
+        let walked = Walked {
+            alone: false,
+            count: Cell::new(0),
+        };
+        let shifted = format!("import sys\n\n\n{SOURCE}");
+        let plain = facts(SOURCE, Some(&walked));
+        let moved = facts(&shifted, Some(&walked));
+        let lines = |facts: &Facts| facts.sites.iter().map(|site| site.line).collect::<Vec<_>>();
+        let expected: Vec<u32> = lines(&plain).iter().map(|line| line + 3).collect();
+        assert_eq!(lines(&moved), expected);
+        let texts = |facts: &Facts| {
+            facts
+                .sites
+                .iter()
+                .map(|site| site.text.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(&moved), texts(&plain));
+        assert!(
+            lines(&plain).contains(&21),
+            "a call inside `run` keeps its line"
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! Fragment memos: a Python file's facts in pieces (`facts::Chunk`), each memoized by
+//! its text and what of its file its walk reads, so that an edit inside one function body
+//! walks that function again and splices every other fragment's memo unchanged.
+//!
+//! Owns: the key of a fragment (`PythonFragment`: its text, the class around it, the
+//! standing units under its name), its memo (`python_fragment`), the fragments of one
+//! image (`ImageFragments`), and handing the memo the fragment's node in the tree its file
+//! was just parsed into, so that a cold graph parses nothing twice. Without that node (no
+//! caller hands one) the memo parses the fragment's text alone: the chunk is equal.
+//! Does not own: what a fragment is and its walk (`facts::chunk`).
+
+use super::facts::{self, Chunk, Fragment, Fragments};
+use keel_engine::Db;
+use std::cell::RefCell;
+use std::ops::Range;
+use tree_sitter::{Node, Tree};
+
+/// What a fragment's walk reads: its text (from its first line's start), the class whose
+/// body holds it (and whether that class is a node), and the standing units named by it
+/// or under it.
+#[salsa::interned(debug)]
+pub(crate) struct PythonFragment<'db> {
+    #[returns(ref)]
+    pub(crate) text: Box<str>,
+    #[returns(ref)]
+    pub(crate) class: Option<(Box<str>, bool)>,
+    #[returns(ref)]
+    pub(crate) units: Box<[Box<str>]>,
+}
+
+/// The facts of one fragment, with ids local to it.
+#[salsa::tracked(returns(ref))]
+pub(crate) fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db>) -> Chunk {
+    let text = fragment.text(db);
+    let class = fragment
+        .class(db)
+        .as_ref()
+        .map(|(name, node)| (&**name, *node));
+    let units = fragment.units(db);
+    let at_hand = AT_HAND.with(|cell| cell.borrow_mut().take());
+    if let Some(at_hand) = &at_hand
+        && let Some(node) = at_hand.node(text.len())
+    {
+        return facts::walk_in_tree(text, class, units, node, at_hand.text.start, at_hand.row);
+    }
+    facts::walk_alone(text, class, units)
+}
+
+/// The fragment a caller is about to ask for: its file's tree, where its text lies in
+/// it, and its node's byte range.
+struct AtHand {
+    tree: Tree,
+    text: Range<usize>,
+    row: usize,
+    node: Range<usize>,
+}
+
+impl AtHand {
+    /// The fragment's node, when the text it was handed for is `len` bytes long.
+    fn node(&self, len: usize) -> Option<Node<'_>> {
+        if self.text.len() != len {
+            return None;
+        }
+        let mut node = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(self.node.start, self.node.end)?;
+        while node.byte_range() != self.node
+            || !matches!(node.kind(), "function_definition" | "decorated_definition")
+        {
+            node = node.parent()?;
+        }
+        Some(node)
+    }
+}
+
+thread_local! {
+    /// Set by [`ImageFragments::chunk`] just around its call of [`python_fragment`],
+    /// which runs on the calling thread when it runs at all.
+    static AT_HAND: RefCell<Option<AtHand>> = const { RefCell::new(None) };
+}
+
+/// The fragments of one image, read through their memos.
+pub(crate) struct ImageFragments<'db> {
+    db: &'db dyn Db,
+    /// The image's standing units, sorted.
+    units: Vec<&'db str>,
+}
+
+impl<'db> ImageFragments<'db> {
+    pub(crate) fn new(db: &'db dyn Db, mut units: Vec<&'db str>) -> Self {
+        units.sort_unstable();
+        Self { db, units }
+    }
+
+    /// The units named `qualified` or nested in it.
+    fn units_under(&self, qualified: &str) -> Box<[Box<str>]> {
+        let start = self.units.partition_point(|unit| *unit < qualified);
+        self.units[start..]
+            .iter()
+            .take_while(|unit| {
+                unit.strip_prefix(qualified)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            })
+            .map(|unit| (*unit).into())
+            .collect()
+    }
+}
+
+impl Fragments for ImageFragments<'_> {
+    fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
+        let key = PythonFragment::new(
+            self.db,
+            Box::<str>::from(fragment.text),
+            fragment.class.map(|(name, node)| (name.into(), node)),
+            self.units_under(fragment.qualified),
+        );
+        let at_hand = AtHand {
+            tree: fragment.tree.clone(),
+            text: fragment.byte_base..fragment.byte_base + fragment.text.len(),
+            row: fragment.row_base,
+            node: fragment.node.byte_range(),
+        };
+        AT_HAND.with(|cell| *cell.borrow_mut() = Some(at_hand));
+        let chunk = python_fragment(self.db, key);
+        AT_HAND.with(|cell| cell.borrow_mut().take());
+        chunk
+    }
+}
