@@ -1,4 +1,4 @@
-//! `callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--threads N] [--pycg]`: keel's call graph of a real
+//! `callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--each-file] [--threads N] [--pycg]`: keel's call graph of a real
 //! repository's sources, cold and after a one-file edit, in milliseconds per 1,000 lines —
 //! beside PyCG's time on the same Python files when `--pycg` is given (`python3 -m pycg`:
 //! the caller installs PyCG, `pip install pycg==0.0.7` or `pip install <checkout>` — PyPI's
@@ -9,8 +9,9 @@
 //! Edit: in the same database, one function body of the largest source file gains a
 //! statement (hashed in memory, the tree input set to it) and the graph is asked again; with
 //! `--edits N`, N times in a row, each edit a new value of that statement (so no memo
-//! answers it), the run's edit time being their median. The last warm answer is checked
-//! against a fresh database's. Both sides answer the same question,
+//! answers it), the run's edit time being their median. With `--each-file`, every source
+//! file with a function body is edited so in turn (after the largest), one table row
+//! each. The last warm answer is checked against a fresh database's. Both sides answer the same question,
 //! and both answers are checked (node and edge counts printed side by side).
 //! Owns: the command line, the timing and the table. The numbers belong in a closing
 //! note, never in a test.
@@ -29,6 +30,7 @@ struct Options {
     under: String,
     runs: usize,
     edits: usize,
+    each_file: bool,
     threads: usize,
     pycg: bool,
 }
@@ -44,14 +46,15 @@ fn main() -> ExitCode {
 }
 
 fn options() -> Result<Options, String> {
-    let usage =
-        "usage: callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--threads N] [--pycg]";
+    let usage = "usage: callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--each-file] \
+                 [--threads N] [--pycg]";
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         repo: PathBuf::new(),
         under: String::new(),
         runs: 5,
         edits: 1,
+        each_file: false,
         threads: std::thread::available_parallelism().map_or(1, usize::from),
         pycg: false,
     };
@@ -80,6 +83,7 @@ fn options() -> Result<Options, String> {
                     .ok_or(usage)?;
             }
             "--pycg" => options.pycg = true,
+            "--each-file" => options.each_file = true,
             _ if options.repo.as_os_str().is_empty() => options.repo = PathBuf::from(arg),
             _ => return Err(usage.to_owned()),
         }
@@ -90,11 +94,19 @@ fn options() -> Result<Options, String> {
     Ok(options)
 }
 
-/// One run's times, and the cold graph's shape.
+/// One run's times (an edit's per edited file, in [`Target`] order), and the cold
+/// graph's shape.
 struct Run {
     cold: Duration,
-    warm: Duration,
+    warm: Vec<Duration>,
     answer: (usize, usize, usize),
+}
+
+/// A file to edit: its path, its line count and its edited versions.
+struct Target {
+    path: String,
+    lines: usize,
+    edits: Vec<Vec<u8>>,
 }
 
 /// The graph's size, to compare two answers.
@@ -107,19 +119,35 @@ fn run(options: &Options) -> Result<(), String> {
     let probe = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     let files = probe.worktree_files(wanted).map_err(|e| e.to_string())?;
     let mut lines = 0usize;
-    let mut largest: Option<(String, Vec<u8>)> = None;
+    let mut sources = Vec::new();
     for (path, oid) in &files {
         let bytes = probe.objects().blob(*oid).map_err(|e| e.to_string())?;
         lines += bytes.iter().filter(|&&b| b == b'\n').count();
-        if largest.as_ref().is_none_or(|(_, b)| b.len() < bytes.len()) {
-            largest = Some((path.clone(), bytes.to_vec()));
-        }
+        sources.push((path.clone(), bytes.to_vec()));
     }
-    let (edited_path, original) = largest.ok_or("no source files under that folder")?;
-    let edits = (0..options.edits)
-        .map(|value| with_statement(&edited_path, &original, value))
-        .collect::<Option<Vec<_>>>()
-        .ok_or("no function body to edit")?;
+    // The largest first: the default's one target.
+    sources.sort_by_key(|(path, bytes)| (std::cmp::Reverse(bytes.len()), path.clone()));
+    let largest = sources.first().ok_or("no source files under that folder")?;
+    let targets: Vec<Target> = sources
+        .iter()
+        .take(if options.each_file { sources.len() } else { 1 })
+        .filter_map(|(path, bytes)| {
+            let edits = (0..options.edits)
+                .map(|value| with_statement(path, bytes, value))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Target {
+                path: path.clone(),
+                lines: bytes.iter().filter(|&&b| b == b'\n').count(),
+                edits,
+            })
+        })
+        .collect();
+    if targets
+        .first()
+        .is_none_or(|target| target.path != largest.0)
+    {
+        return Err(format!("no function body to edit in {}", largest.0));
+    }
     let kloc = lines as f64 / 1000.0;
     println!(
         "repository  {} ({} files, {lines} lines under {:?})",
@@ -128,19 +156,21 @@ fn run(options: &Options) -> Result<(), String> {
         options.under
     );
     let mut cold = Vec::new();
-    let mut warm = Vec::new();
+    let mut warm: Vec<Vec<Duration>> = targets.iter().map(|_| Vec::new()).collect();
     let mut answer = (0, 0, 0);
     for _ in 0..options.runs {
         // Each run on a new thread: the parse hints are per thread, so a cold run on a
         // thread that already parsed these files would not be cold.
         let run = std::thread::scope(|scope| {
             scope
-                .spawn(|| one_run(options, &edited_path, &edits))
+                .spawn(|| one_run(options, &targets))
                 .join()
                 .map_err(|_| "a run panicked".to_owned())
         })??;
         cold.push(run.cold);
-        warm.push(run.warm);
+        for (samples, time) in warm.iter_mut().zip(run.warm) {
+            samples.push(time);
+        }
         answer = run.answer;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -148,7 +178,8 @@ fn run(options: &Options) -> Result<(), String> {
         samples.sort();
         samples[samples.len() / 2]
     };
-    let (cold, warm) = (median(&mut cold), median(&mut warm));
+    let cold = median(&mut cold);
+    let warm: Vec<Duration> = warm.iter_mut().map(|samples| median(samples)).collect();
     println!(
         "keel cold        {:>9.1} ms   {:>6.2} ms/kLoC   nodes {}, edges {}, unresolved {}",
         ms(cold),
@@ -158,20 +189,49 @@ fn run(options: &Options) -> Result<(), String> {
         answer.2
     );
     println!(
-        "keel one edit    {:>9.1} ms   {:>6.1} % of cold   ({edited_path}; answer equals a fresh database's)",
-        ms(warm),
-        100.0 * ms(warm) / ms(cold)
+        "keel one edit    {:>9.1} ms   {:>6.1} % of cold   ({}; answer equals a fresh database's)",
+        ms(warm[0]),
+        100.0 * ms(warm[0]) / ms(cold),
+        targets[0].path
     );
+    if options.each_file {
+        each_file_table(&targets, &warm, cold);
+    }
     if options.pycg {
         pycg(options, &files)?;
     }
     Ok(())
 }
 
+/// Each edited file's edit time as a share of cold, then their median and largest.
+fn each_file_table(targets: &[Target], warm: &[Duration], cold: Duration) {
+    let share = |time: &Duration| 100.0 * time.as_secs_f64() / cold.as_secs_f64();
+    println!(
+        "edit of each file ({} files with a function body):",
+        targets.len()
+    );
+    for (target, time) in targets.iter().zip(warm) {
+        println!(
+            "  {:>7} lines {:>8.2} ms {:>6.1} %   {}",
+            target.lines,
+            time.as_secs_f64() * 1e3,
+            share(time),
+            target.path
+        );
+    }
+    let mut shares: Vec<f64> = warm.iter().map(share).collect();
+    shares.sort_by(f64::total_cmp);
+    println!(
+        "  median {:.1} % of cold, largest {:.1} %",
+        shares[shares.len() / 2],
+        shares[shares.len() - 1]
+    );
+}
+
 /// One cold graph of the working tree's sources in a fresh database, then the graph
-/// after `edited_path` becomes each of `edits` in turn in the same database (the median
-/// time); the last warm answer is checked against a fresh database's.
-fn one_run(options: &Options, edited_path: &str, edits: &[Vec<u8>]) -> Result<Run, String> {
+/// after each target's path becomes each of its edits in turn in the same database (the
+/// median time per target); the last warm answer is checked against a fresh database's.
+fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
     let wanted = |path: &str| is_graph_input(path) && path.starts_with(&options.under);
     let mut db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     let files = db.worktree_files(wanted).map_err(|e| e.to_string())?;
@@ -180,25 +240,28 @@ fn one_run(options: &Options, edited_path: &str, edits: &[Vec<u8>]) -> Result<Ru
     let answer = shape(call_graph_on_threads(&db, tree, options.threads));
     let cold = started.elapsed();
     let mut next = files.clone();
-    let mut times = Vec::with_capacity(edits.len());
+    let mut warm = Vec::with_capacity(targets.len());
     let mut edited_answer = answer;
-    for edited in edits {
-        let blob = db.objects().insert_blob(edited);
-        for (path, oid) in &mut next {
-            if *path == edited_path {
-                *oid = blob;
-            }
-        }
-        let started = Instant::now();
-        db.set_sources(tree, graph_inputs(&next));
-        edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
-        times.push(started.elapsed());
-    }
-    times.sort();
-    let warm = times[times.len() / 2];
     let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
-    if let Some(last) = edits.last() {
-        fresh.objects().insert_blob(last);
+    for target in targets {
+        let mut times = Vec::with_capacity(target.edits.len());
+        for edited in &target.edits {
+            let blob = db.objects().insert_blob(edited);
+            for (path, oid) in &mut next {
+                if *path == target.path {
+                    *oid = blob;
+                }
+            }
+            let started = Instant::now();
+            db.set_sources(tree, graph_inputs(&next));
+            edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
+            times.push(started.elapsed());
+        }
+        times.sort();
+        warm.push(times[times.len() / 2]);
+        if let Some(last) = target.edits.last() {
+            fresh.objects().insert_blob(last);
+        }
     }
     let fresh_answer = shape(call_graph(
         &fresh,
