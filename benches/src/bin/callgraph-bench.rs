@@ -179,7 +179,7 @@ fn run(options: &Options) -> Result<(), String> {
         samples[samples.len() / 2]
     };
     let cold = median(&mut cold);
-    let warm: Vec<Duration> = warm.iter_mut().map(|samples| median(samples)).collect();
+    let warm: Vec<Duration> = warm.iter_mut().map(median).collect();
     println!(
         "keel cold        {:>9.1} ms   {:>6.2} ms/kLoC   nodes {}, edges {}, unresolved {}",
         ms(cold),
