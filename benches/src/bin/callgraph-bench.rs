@@ -276,32 +276,35 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
 }
 
 /// The bytes of `path` with a statement setting `value` added to the first function body:
-/// after the first line ending with `:` that starts with `def`/`function`, at the next
-/// line's indentation.
+/// after the first line ending with `:` that starts with `def` (Python) or ending with
+/// `{` that starts with `function` (TS/JS), at the next line's indentation. A TS/JS file
+/// with no such line (methods and arrow functions only) takes it in its first `if (…) {`
+/// block instead, which is in a body or at top level, where a statement is as valid.
 fn with_statement(path: &str, bytes: &[u8], value: usize) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let python = path.ends_with(".py");
-    let mut out = String::with_capacity(text.len() + 32);
+    if path.ends_with(".py") {
+        let opens = |line: &str| line.starts_with("def ") && line.ends_with(':');
+        return after_first(text, opens, &format!("_keel_bench = {value}\n"));
+    }
+    let statement = format!("const keelBench = {value};\n");
+    let function = |line: &str| line.starts_with("function ") && line.ends_with('{');
+    let block = |line: &str| line.starts_with("if (") && line.ends_with('{');
+    after_first(text, function, &statement).or_else(|| after_first(text, block, &statement))
+}
+
+/// `text` with `statement` inserted after the first line whose trimmed text `opens`, at
+/// the next line's indentation.
+fn after_first(text: &str, opens: impl Fn(&str) -> bool, statement: &str) -> Option<Vec<u8>> {
+    let mut out = String::with_capacity(text.len() + statement.len() + 8);
     let mut lines = text.split_inclusive('\n').peekable();
     let mut done = false;
     while let Some(line) = lines.next() {
         out.push_str(line);
-        let trimmed = line.trim();
-        let opens = if python {
-            trimmed.starts_with("def ") && trimmed.ends_with(':')
-        } else {
-            trimmed.starts_with("function ") && trimmed.ends_with('{')
-        };
-        if !done && opens {
+        if !done && opens(line.trim()) {
             let next = lines.peek()?;
             let indent: String = next.chars().take_while(|c| c.is_whitespace()).collect();
-            let indent = indent.trim_end_matches(['\n', '\r']);
-            out.push_str(indent);
-            out.push_str(&if python {
-                format!("_keel_bench = {value}\n")
-            } else {
-                format!("const keelBench = {value};\n")
-            });
+            out.push_str(indent.trim_end_matches(['\n', '\r']));
+            out.push_str(statement);
             done = true;
         }
     }
