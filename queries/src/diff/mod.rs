@@ -86,7 +86,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 /// How many lines a text has (a last line without a newline counts).
 pub fn line_count(bytes: &[u8]) -> u32 {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let newlines = memchr::memchr_iter(b'\n', bytes).count();
     let partial = usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
     u32::try_from(newlines + partial).unwrap_or(u32::MAX)
 }

@@ -769,7 +769,7 @@ fn line_start_at_or_before(text: &[u8], offset: usize) -> usize {
 
 /// One change per hunk of keel's line diff, in file order.
 fn hunk_changes(old: &[u8], new: &[u8]) -> Vec<Change> {
-    let (old_lines, new_lines) = (line_starts(old), line_starts(new));
+    let (old_lines, new_lines) = (syntax::line_starts(old), syntax::line_starts(new));
     // Hunk lines lie within 0..=line count and `line_starts` holds one more entry than
     // there are lines (the end), so the lookup hits; the fallback (the end) is not taken.
     let offset = |starts: &[usize], end: usize, line: u32| {
@@ -787,21 +787,6 @@ fn hunk_changes(old: &[u8], new: &[u8]) -> Vec<Change> {
             new_end: offset(&new_lines, new.len(), hunk.after.end),
         })
         .collect()
-}
-
-/// The offset where each line starts, as keel's diff splits lines (after each `\n`; a
-/// last line without one is a line), then the length.
-fn line_starts(text: &[u8]) -> Vec<usize> {
-    let mut starts = vec![0];
-    starts.extend(
-        text.iter()
-            .enumerate()
-            .filter(|&(_, &byte)| byte == b'\n')
-            .map(|(index, _)| index + 1)
-            .filter(|&start| start < text.len()),
-    );
-    starts.push(text.len());
-    starts
 }
 
 /// Converts increasing byte offsets of one text to tree-sitter points in one pass.

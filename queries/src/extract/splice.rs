@@ -1507,15 +1507,6 @@ fn moved(row: usize, delta: isize) -> usize {
     row.saturating_add_signed(delta)
 }
 
-/// Pushes the start of the line after each `\n` of `bytes` (which start at `base`).
-fn newlines(bytes: &[u8], base: usize, starts: &mut Vec<usize>) {
-    for (index, &byte) in bytes.iter().enumerate() {
-        if byte == b'\n' {
-            starts.push(base + index + 1);
-        }
-    }
-}
-
 /// The 1-based line of a row.
 fn line_of(row: usize) -> u32 {
     u32::try_from(row.saturating_add(1)).unwrap_or(u32::MAX)
@@ -1542,31 +1533,9 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(text: &[u8]) -> Self {
-        // Eight bytes at a time: `word ^ NEWLINES` has a zero byte where `word` has a
-        // `\n`, and `(x - ONES) & !x & HIGH` is non-zero exactly when `x` has a zero byte.
-        const ONES: u64 = u64::from_le_bytes([1; 8]);
-        const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-        const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
-        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
-        starts.push(0);
-        let mut chunks = text.chunks_exact(8);
-        let mut base = 0;
-        for chunk in &mut chunks {
-            let mut bytes = [0; 8];
-            bytes.copy_from_slice(chunk);
-            let x = u64::from_le_bytes(bytes) ^ NEWLINES;
-            if x.wrapping_sub(ONES) & !x & HIGH != 0 {
-                newlines(chunk, base, &mut starts);
-            }
-            base += 8;
+        Self {
+            starts: super::syntax::line_starts(text),
         }
-        newlines(chunks.remainder(), base, &mut starts);
-        // A `\n` ending the text starts no line.
-        if starts.last() == Some(&text.len()) {
-            starts.pop();
-        }
-        starts.push(text.len());
-        Self { starts }
     }
 
     /// The length of the text indexed.

@@ -13,6 +13,23 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::{ExtractError, LineRange, Partial, Unit, UnitKind};
 
+/// The offset where each line of `text` starts, as keel's diff splits lines (after each
+/// `\n`; a last line without one is a line; an empty text has none), then the length.
+pub(super) fn line_starts(text: &[u8]) -> Vec<usize> {
+    if text.is_empty() {
+        return vec![0];
+    }
+    let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+    starts.push(0);
+    starts.extend(
+        memchr::memchr_iter(b'\n', text)
+            .map(|newline| newline + 1)
+            .filter(|&start| start < text.len()),
+    );
+    starts.push(text.len());
+    starts
+}
+
 /// A parser set to `grammar`; the grammar's failure to load is [`ExtractError::Unavailable`].
 pub(super) fn parser_for(
     grammar: &tree_sitter::Language,
@@ -412,6 +429,27 @@ pub(crate) fn qualify(prefix: &str, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_starts_follow_keels_line_split() {
+        // (text, starts): a `\n` ending the text starts no line; the length comes last.
+        let table: [(&[u8], &[usize]); 6] = [
+            (b"", &[0]),
+            (b"a", &[0, 1]),
+            (b"a\n", &[0, 2]),
+            (b"a\nb", &[0, 2, 3]),
+            (b"\n\n", &[0, 1, 2]),
+            (b"one\r\ntwo\n\nthree", &[0, 5, 9, 10, 15]),
+        ];
+        for (text, starts) in table {
+            assert_eq!(
+                line_starts(text),
+                starts,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
 
     fn declaration(name: &str, start: u32, end: u32, role: Role) -> Declaration {
         Declaration {

@@ -36,6 +36,10 @@ pub(crate) struct At {
     pub(crate) block: BlockId,
 }
 
+/// A name as an expression reads it: shared, since a file's facts spliced from its
+/// fragments' copy every expression of every fragment.
+pub(crate) type Name = std::sync::Arc<str>;
+
 /// A constant usable as a container key.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Key {
@@ -64,7 +68,7 @@ pub(crate) enum Expr {
     /// that scope (module and class scopes) or all of them (function scopes).
     Name {
         scope: ScopeId,
-        name: Box<str>,
+        name: Name,
         at: Option<At>,
     },
     /// The value passed for parameter `index` of function `scope`.
@@ -74,7 +78,7 @@ pub(crate) enum Expr {
     },
     Attr {
         object: ExprId,
-        name: Box<str>,
+        name: Name,
     },
     Call {
         func: ExprId,
@@ -267,8 +271,17 @@ impl Model {
     /// it) kills those before it; conditional ones after it stay; in a loop, bindings
     /// later in the loop reach reads earlier in it.
     pub(crate) fn reaching(&self, scope: ScopeId, name: &str, at: Option<At>) -> Vec<ExprId> {
+        self.reaching_among(scope, self.scope(scope).bindings_of(name), at)
+    }
+
+    /// [`Model::reaching`] for `bindings`, the bindings of one name in `scope`.
+    pub(crate) fn reaching_among(
+        &self,
+        scope: ScopeId,
+        bindings: &[Binding],
+        at: Option<At>,
+    ) -> Vec<ExprId> {
         let scope = self.scope(scope);
-        let bindings = scope.bindings_of(name);
         if bindings.iter().all(|b| b.floating) {
             return bindings.iter().map(|b| b.value).collect();
         }

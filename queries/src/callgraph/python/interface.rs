@@ -11,7 +11,7 @@
 //! Does not own: reading the facts (`facts`) or evaluating them (`resolve`).
 
 use super::facts::{
-    Binding, Block, Expr, ExprId, Facts, MODULE_SCOPE, Model, Scope, ScopeId, ScopeKind,
+    Binding, Block, Expr, ExprId, Facts, MODULE_SCOPE, Model, Name, Scope, ScopeId, ScopeKind,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
@@ -110,7 +110,7 @@ pub(crate) fn build(facts: &Facts) -> Model {
 
 enum Work {
     Scope(ScopeId),
-    Bindings(ScopeId, Box<str>),
+    Bindings(ScopeId, Name),
 }
 
 struct Builder<'m> {
@@ -119,7 +119,7 @@ struct Builder<'m> {
     scopes: HashMap<ScopeId, ScopeId>,
     exprs: HashMap<ExprId, ExprId>,
     pending: VecDeque<Work>,
-    requested: HashSet<(ScopeId, Box<str>)>,
+    requested: HashSet<(ScopeId, Name)>,
 }
 
 impl Builder<'_> {
@@ -189,13 +189,13 @@ impl Builder<'_> {
         scope.bases = bases;
         scope.self_stores = self_stores;
         // Parameters are read by callers matching arguments: their bindings come along.
-        let params: Vec<Box<str>> = source.params.iter().map(|p| p.name.clone()).collect();
+        let params: Vec<Name> = source.params.iter().map(|p| Name::from(&*p.name)).collect();
         for name in params {
             self.request(old, name);
         }
     }
 
-    fn request(&mut self, old: ScopeId, name: Box<str>) {
+    fn request(&mut self, old: ScopeId, name: Name) {
         if self.requested.insert((old, name.clone())) {
             self.pending.push_back(Work::Bindings(old, name));
         }

@@ -132,8 +132,13 @@ fn external(value: Value) -> bool {
 
 type Values = Rc<[Value]>;
 
+thread_local! {
+    /// The empty set, shared: most evaluations find nothing, and each would allocate it.
+    static NONE: Values = Rc::from([]);
+}
+
 fn none() -> Values {
-    Rc::from([])
+    NONE.with(Rc::clone)
 }
 
 fn one(value: Value) -> Values {
@@ -157,6 +162,9 @@ impl Set {
     }
 
     fn done(mut self) -> Values {
+        if self.0.is_empty() {
+            return none();
+        }
         self.0.sort_unstable();
         Rc::from(self.0)
     }
@@ -252,6 +260,8 @@ struct Eval<'a> {
     budget: u32,
     depth: u32,
     next_context: u32,
+    /// The node ids of the function scopes sites resolved to.
+    node_ids: HashMap<(Mod, ScopeId), NodeId>,
 }
 
 impl<'a> Eval<'a> {
@@ -277,6 +287,7 @@ impl<'a> Eval<'a> {
             budget: BUDGET,
             depth: 0,
             next_context: 1,
+            node_ids: HashMap::default(),
         };
         eval.modules.push(Module {
             key: path.to_owned(),
@@ -315,9 +326,13 @@ impl<'a> Eval<'a> {
         }
         let mut resolved = Resolved::default();
         let current = self.modules[CURRENT as usize].key.clone();
+        let mut callers: HashMap<ScopeId, NodeId> = HashMap::default();
         for (site, values) in facts.sites.iter().zip(&callees) {
             self.budget = BUDGET;
-            let caller = node_id(&current, facts.model.scope(site.owner));
+            let caller = callers
+                .entry(site.owner)
+                .or_insert_with(|| node_id(&current, facts.model.scope(site.owner)))
+                .clone();
             let (targets, settled) = self.targets(site, values);
             for target in &targets {
                 resolved.calls.push(Call {
@@ -605,11 +620,18 @@ impl<'a> Eval<'a> {
             .is_some_and(|model| model.scope(s).kind == ScopeKind::Lambda)
     }
 
-    /// The node of a function scope, if it is one.
-    fn node(&self, m: Mod, s: ScopeId) -> Option<NodeId> {
+    /// The node of a function scope, if it is one (each made once).
+    fn node(&mut self, m: Mod, s: ScopeId) -> Option<NodeId> {
         let scope = self.model(m)?.scope(s);
-        (scope.node && scope.kind == ScopeKind::Function)
-            .then(|| NodeId::new(&self.modules[m as usize].key, &scope.name))
+        if !(scope.node && scope.kind == ScopeKind::Function) {
+            return None;
+        }
+        let key = &self.modules[m as usize].key;
+        let node = self
+            .node_ids
+            .entry((m, s))
+            .or_insert_with(|| NodeId::new(key, &scope.name));
+        Some(node.clone())
     }
 
     // --- evaluation ---
@@ -819,7 +841,8 @@ impl<'a> Eval<'a> {
         let Some(model) = self.model(m) else {
             return none();
         };
-        if model.scope(scope).bindings_of(name).is_empty() {
+        let bindings = model.scope(scope).bindings_of(name);
+        if bindings.is_empty() {
             return if scope == MODULE_SCOPE {
                 self.unbound_global(m, name)
             } else {
@@ -828,7 +851,7 @@ impl<'a> Eval<'a> {
         }
         let ctx = self.context_for(m, scope, ctx);
         let mut out = Set::default();
-        for value in model.reaching(scope, name, at) {
+        for value in model.reaching_among(scope, bindings, at) {
             let values = self.eval(m, value, &ctx);
             out.add(&values);
         }
