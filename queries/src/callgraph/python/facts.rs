@@ -193,6 +193,10 @@ pub(crate) struct Scope {
     pub(crate) params: Vec<Param>,
     /// Sorted by (name, pos).
     pub(crate) bindings: Vec<Binding>,
+    /// Each name's bindings in `bindings` (hash of the name, start, count), sorted: a
+    /// read finds them without comparing names. Set by [`Scope::index_bindings`] once
+    /// `bindings` is sorted.
+    pub(crate) names: Box<[(u64, u32, u32)]>,
     pub(crate) returns: Vec<ExprId>,
     pub(crate) yields: Vec<ExprId>,
     /// A class's bases, in order.
@@ -212,6 +216,7 @@ impl Scope {
             flavor: Flavor::Plain,
             params: Vec::new(),
             bindings: Vec::new(),
+            names: Box::default(),
             returns: Vec::new(),
             yields: Vec::new(),
             bases: Vec::new(),
@@ -220,15 +225,45 @@ impl Scope {
         }
     }
 
+    /// Indexes `bindings`, sorted by name, for [`Scope::bindings_of`].
+    pub(crate) fn index_bindings(&mut self) {
+        let mut names = Vec::new();
+        let mut start = 0;
+        while let Some(first) = self.bindings.get(start) {
+            let count = self.bindings[start..]
+                .iter()
+                .take_while(|b| b.name == first.name)
+                .count();
+            // Positions and counts fit in u32: a scope has far fewer than 2^32 bindings.
+            names.push((
+                name_hash(&first.name),
+                u32::try_from(start).unwrap_or(u32::MAX),
+                u32::try_from(count).unwrap_or(u32::MAX),
+            ));
+            start += count;
+        }
+        names.sort_unstable();
+        self.names = names.into();
+    }
+
     /// The bindings of `name`, in position order.
     pub(crate) fn bindings_of(&self, name: &str) -> &[Binding] {
-        let start = self.bindings.partition_point(|b| &*b.name < name);
-        // A name has few bindings: walking them is cheaper than a second binary search.
-        let count = self.bindings[start..]
-            .iter()
-            .take_while(|b| &*b.name == name)
-            .count();
-        &self.bindings[start..start + count]
+        debug_assert!(
+            self.bindings.is_empty() || !self.names.is_empty(),
+            "bindings read before they were indexed"
+        );
+        let hash = name_hash(name);
+        let first = self.names.partition_point(|&(h, ..)| h < hash);
+        for &(h, start, count) in &self.names[first..] {
+            if h != hash {
+                break;
+            }
+            let bindings = &self.bindings[start as usize..(start + count) as usize];
+            if bindings.first().is_some_and(|b| &*b.name == name) {
+                return bindings;
+            }
+        }
+        &[]
     }
 
     pub(crate) fn is_callable(&self) -> bool {
@@ -535,6 +570,7 @@ impl<'s> Builder<'s> {
             scope
                 .bindings
                 .sort_by(|a, b| a.name.cmp(&b.name).then(a.pos.cmp(&b.pos)));
+            scope.index_bindings();
         }
         Facts {
             model: self.model,
@@ -2208,6 +2244,14 @@ impl<'s> Builder<'s> {
             text,
         });
     }
+}
+
+/// The hash a scope's name index sorts by.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = rustc_hash::FxHasher::default();
+    name.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// How decorators make a method bind.

@@ -104,6 +104,7 @@ pub(crate) fn build(facts: &Facts) -> Model {
     }
     for scope in &mut builder.new.scopes {
         scope.bindings.sort_by(|a, b| a.name.cmp(&b.name));
+        scope.index_bindings();
     }
     builder.new
 }
@@ -155,6 +156,7 @@ impl Builder<'_> {
             flavor: source.flavor,
             params: source.params.clone(),
             bindings: Vec::new(),
+            names: Box::default(),
             returns: Vec::new(),
             yields: Vec::new(),
             bases: Vec::new(),

@@ -414,6 +414,7 @@ impl Relocation<'_> {
                     floating: binding.floating,
                 })
                 .collect(),
+            names: scope.names.clone(),
             returns: scope.returns.iter().map(|&e| self.expr_id(e)).collect(),
             yields: scope.yields.iter().map(|&e| self.expr_id(e)).collect(),
             bases: scope.bases.iter().map(|&e| self.expr_id(e)).collect(),
