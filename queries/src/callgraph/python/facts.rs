@@ -166,7 +166,7 @@ pub(crate) enum ParamKind {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Param {
-    pub(crate) name: Box<str>,
+    pub(crate) name: Name,
     pub(crate) kind: ParamKind,
 }
 
@@ -174,7 +174,7 @@ pub(crate) struct Param {
 /// `global`/`nonlocal`, or read from an interface) reach every read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Binding {
-    pub(crate) name: Box<str>,
+    pub(crate) name: Name,
     pub(crate) value: ExprId,
     pub(crate) pos: u32,
     pub(crate) block: BlockId,

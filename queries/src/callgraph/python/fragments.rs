@@ -25,7 +25,7 @@ pub(crate) struct PythonFragment<'db> {
     #[returns(ref)]
     pub(crate) class: Option<(Box<str>, bool)>,
     #[returns(ref)]
-    pub(crate) units: Box<[Box<str>]>,
+    pub(crate) units: Vec<String>,
 }
 
 /// The facts of one fragment, with ids local to it.
@@ -94,24 +94,25 @@ impl<'db> ImageFragments<'db> {
     }
 
     /// The units named `qualified` or nested in it.
-    fn units_under(&self, qualified: &str) -> Box<[Box<str>]> {
+    fn units_under(&self, qualified: &str) -> &[&'db str] {
         let start = self.units.partition_point(|unit| *unit < qualified);
-        self.units[start..]
+        let count = self.units[start..]
             .iter()
             .take_while(|unit| {
                 unit.strip_prefix(qualified)
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
             })
-            .map(|unit| (*unit).into())
-            .collect()
+            .count();
+        &self.units[start..start + count]
     }
 }
 
 impl Fragments for ImageFragments<'_> {
     fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
+        // Borrowed: the key is copied only when it is new.
         let key = PythonFragment::new(
             self.db,
-            Box::<str>::from(fragment.text),
+            fragment.text,
             fragment.class.map(|(name, node)| (name.into(), node)),
             self.units_under(fragment.qualified),
         );

@@ -191,7 +191,7 @@ impl Builder<'_> {
         scope.bases = bases;
         scope.self_stores = self_stores;
         // Parameters are read by callers matching arguments: their bindings come along.
-        let params: Vec<Name> = source.params.iter().map(|p| Name::from(&*p.name)).collect();
+        let params: Vec<Name> = source.params.iter().map(|p| p.name.clone()).collect();
         for name in params {
             self.request(old, name);
         }

@@ -65,7 +65,7 @@ pub(crate) struct Chunk {
 pub(crate) fn walk_in_tree(
     text: &str,
     class: Option<(&str, bool)>,
-    units: &[Box<str>],
+    units: &[String],
     node: Node<'_>,
     byte_base: usize,
     row_base: usize,
@@ -75,7 +75,7 @@ pub(crate) fn walk_in_tree(
 
 /// The chunk of a fragment's text parsed alone (a member in a class of its own):
 /// equal to [`walk_in_tree`]'s.
-pub(crate) fn walk_alone(text: &str, class: Option<(&str, bool)>, units: &[Box<str>]) -> Chunk {
+pub(crate) fn walk_alone(text: &str, class: Option<(&str, bool)>, units: &[String]) -> Chunk {
     let (source, row_base) = match class {
         Some(_) => (format!("class _:\n{text}"), 1),
         None => (text.to_owned(), 0),
@@ -94,13 +94,13 @@ pub(crate) fn walk_alone(text: &str, class: Option<(&str, bool)>, units: &[Box<s
 fn walk(
     src: &str,
     class: Option<(&str, bool)>,
-    units: &[Box<str>],
+    units: &[String],
     node: Option<Node<'_>>,
     byte_base: usize,
     row_base: usize,
 ) -> Chunk {
     let standing = Standing {
-        units: units.iter().map(|unit| &**unit).collect(),
+        units: units.iter().map(String::as_str).collect(),
         left_out: HashSet::default(),
     };
     let mut builder = Builder::new(src, &standing);
@@ -524,13 +524,12 @@ def tail():
     impl Fragments for Walked {
         fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
             self.count.set(self.count.get() + 1);
-            let units: Box<[Box<str>]> = units_of(SOURCE)
+            let units: Vec<String> = units_of(SOURCE)
                 .into_iter()
                 .filter(|unit| {
                     unit.strip_prefix(fragment.qualified)
                         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                 })
-                .map(Into::into)
                 .collect();
             let chunk = if self.alone {
                 walk_alone(fragment.text, fragment.class, &units)
