@@ -14,6 +14,7 @@
 
 mod coding;
 pub(crate) mod fields;
+pub(crate) mod kinds;
 mod python;
 mod reuse;
 mod splice;

@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use tree_sitter::{Node, Tree};
 
 use super::fields::{ChildByField as _, python as fields};
+use super::kinds::KindName as _;
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
 use crate::anchors::python_identifier;
@@ -83,12 +84,12 @@ pub(super) fn definition_statement<'t>(
     source: &str,
     enclosing: Enclosing<'_>,
 ) -> Option<DefinitionStatement<'t>> {
-    let definition = match node.kind() {
+    let definition = match node.kind_name() {
         "class_definition" | "function_definition" => node,
         "decorated_definition" => node.field(&fields::DEFINITION)?,
         _ => return None,
     };
-    let class = match definition.kind() {
+    let class = match definition.kind_name() {
         "class_definition" => true,
         "function_definition" => false,
         _ => return None,
@@ -97,7 +98,7 @@ pub(super) fn definition_statement<'t>(
     let mut cursor = definition.walk();
     let colon_row = definition
         .children(&mut cursor)
-        .find(|child| child.kind() == ":")?
+        .find(|child| child.kind_name() == ":")?
         .start_position()
         .row;
     let mut walk = Walk::new(source, enclosing);
@@ -187,7 +188,7 @@ impl<'s> Walk<'s> {
     /// Records the frame's declaration, if it is one, and returns what to visit inside it.
     fn visit<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
-        match node.kind() {
+        match node.kind_name() {
             "function_definition" | "class_definition" => self.declaration(frame),
             "decorated_definition" => node
                 .field(&fields::DEFINITION)
@@ -222,7 +223,7 @@ impl<'s> Walk<'s> {
             return Vec::new();
         };
         let enclosing = &self.scopes[frame.scope];
-        let (kind, body_scope) = match (node.kind(), enclosing.kind) {
+        let (kind, body_scope) = match (node.kind_name(), enclosing.kind) {
             ("class_definition", _) => (UnitKind::Class, ScopeKind::Class),
             (_, ScopeKind::Class) => (UnitKind::Method, ScopeKind::Function),
             _ => (UnitKind::Function, ScopeKind::Function),
@@ -265,7 +266,7 @@ impl<'s> Walk<'s> {
         let mut cursor = decorated.walk();
         let decorators: Vec<Node<'_>> = decorated
             .named_children(&mut cursor)
-            .filter(|child| child.kind() == "decorator")
+            .filter(|child| child.kind_name() == "decorator")
             .filter_map(|decorator| decorator.named_child(0))
             .collect();
         if decorators.iter().any(|&expr| self.is_overload(expr)) {
@@ -279,7 +280,7 @@ impl<'s> Walk<'s> {
 
     /// `overload`, or any dotted path ending in `.overload` (`typing.overload`).
     fn is_overload(&self, expr: Node<'_>) -> bool {
-        let name = match expr.kind() {
+        let name = match expr.kind_name() {
             "identifier" => Some(expr),
             "attribute" => expr.field(&fields::ATTRIBUTE),
             _ => None,
@@ -289,12 +290,12 @@ impl<'s> Walk<'s> {
 
     /// `name.getter`, `name.setter` or `name.deleter`, with `name` the declaration's own.
     fn is_accessor(&self, expr: Node<'_>, name: &str) -> bool {
-        if expr.kind() != "attribute" {
+        if expr.kind_name() != "attribute" {
             return false;
         }
         let object = expr
             .field(&fields::OBJECT)
-            .filter(|object| object.kind() == "identifier")
+            .filter(|object| object.kind_name() == "identifier")
             .and_then(|object| self.identifier(object));
         let attribute = expr
             .field(&fields::ATTRIBUTE)

@@ -73,6 +73,7 @@ use std::sync::Arc;
 
 use tree_sitter::{Node, Parser};
 
+use super::kinds::KindName as _;
 use super::python::{self, Enclosing};
 use super::syntax::{self, Collector, Declaration};
 use super::{ExtractError, Unit};
@@ -761,7 +762,7 @@ impl Splicer<'_, '_> {
             return Err(Refusal::Shape);
         };
         let at = stand_in.start_position();
-        if stand_in.kind() != "function_definition"
+        if stand_in.kind_name() != "function_definition"
             || at.row != depth + (new_end - new_start)
             || at.column != body.indent.len()
         {
@@ -1011,7 +1012,7 @@ impl Isolated<'_, '_> {
                 return Err(Refusal::Shape);
             };
             let start = wrapper.start_position();
-            if wrapper.kind() != "class_definition"
+            if wrapper.kind_name() != "class_definition"
                 || start.row != level
                 || start.column != self.indents[level].len()
             {
@@ -1296,7 +1297,7 @@ fn parse(parser: &mut Parser, isolated: &[u8]) -> Result<tree_sitter::Tree, Refu
 fn is_sentinel(node: Node<'_>, row: usize, column: usize) -> Result<(), Refusal> {
     let start = node.start_position();
     let end = node.end_position();
-    if node.kind() == "pass_statement"
+    if node.kind_name() == "pass_statement"
         && start.row == row
         && start.column == column
         && end.row == row
@@ -1335,7 +1336,7 @@ fn statement_start(line: &[u8], indent: &[u8], quote: bool) -> Result<(), Refusa
 fn statements(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor)
-        .filter(|child| child.kind() != "comment")
+        .filter(|child| child.kind_name() != "comment")
         .collect()
 }
 
@@ -1455,11 +1456,11 @@ fn body(
 /// most `r`/`u` (no f-string: its text holds no expressions, so it ends only at its
 /// closing delimiter, or early at a quote or after a backslash).
 fn string_quote(statement: Node<'_>, source: &str) -> Option<u8> {
-    if statement.kind() != "expression_statement" || statement.named_child_count() != 1 {
+    if statement.kind_name() != "expression_statement" || statement.named_child_count() != 1 {
         return None;
     }
     let string = statement.named_child(0)?;
-    if string.kind() != "string" || string.byte_range() != statement.byte_range() {
+    if string.kind_name() != "string" || string.byte_range() != statement.byte_range() {
         return None;
     }
     let opening = source.as_bytes().get(string.child(0)?.byte_range())?;

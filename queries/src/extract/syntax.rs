@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Parser, Tree};
 
+use super::kinds::KindName as _;
 use super::{ExtractError, LineRange, Partial, Unit, UnitKind};
 
 /// The offset where each line of `text` starts, as keel's diff splits lines (after each
@@ -177,7 +178,7 @@ fn identifiers<'s>(node: Node<'_>, source: &'s str) -> Vec<&'s str> {
     let mut pending = vec![node];
     while let Some(node) = pending.pop() {
         if node.child_count() == 0 {
-            if node.kind().ends_with("identifier")
+            if node.kind_name().ends_with("identifier")
                 && let Some(name) = text(node, source)
             {
                 found.push(name);
@@ -228,7 +229,7 @@ fn first_error(root: Node<'_>) -> Node<'_> {
 fn unparseable_at(node: Node<'_>, partial: Partial) -> ExtractError {
     let column = node.start_position().column + 1;
     let reason = if node.is_missing() {
-        format!("missing `{}` at column {column}", node.kind())
+        format!("missing `{}` at column {column}", node.kind_name())
     } else {
         format!("syntax error at column {column}")
     };

@@ -20,6 +20,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use super::fields::{ChildByField as _, Field, typescript as fields};
+use super::kinds::KindName as _;
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
 
@@ -164,15 +165,15 @@ impl<'s> Walk<'s> {
     /// Records the frame's declaration, if it is one, and returns what to visit inside it.
     fn visit<'t>(&mut self, frame: &Frame<'t>) -> Vec<Frame<'t>> {
         let node = frame.node;
-        if self.scopes[frame.scope].kind == ScopeKind::Block && block_scoped(node.kind()) {
+        if self.scopes[frame.scope].kind == ScopeKind::Block && block_scoped(node.kind_name()) {
             return Vec::new();
         }
-        match node.kind() {
+        match node.kind_name() {
             "export_statement" => self.export(frame),
             "ambient_declaration" => ambient(frame),
             "expression_statement" => node
                 .named_child(0)
-                .filter(|child| child.kind() == "internal_module")
+                .filter(|child| child.kind_name() == "internal_module")
                 .map(|namespace| frame.wrapped(namespace))
                 .into_iter()
                 .collect(),
@@ -227,10 +228,10 @@ impl<'s> Walk<'s> {
         let node = frame.node;
         let is_var = node
             .field(&fields::KIND)
-            .is_some_and(|kind| kind.kind() == "var");
+            .is_some_and(|kind| kind.kind_name() == "var");
         let name = node
             .field(&fields::LEFT)
-            .filter(|left| is_var && left.kind() == "identifier");
+            .filter(|left| is_var && left.kind_name() == "identifier");
         if let Some(name) = name
             && self.scopes[frame.scope].kind.holds_data()
             && let Some(text) = syntax::text(name, self.source)
@@ -292,7 +293,7 @@ impl<'s> Walk<'s> {
 
     fn namespace_name(&self, name: Node<'_>) -> Option<String> {
         let text = syntax::text(name, self.source)?;
-        Some(match name.kind() {
+        Some(match name.kind_name() {
             "string" => unquote(text).to_owned(),
             _ => text.chars().filter(|c| !c.is_whitespace()).collect(),
         })
@@ -335,7 +336,7 @@ impl<'s> Walk<'s> {
         let node = frame.node;
         let Some(name) = node
             .field(&fields::NAME)
-            .filter(|name| name.kind() == "identifier")
+            .filter(|name| name.kind_name() == "identifier")
             .and_then(|name| syntax::text(name, self.source))
         else {
             return Vec::new();
@@ -464,7 +465,7 @@ impl<'s> Walk<'s> {
     /// nameable and give `None`.
     fn member_name(&self, name: Node<'_>) -> Option<&'s str> {
         let text = syntax::text(name, self.source)?;
-        match name.kind() {
+        match name.kind_name() {
             "computed_property_name" => None,
             "string" => Some(unquote(text)),
             _ => Some(text),
@@ -477,7 +478,7 @@ impl<'s> Walk<'s> {
 fn declarators<'t>(frame: &Frame<'t>) -> Vec<Frame<'t>> {
     let found: Vec<Node<'t>> = named_children(frame.node)
         .into_iter()
-        .filter(|child| child.kind() == "variable_declarator")
+        .filter(|child| child.kind_name() == "variable_declarator")
         .collect();
     match found.as_slice() {
         [single] => vec![frame.wrapped(*single)],
@@ -493,7 +494,7 @@ fn declarators<'t>(frame: &Frame<'t>) -> Vec<Frame<'t>> {
 fn ambient<'t>(frame: &Frame<'t>) -> Vec<Frame<'t>> {
     named_children(frame.node)
         .into_iter()
-        .flat_map(|child| match child.kind() {
+        .flat_map(|child| match child.kind_name() {
             "statement_block" => named_children(child)
                 .into_iter()
                 .map(|statement| frame.child(statement))
@@ -509,7 +510,7 @@ fn class_members<'t>(frame: &Frame<'t>) -> Vec<Frame<'t>> {
     let mut members = Vec::new();
     let mut decorators: Option<Lines> = None;
     for child in named_children(frame.node) {
-        match child.kind() {
+        match child.kind_name() {
             "decorator" => {
                 let lines = Lines::of(child);
                 decorators = Some(decorators.map_or(lines, |seen| seen.union(lines)));
@@ -528,7 +529,7 @@ fn class_members<'t>(frame: &Frame<'t>) -> Vec<Frame<'t>> {
 /// The statements a block-like node contains. Conditions, loop headers and other
 /// expressions are not searched, except a `for` header's `var` declaration.
 fn statements(node: Node<'_>) -> Vec<Node<'_>> {
-    match node.kind() {
+    match node.kind_name() {
         "program" | "statement_block" | "switch_body" | "else_clause" => named_children(node),
         "if_statement" => fields_of(node, &[&fields::CONSEQUENCE, &fields::ALTERNATIVE]),
         "try_statement" => fields_of(node, &[&fields::BODY, &fields::HANDLER, &fields::FINALIZER]),
@@ -539,7 +540,7 @@ fn statements(node: Node<'_>) -> Vec<Node<'_>> {
         "for_statement" => {
             let header = node
                 .field(&fields::INITIALIZER)
-                .filter(|initializer| initializer.kind() == "variable_declaration");
+                .filter(|initializer| initializer.kind_name() == "variable_declaration");
             header
                 .into_iter()
                 .chain(fields_of(node, &[&fields::BODY]))
@@ -557,7 +558,7 @@ fn statements(node: Node<'_>) -> Vec<Node<'_>> {
 /// `declare global` are visited through their statements, never as a block) and a
 /// `switch`'s case block.
 fn opens_block(node: Node<'_>) -> bool {
-    matches!(node.kind(), "statement_block" | "switch_body")
+    matches!(node.kind_name(), "statement_block" | "switch_body")
 }
 
 /// Declarations a block binds to itself (everything but `var`): inside a module-level
@@ -594,7 +595,7 @@ fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
 /// What a value makes its binding: a function (arrow, function or generator expression)
 /// or a class (class expression); anything else is data (`None`).
 fn value_kind(value: Node<'_>) -> Option<UnitKind> {
-    match value.kind() {
+    match value.kind_name() {
         "arrow_function" | "function_expression" | "generator_function" => Some(UnitKind::Function),
         "class" => Some(UnitKind::Class),
         _ => None,
@@ -605,7 +606,7 @@ fn value_kind(value: Node<'_>) -> Option<UnitKind> {
 /// values the same way).
 pub(crate) fn unwrap_expression(mut value: Node<'_>) -> Node<'_> {
     while matches!(
-        value.kind(),
+        value.kind_name(),
         "parenthesized_expression" | "as_expression" | "satisfies_expression"
     ) {
         match value.named_child(0) {
@@ -622,7 +623,7 @@ fn accessor_bit(member: Node<'_>, name: Node<'_>) -> Option<u8> {
     member
         .children(&mut cursor)
         .take_while(|child| child.id() != name.id())
-        .find_map(|child| match child.kind() {
+        .find_map(|child| match child.kind_name() {
             "get" if !child.is_named() => Some(GET),
             "set" if !child.is_named() => Some(SET),
             _ => None,

@@ -19,6 +19,7 @@ pub(crate) use chunk::{Chunk, Fragment, Fragments, walk_alone, walk_in_tree};
 
 use crate::extract::Language;
 use crate::extract::fields::{ChildByField as _, python as fields};
+use crate::extract::kinds::KindName as _;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
@@ -745,12 +746,12 @@ impl<'s> Builder<'s> {
             return;
         }
         self.pos += 1;
-        match node.kind() {
+        match node.kind_name() {
             "expression_statement" => {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_name() {
                         "assignment" => self.assignment(child, ctx),
                         "augmented_assignment" => self.augmented(child, ctx),
                         _ => {
@@ -764,7 +765,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let decorators: Vec<Node<'_>> = node
                     .named_children(&mut cursor)
-                    .filter(|child| child.kind() == "decorator")
+                    .filter(|child| child.kind_name() == "decorator")
                     .collect();
                 if let Some(definition) = node.field(&fields::DEFINITION) {
                     self.definition(definition, &decorators, ctx);
@@ -836,7 +837,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let clauses: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 for clause in clauses {
-                    match clause.kind() {
+                    match clause.kind_name() {
                         "except_clause" | "except_group_clause" => self.except(clause, ctx),
                         "else_clause" => {
                             self.sub_block(clause.field(&fields::BODY), ctx, false);
@@ -845,7 +846,7 @@ impl<'s> Builder<'s> {
                             let mut inner = clause.walk();
                             let body = clause
                                 .named_children(&mut inner)
-                                .find(|child| child.kind() == "block");
+                                .find(|child| child.kind_name() == "block");
                             self.sub_block(body, ctx, false);
                         }
                         _ => {}
@@ -858,13 +859,13 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let clauses: Vec<Node<'_>> = node
                     .named_children(&mut cursor)
-                    .filter(|child| child.kind() == "with_clause")
+                    .filter(|child| child.kind_name() == "with_clause")
                     .collect();
                 for clause in clauses {
                     let mut items_cursor = clause.walk();
                     let items: Vec<Node<'_>> = clause
                         .named_children(&mut items_cursor)
-                        .filter(|child| child.kind() == "with_item")
+                        .filter(|child| child.kind_name() == "with_item")
                         .collect();
                     for item in items {
                         self.with_item(item, ctx, inner);
@@ -885,7 +886,7 @@ impl<'s> Builder<'s> {
                     let mut inner = body.walk();
                     let cases: Vec<Node<'_>> = body
                         .named_children(&mut inner)
-                        .filter(|child| child.kind() == "case_clause")
+                        .filter(|child| child.kind_name() == "case_clause")
                         .collect();
                     for case in cases {
                         if let Some(guard) = case.field(&fields::GUARD) {
@@ -898,11 +899,11 @@ impl<'s> Builder<'s> {
             "import_statement" => self.import(node, ctx),
             "import_from_statement" => self.import_from(node, ctx),
             "global_statement" | "nonlocal_statement" => {
-                let global = node.kind() == "global_statement";
+                let global = node.kind_name() == "global_statement";
                 let mut cursor = node.walk();
                 let names: Vec<Box<str>> = node
                     .named_children(&mut cursor)
-                    .filter(|child| child.kind() == "identifier")
+                    .filter(|child| child.kind_name() == "identifier")
                     .map(|child| self.text(child).into())
                     .collect();
                 let index = ctx.scope as usize;
@@ -919,7 +920,7 @@ impl<'s> Builder<'s> {
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 for (index, child) in children.into_iter().enumerate() {
                     let value = self.expr(child, ctx);
-                    if index == 0 && child.kind() != "call" {
+                    if index == 0 && child.kind_name() != "call" {
                         self.implicit_site(SiteKind::Raise, value, child, ctx);
                     }
                 }
@@ -967,7 +968,7 @@ impl<'s> Builder<'s> {
         let alias = clause.field(&fields::ALIAS);
         let mut caught = None;
         for child in children {
-            if child.kind() == "block" {
+            if child.kind_name() == "block" {
                 self.statements(child, inner);
             } else if Some(child) == alias {
                 if let Some(caught) = caught {
@@ -977,7 +978,7 @@ impl<'s> Builder<'s> {
                     });
                     self.target(child, instance, inner);
                 }
-            } else if child.kind() == "as_pattern" {
+            } else if child.kind_name() == "as_pattern" {
                 // `except E as e` in grammars that wrap it.
                 let value = self.opt_expr(child.named_child(0), Expr::Unknown, ctx);
                 let instance = self.push(Expr::Call {
@@ -987,7 +988,7 @@ impl<'s> Builder<'s> {
                 if let Some(target) = child.field(&fields::ALIAS) {
                     self.alias_target(target, instance, inner);
                 }
-            } else if child.kind() != "comment" {
+            } else if child.kind_name() != "comment" {
                 caught = Some(self.expr(child, ctx));
             }
         }
@@ -997,7 +998,7 @@ impl<'s> Builder<'s> {
         let Some(value) = item.field(&fields::VALUE) else {
             return;
         };
-        if value.kind() == "as_pattern" {
+        if value.kind_name() == "as_pattern" {
             let managed = self.opt_expr(value.named_child(0), Expr::Unknown, outer);
             self.implicit_site(SiteKind::Enter, managed, item, outer);
             let entered = self.push(Expr::Enter(managed));
@@ -1012,7 +1013,7 @@ impl<'s> Builder<'s> {
 
     /// An `as_pattern_target` (or the pattern itself).
     fn alias_target(&mut self, target: Node<'_>, value: ExprId, ctx: Ctx) {
-        if target.kind() == "as_pattern_target" {
+        if target.kind_name() == "as_pattern_target" {
             if let Some(inner) = target.named_child(0) {
                 self.target(inner, value, ctx);
             }
@@ -1025,7 +1026,7 @@ impl<'s> Builder<'s> {
         let mut cursor = node.walk();
         let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
         for name in names {
-            match name.kind() {
+            match name.kind_name() {
                 "dotted_name" => {
                     let dotted = self.text(name).to_owned();
                     let first = dotted.split('.').next().unwrap_or("").trim().to_owned();
@@ -1058,12 +1059,12 @@ impl<'s> Builder<'s> {
         let Some(module) = node.field(&fields::MODULE_NAME) else {
             return;
         };
-        let (level, dotted) = if module.kind() == "relative_import" {
+        let (level, dotted) = if module.kind_name() == "relative_import" {
             let mut cursor = module.walk();
             let mut level = 0;
             let mut dotted = String::new();
             for child in module.named_children(&mut cursor) {
-                match child.kind() {
+                match child.kind_name() {
                     "import_prefix" => {
                         level = u32::try_from(self.text(child).matches('.').count()).unwrap_or(0);
                     }
@@ -1078,7 +1079,7 @@ impl<'s> Builder<'s> {
         let mut cursor = node.walk();
         let wildcard = node
             .named_children(&mut cursor)
-            .any(|child| child.kind() == "wildcard_import");
+            .any(|child| child.kind_name() == "wildcard_import");
         if wildcard {
             if ctx.scope == MODULE_SCOPE {
                 self.model.stars.push((level, dotted.into()));
@@ -1088,7 +1089,7 @@ impl<'s> Builder<'s> {
         let mut cursor = node.walk();
         let names: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
         for name in names {
-            let (imported, alias) = match name.kind() {
+            let (imported, alias) = match name.kind_name() {
                 "dotted_name" => (compact(self.text(name)), None),
                 "aliased_import" => {
                     let Some(imported) = name.field(&fields::NAME) else {
@@ -1144,7 +1145,7 @@ impl<'s> Builder<'s> {
                 Some((self.expr(expr, ctx), expr))
             })
             .collect();
-        let class = node.kind() == "class_definition";
+        let class = node.kind_name() == "class_definition";
         let scope = self.new_scope(
             if class {
                 ScopeKind::Class
@@ -1176,7 +1177,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = superclasses.walk();
                 let children: Vec<Node<'_>> = superclasses.named_children(&mut cursor).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_name() {
                         "keyword_argument" => {
                             if let Some(value) = child.field(&fields::VALUE) {
                                 self.expr(value, ctx);
@@ -1231,11 +1232,11 @@ impl<'s> Builder<'s> {
             block: self.model.scopes[scope as usize].top,
         };
         for child in children {
-            let (name_node, default, kind) = match child.kind() {
+            let (name_node, default, kind) = match child.kind_name() {
                 "identifier" => (Some(child), None, None),
                 "typed_parameter" => {
                     let inner = child.named_child(0);
-                    match inner.map(|n| n.kind()) {
+                    match inner.map(|n| n.kind_name()) {
                         Some("list_splat_pattern") => (
                             inner.and_then(|n| n.named_child(0)),
                             None,
@@ -1274,7 +1275,7 @@ impl<'s> Builder<'s> {
             let annotation = child
                 .field(&fields::TYPE)
                 .and_then(|annotation| self.annotation(annotation, outer));
-            let Some(name_node) = name_node.filter(|n| n.kind() == "identifier") else {
+            let Some(name_node) = name_node.filter(|n| n.kind_name() == "identifier") else {
                 continue;
             };
             let name = self.text(name_node);
@@ -1311,7 +1312,7 @@ impl<'s> Builder<'s> {
                 targets.push(left);
             }
             match current.field(&fields::RIGHT) {
-                Some(right) if right.kind() == "assignment" => current = right,
+                Some(right) if right.kind_name() == "assignment" => current = right,
                 Some(right) => break Some(self.expr(right, ctx)),
                 None => break None,
             }
@@ -1324,7 +1325,7 @@ impl<'s> Builder<'s> {
         let in_class = self.model.scopes[ctx.scope as usize].kind == ScopeKind::Class;
         let declared = targets
             .first()
-            .filter(|target| in_class && target.kind() == "identifier")
+            .filter(|target| in_class && target.kind_name() == "identifier")
             .zip(annotation);
         if let Some((target, annotation)) = declared {
             let name: Box<str> = self.text(*target).into();
@@ -1356,7 +1357,7 @@ impl<'s> Builder<'s> {
             return;
         };
         let value = self.expr(right, ctx);
-        if left.kind() == "identifier" {
+        if left.kind_name() == "identifier" {
             let name = self.text(left);
             if ctx.scope == MODULE_SCOPE && name == "__all__" {
                 self.set_all(value, true);
@@ -1396,7 +1397,7 @@ impl<'s> Builder<'s> {
 
     /// Binds a target pattern to `value`.
     fn target(&mut self, target: Node<'_>, value: ExprId, ctx: Ctx) {
-        match target.kind() {
+        match target.kind_name() {
             "identifier" => {
                 let name = self.text(target);
                 self.bind(ctx, name, value);
@@ -1409,7 +1410,7 @@ impl<'s> Builder<'s> {
                     return;
                 };
                 let name: Box<str> = self.text(attribute).into();
-                let self_store = object.kind() == "identifier"
+                let self_store = object.kind_name() == "identifier"
                     && self
                         .self_name
                         .get(&ctx.scope)
@@ -1459,11 +1460,11 @@ impl<'s> Builder<'s> {
         let mut cursor = target.walk();
         let targets: Vec<Node<'_>> = target
             .named_children(&mut cursor)
-            .filter(|child| child.kind() != "comment")
+            .filter(|child| child.kind_name() != "comment")
             .collect();
         let star = targets
             .iter()
-            .position(|t| matches!(t.kind(), "list_splat_pattern" | "list_splat"));
+            .position(|t| matches!(t.kind_name(), "list_splat_pattern" | "list_splat"));
         let elements = match self.model.expr(value) {
             Expr::Seq(items)
                 if !items
@@ -1538,7 +1539,7 @@ impl<'s> Builder<'s> {
             .collect();
         let mut result = None;
         for (i, index) in indexes.iter().enumerate() {
-            if index.kind() == "slice" {
+            if index.kind_name() == "slice" {
                 self.children_exprs(*index, ctx);
                 if let Some(start) = self.slice_start(*index).filter(|_| indexes.len() == 1) {
                     result = Some(self.push(Expr::Const(Key::Slice(start))));
@@ -1606,7 +1607,7 @@ impl<'s> Builder<'s> {
         if depth > 8 {
             return;
         }
-        match node.kind() {
+        match node.kind_name() {
             "type" | "parenthesized_expression" | "type_parameter" => {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
@@ -1629,7 +1630,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let content: String = node
                     .named_children(&mut cursor)
-                    .filter(|child| child.kind() == "string_content")
+                    .filter(|child| child.kind_name() == "string_content")
                     .map(|child| self.text(child))
                     .collect();
                 self.annotation_text(&content, ctx, out, depth + 1);
@@ -1637,7 +1638,7 @@ impl<'s> Builder<'s> {
             "generic_type" | "subscript" => {
                 let mut cursor = node.walk();
                 let (head, params): (Option<Node<'_>>, Vec<Node<'_>>) =
-                    if node.kind() == "subscript" {
+                    if node.kind_name() == "subscript" {
                         let params = node
                             .children_by_field_name("subscript", &mut cursor)
                             .collect();
@@ -1646,7 +1647,7 @@ impl<'s> Builder<'s> {
                         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                         let params = children
                             .iter()
-                            .filter(|child| child.kind() == "type_parameter")
+                            .filter(|child| child.kind_name() == "type_parameter")
                             .flat_map(|parameter| {
                                 let mut inner = parameter.walk();
                                 parameter.named_children(&mut inner).collect::<Vec<_>>()
@@ -1799,7 +1800,7 @@ impl<'s> Builder<'s> {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in children {
-            if matches!(child.kind(), "comment" | "ERROR" | "type") {
+            if matches!(child.kind_name(), "comment" | "ERROR" | "type") {
                 continue;
             }
             self.expr(child, ctx);
@@ -1817,7 +1818,7 @@ impl<'s> Builder<'s> {
     }
 
     fn expr_inner(&mut self, node: Node<'_>, ctx: Ctx) -> ExprId {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => {
                 let name = self.text(node);
                 self.name(name, ctx)
@@ -1854,7 +1855,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let inner = node
                     .named_children(&mut cursor)
-                    .find(|child| child.kind() != "comment");
+                    .find(|child| child.kind_name() != "comment");
                 match inner {
                     Some(inner) => self.expr(inner, ctx),
                     None => self.push(Expr::Builtin),
@@ -1864,7 +1865,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node
                     .named_children(&mut cursor)
-                    .filter(|child| child.kind() != "comment")
+                    .filter(|child| child.kind_name() != "comment")
                     .collect();
                 let items: Box<[ExprId]> = children
                     .into_iter()
@@ -1881,7 +1882,7 @@ impl<'s> Builder<'s> {
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 let mut entries = Vec::new();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_name() {
                         "pair" => {
                             let key = child.field(&fields::KEY).map(|k| self.expr(k, ctx));
                             let value =
@@ -1951,7 +1952,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = node.walk();
                 let from = node
                     .children(&mut cursor)
-                    .any(|child| child.kind() == "from");
+                    .any(|child| child.kind_name() == "from");
                 let value = node.named_child(0).map(|inner| self.expr(inner, ctx));
                 if let Some(function) = self.callable_scope(ctx.scope) {
                     let yielded = match value {
@@ -1969,7 +1970,7 @@ impl<'s> Builder<'s> {
                 let mut text = String::new();
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_name() {
                         "interpolation" => {
                             constant = false;
                             self.children_exprs(child, ctx);
@@ -2000,7 +2001,7 @@ impl<'s> Builder<'s> {
                     .field(&fields::OPERATOR)
                     .is_some_and(|op| self.text(op) == "-");
                 let literal = operand
-                    .filter(|operand| negative && operand.kind() == "integer")
+                    .filter(|operand| negative && operand.kind_name() == "integer")
                     .and_then(|operand| parse_int(self.text(operand)));
                 if let Some(value) = literal {
                     return self.push(Expr::Const(Key::Int(-value)));
@@ -2037,7 +2038,7 @@ impl<'s> Builder<'s> {
         let func = self.expr(function, ctx);
         let mut args = Vec::new();
         if let Some(arguments) = node.field(&fields::ARGUMENTS) {
-            if arguments.kind() == "generator_expression" {
+            if arguments.kind_name() == "generator_expression" {
                 let value = self.expr(arguments, ctx);
                 args.push(Arg {
                     keyword: None,
@@ -2048,7 +2049,7 @@ impl<'s> Builder<'s> {
                 let mut cursor = arguments.walk();
                 let children: Vec<Node<'_>> = arguments.named_children(&mut cursor).collect();
                 for child in children {
-                    match child.kind() {
+                    match child.kind_name() {
                         "keyword_argument" => {
                             let keyword = child
                                 .field(&fields::NAME)
@@ -2088,7 +2089,7 @@ impl<'s> Builder<'s> {
             args: args.into(),
         });
         self.site(SiteKind::Call, call, function, ctx);
-        if function.kind() != "identifier" || self.text(function) != "super" {
+        if function.kind_name() != "identifier" || self.text(function) != "super" {
             return call;
         }
         let explicit = match self.model.expr(call) {
@@ -2159,7 +2160,7 @@ impl<'s> Builder<'s> {
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         let mut first = true;
         for child in &children {
-            match child.kind() {
+            match child.kind_name() {
                 "for_in_clause" => {
                     let iterable = self.opt_expr(
                         child.field(&fields::RIGHT),
@@ -2180,7 +2181,7 @@ impl<'s> Builder<'s> {
         }
         self.pos += 1;
         let element = match node.field(&fields::BODY) {
-            Some(body) if body.kind() == "pair" => {
+            Some(body) if body.kind_name() == "pair" => {
                 self.children_exprs(body, inner);
                 None
             }
@@ -2188,7 +2189,7 @@ impl<'s> Builder<'s> {
             None => None,
         };
         match element {
-            Some(element) if node.kind() != "set_comprehension" => {
+            Some(element) if node.kind_name() != "set_comprehension" => {
                 self.push(Expr::Comprehension { element })
             }
             _ => self.push(Expr::Builtin),

@@ -10,6 +10,7 @@
 //! Does not own: what a fragment is and its walk (`facts::chunk`).
 
 use super::facts::{self, Chunk, Fragment, Fragments};
+use crate::extract::kinds::KindName as _;
 use keel_engine::Db;
 use std::cell::RefCell;
 use std::ops::Range;
@@ -66,7 +67,10 @@ impl AtHand {
             .root_node()
             .descendant_for_byte_range(self.node.start, self.node.end)?;
         while node.byte_range() != self.node
-            || !matches!(node.kind(), "function_definition" | "decorated_definition")
+            || !matches!(
+                node.kind_name(),
+                "function_definition" | "decorated_definition"
+            )
         {
             node = node.parent()?;
         }

@@ -20,6 +20,7 @@
 use crate::callgraph::MODULE;
 use crate::extract::Language;
 use crate::extract::fields::{ChildByField as _, Field, typescript as fields};
+use crate::extract::kinds::KindName as _;
 use crate::extract::{qualify, unwrap_expression};
 use crate::images::{Image, image_bytes};
 use keel_engine::Db;
@@ -656,7 +657,7 @@ impl<'s> Walk<'s> {
     fn visit<'t>(&mut self, frame: &Frame<'t>, out: &mut Vec<Frame<'t>>) {
         let node = frame.node;
         let ctx = frame.ctx;
-        match node.kind() {
+        match node.kind_name() {
             "comment"
             | "type_annotation"
             | "type_arguments"
@@ -748,7 +749,7 @@ impl<'s> Walk<'s> {
             "expression_statement" => {
                 let namespace = node
                     .named_child(0)
-                    .filter(|child| child.kind() == "internal_module");
+                    .filter(|child| child.kind_name() == "internal_module");
                 match namespace {
                     Some(namespace) => out.push(frame_of(namespace, ctx)),
                     None => self.expressions(node, ctx, out),
@@ -797,7 +798,7 @@ impl<'s> Walk<'s> {
             "assignment_expression" => self.assignment(node, ctx, out),
             "augmented_assignment_expression" => {
                 if let Some(left) = node.field(&fields::LEFT)
-                    && left.kind() == "identifier"
+                    && left.kind_name() == "identifier"
                 {
                     let name = self.text(left).to_owned();
                     self.assigned
@@ -813,7 +814,7 @@ impl<'s> Walk<'s> {
         let mut pending = vec![node];
         while let Some(node) = pending.pop() {
             if node.child_count() == 0 {
-                if node.kind().ends_with("identifier") {
+                if node.kind_name().ends_with("identifier") {
                     let name = self.text(node).to_owned();
                     self.declared.insert(name);
                 }
@@ -891,7 +892,7 @@ impl<'s> Walk<'s> {
         let naming = self.ctxs[ctx].naming.clone();
         self.ctxs[inner].naming = naming;
         if let Some(initializer) = node.field(&fields::INITIALIZER) {
-            let header = if initializer.kind() == "variable_declaration" {
+            let header = if initializer.kind_name() == "variable_declaration" {
                 inner
             } else {
                 self.expr_ctx(inner)
@@ -945,7 +946,7 @@ impl<'s> Walk<'s> {
     fn bind_pattern(&mut self, scope: usize, pattern: Node<'_>, base: Option<&Expr>) {
         let mut pending = vec![(pattern, base.cloned())];
         while let Some((node, base)) = pending.pop() {
-            match node.kind() {
+            match node.kind_name() {
                 "identifier" | "shorthand_property_identifier_pattern" => {
                     let name = self.text(node).to_owned();
                     let init = match base {
@@ -957,7 +958,7 @@ impl<'s> Walk<'s> {
                 "object_pattern" => {
                     let mut cursor = node.walk();
                     for child in node.named_children(&mut cursor) {
-                        match child.kind() {
+                        match child.kind_name() {
                             "shorthand_property_identifier_pattern" => {
                                 let name = self.text(child).to_owned();
                                 let value = base
@@ -981,7 +982,7 @@ impl<'s> Walk<'s> {
                             }
                             "object_assignment_pattern" => {
                                 if let Some(left) = child.field(&fields::LEFT) {
-                                    let value = match (&base, left.kind()) {
+                                    let value = match (&base, left.kind_name()) {
                                         (Some(base), "shorthand_property_identifier_pattern") => {
                                             let name = self.text(left).to_owned();
                                             Some(Expr::Member(Box::new(base.clone()), name))
@@ -1017,7 +1018,7 @@ impl<'s> Walk<'s> {
         let scope = self.ctxs[ctx].scope;
         let mut pending = vec![pattern];
         while let Some(node) = pending.pop() {
-            match node.kind() {
+            match node.kind_name() {
                 "identifier" | "shorthand_property_identifier_pattern" => {
                     let name = self.text(node).to_owned();
                     self.assigned.push((scope, name, Expr::unknown()));
@@ -1073,7 +1074,7 @@ impl<'s> Walk<'s> {
     ) -> Vec<(String, Expr)> {
         let outer = &self.ctxs[ctx];
         let this = this.unwrap_or_else(|| {
-            if node.kind() == "arrow_function" {
+            if node.kind_name() == "arrow_function" {
                 outer.this.clone()
             } else {
                 This::Unknown
@@ -1082,8 +1083,10 @@ impl<'s> Walk<'s> {
         let caller = unit.clone().unwrap_or_else(|| outer.caller.clone());
         let outer_scope = outer.scope;
         let scope = self.push_scope(Some(outer_scope), true);
-        if matches!(node.kind(), "function_expression" | "generator_function")
-            && let Some(name) = node.field(&fields::NAME)
+        if matches!(
+            node.kind_name(),
+            "function_expression" | "generator_function"
+        ) && let Some(name) = node.field(&fields::NAME)
         {
             let name = self.text(name).to_owned();
             let value = match &unit {
@@ -1099,13 +1102,13 @@ impl<'s> Walk<'s> {
             let declared = node
                 .field(&fields::RETURN_TYPE)
                 .and_then(|annotation| annotation.named_child(0))
-                .map(|ty| match ty.kind() {
+                .map(|ty| match ty.kind_name() {
                     "this_type" => Expr::This(this.clone()),
                     _ => self.type_expr(ty),
                 });
             let promised = has_token(node, "async")
                 || has_token(node, "*")
-                || node.kind().starts_with("generator");
+                || node.kind_name().starts_with("generator");
             match declared {
                 Some(declared) => self
                     .returned
@@ -1131,7 +1134,7 @@ impl<'s> Walk<'s> {
         });
         let properties = self.parameters(node, inner, out);
         if let Some(body) = node.field(&fields::BODY) {
-            if body.kind() == "statement_block" {
+            if body.kind_name() == "statement_block" {
                 out.push(Frame {
                     node: body,
                     ctx: inner,
@@ -1171,7 +1174,7 @@ impl<'s> Walk<'s> {
         let list: Vec<Node<'t>> = parameters.named_children(&mut cursor).collect();
         for parameter in list {
             if !matches!(
-                parameter.kind(),
+                parameter.kind_name(),
                 "required_parameter" | "optional_parameter"
             ) {
                 continue;
@@ -1183,14 +1186,14 @@ impl<'s> Walk<'s> {
             }
             let mut inner = parameter.walk();
             for child in parameter.named_children(&mut inner) {
-                if child.kind() == "decorator" {
+                if child.kind_name() == "decorator" {
                     out.push(frame_of(child, expr));
                 }
             }
             let Some(pattern) = parameter.field(&fields::PATTERN) else {
                 continue;
             };
-            if pattern.kind() != "identifier" {
+            if pattern.kind_name() != "identifier" {
                 let base = default.map(|default| self.expr(default, ctx, 0));
                 self.bind_pattern(scope, pattern, base.as_ref());
                 continue;
@@ -1232,7 +1235,7 @@ impl<'s> Walk<'s> {
         let outer_expr = self.expr_ctx(ctx);
         let outer_scope = self.ctxs[ctx].scope;
         let class_scope = self.push_scope(Some(outer_scope), false);
-        if node.kind() == "class"
+        if node.kind_name() == "class"
             && let Some(name) = node.field(&fields::NAME)
         {
             let name = self.text(name).to_owned();
@@ -1244,13 +1247,13 @@ impl<'s> Walk<'s> {
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         for child in &children {
-            match child.kind() {
+            match child.kind_name() {
                 "decorator" => out.push(frame_of(*child, outer_expr)),
                 "class_heritage" => {
                     let mut inner = child.walk();
                     let clauses: Vec<Node<'t>> = child.named_children(&mut inner).collect();
                     for clause in clauses {
-                        if clause.kind() != "extends_clause" {
+                        if clause.kind_name() != "extends_clause" {
                             continue;
                         }
                         if let Some(value) = clause.field(&fields::VALUE) {
@@ -1310,7 +1313,7 @@ impl<'s> Walk<'s> {
                 (Some(class), Some(name)) => Some(qualify(class, name)),
                 _ => None,
             };
-            match member.kind() {
+            match member.kind_name() {
                 "method_definition" => {
                     if let (Some(index), Some(name), Some(qualified)) = (index, &name, &member_unit)
                     {
@@ -1337,7 +1340,7 @@ impl<'s> Walk<'s> {
                 }
                 "public_field_definition" => {
                     let value = member.field(&fields::VALUE).map(unwrap_expression);
-                    if let Some(function) = value.filter(|value| is_function(value.kind())) {
+                    if let Some(function) = value.filter(|value| is_function(value.kind_name())) {
                         if let (Some(index), Some(name), Some(qualified)) =
                             (index, &name, &member_unit)
                         {
@@ -1367,7 +1370,7 @@ impl<'s> Walk<'s> {
                     }
                     let mut inner = member.walk();
                     for child in member.named_children(&mut inner) {
-                        if child.kind() == "decorator" {
+                        if child.kind_name() == "decorator" {
                             out.push(frame_of(child, instance_ctx));
                         }
                     }
@@ -1400,7 +1403,7 @@ impl<'s> Walk<'s> {
     }
 
     fn declarators<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
-        let is_var = node.kind() == "variable_declaration";
+        let is_var = node.kind_name() == "variable_declaration";
         let scope = self.ctxs[ctx].scope;
         let bind_scope = if is_var {
             self.hoist_scope(scope)
@@ -1411,14 +1414,14 @@ impl<'s> Walk<'s> {
         let mut cursor = node.walk();
         let declarators: Vec<Node<'t>> = node
             .named_children(&mut cursor)
-            .filter(|child| child.kind() == "variable_declarator")
+            .filter(|child| child.kind_name() == "variable_declarator")
             .collect();
         for declarator in declarators {
             let Some(name_node) = declarator.field(&fields::NAME) else {
                 continue;
             };
             let value = declarator.field(&fields::VALUE).map(unwrap_expression);
-            if name_node.kind() != "identifier" {
+            if name_node.kind_name() != "identifier" {
                 let base = value.map(|value| self.expr(value, ctx, 0));
                 self.bind_pattern(bind_scope, name_node, base.as_ref());
                 if let Some(value) = value {
@@ -1428,7 +1431,7 @@ impl<'s> Walk<'s> {
             }
             let name = self.text(name_node).to_owned();
             match value {
-                Some(function) if is_function(function.kind()) => {
+                Some(function) if is_function(function.kind_name()) => {
                     let unit = self.unit_in(ctx, &name, is_var);
                     let bound = match &unit {
                         Some(qualified) => Value::Func(qualified.clone()),
@@ -1437,7 +1440,7 @@ impl<'s> Walk<'s> {
                     self.bind(bind_scope, &name, Init::Value(bound));
                     self.function(function, ctx, unit, None, out);
                 }
-                Some(class) if class.kind() == "class" => {
+                Some(class) if class.kind_name() == "class" => {
                     let unit = self.unit_in(ctx, &name, is_var);
                     let bound = unit.clone().map_or(Value::Unknown, Value::Class);
                     self.bind(bind_scope, &name, Init::Value(bound));
@@ -1475,7 +1478,7 @@ impl<'s> Walk<'s> {
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in children {
-            match child.kind() {
+            match child.kind_name() {
                 "import_clause" => {
                     let Some(spec) = statement_source.clone() else {
                         continue;
@@ -1492,7 +1495,7 @@ impl<'s> Walk<'s> {
                         .map(|source| unquote(self.text(source)).to_owned());
                     let name = child
                         .named_child(0)
-                        .filter(|name| name.kind() == "identifier");
+                        .filter(|name| name.kind_name() == "identifier");
                     if let (Some(spec), Some(name)) = (spec, name) {
                         self.specs.push(spec.clone());
                         let name = self.text(name).to_owned();
@@ -1505,7 +1508,7 @@ impl<'s> Walk<'s> {
     }
 
     fn import_part(&mut self, scope: usize, spec: &str, part: Node<'_>) {
-        match part.kind() {
+        match part.kind_name() {
             "identifier" => {
                 let name = self.text(part).to_owned();
                 let init = Init::Import(spec.to_owned(), Imported::Named("default".to_owned()));
@@ -1575,7 +1578,10 @@ impl<'s> Walk<'s> {
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         let expr = self.expr_ctx(ctx);
-        for decorator in children.iter().filter(|child| child.kind() == "decorator") {
+        for decorator in children
+            .iter()
+            .filter(|child| child.kind_name() == "decorator")
+        {
             out.push(frame_of(*decorator, expr));
         }
         if let Some(declaration) = node.field(&fields::DECLARATION) {
@@ -1588,7 +1594,7 @@ impl<'s> Walk<'s> {
         }
         if let Some(value) = node.field(&fields::VALUE) {
             let value = unwrap_expression(value);
-            if is_function(value.kind()) {
+            if is_function(value.kind_name()) {
                 let unit = self.unit_in(ctx, "default", false);
                 let bound = match &unit {
                     Some(qualified) => Value::Func(qualified.clone()),
@@ -1596,7 +1602,7 @@ impl<'s> Walk<'s> {
                 };
                 self.export_name(ctx, "default", Expr::Value(bound));
                 self.function(value, ctx, unit, None, out);
-            } else if value.kind() == "class" {
+            } else if value.kind_name() == "class" {
                 let unit = self.unit_in(ctx, "default", false);
                 let bound = unit.clone().map_or(Value::Unknown, Value::Class);
                 self.export_name(ctx, "default", Expr::Value(bound));
@@ -1613,7 +1619,7 @@ impl<'s> Walk<'s> {
             // `export = value` (TS CommonJS).
             if let Some(value) = children
                 .iter()
-                .find(|child| !matches!(child.kind(), "comment" | "decorator"))
+                .find(|child| !matches!(child.kind_name(), "comment" | "decorator"))
             {
                 let written = self.expr(*value, ctx, 0);
                 self.whole.push((self.ctxs[ctx].scope, written));
@@ -1624,7 +1630,7 @@ impl<'s> Walk<'s> {
         }
         let mut listed = false;
         for child in children {
-            match child.kind() {
+            match child.kind_name() {
                 "export_clause" => {
                     listed = true;
                     let mut inner = child.walk();
@@ -1680,7 +1686,7 @@ impl<'s> Walk<'s> {
 
     /// The value names a declaration binds (`export <declaration>`).
     fn declared_names(&self, declaration: Node<'_>) -> Vec<String> {
-        match declaration.kind() {
+        match declaration.kind_name() {
             "lexical_declaration" | "variable_declaration" => {
                 let mut names = Vec::new();
                 let mut cursor = declaration.walk();
@@ -1701,7 +1707,7 @@ impl<'s> Walk<'s> {
             "interface_declaration" => Vec::new(),
             _ => declaration
                 .field(&fields::NAME)
-                .filter(|name| name.kind() != "string")
+                .filter(|name| name.kind_name() != "string")
                 .map(|name| self.text(name).to_owned())
                 .into_iter()
                 .collect(),
@@ -1711,7 +1717,7 @@ impl<'s> Walk<'s> {
     fn pattern_names(&self, pattern: Node<'_>, names: &mut Vec<String>) {
         let mut pending = vec![pattern];
         while let Some(node) = pending.pop() {
-            match node.kind() {
+            match node.kind_name() {
                 "identifier" | "shorthand_property_identifier_pattern" => {
                     names.push(self.text(node).to_owned());
                 }
@@ -1733,7 +1739,7 @@ impl<'s> Walk<'s> {
         let Some(name) = node.field(&fields::NAME) else {
             return;
         };
-        if name.kind() == "string" {
+        if name.kind_name() == "string" {
             return;
         }
         let text: String = self
@@ -1807,7 +1813,7 @@ impl<'s> Walk<'s> {
 
     fn call<'t>(&mut self, node: Node<'t>, ctx: usize, out: &mut Vec<Frame<'t>>) {
         if let Some(function) = node.field(&fields::FUNCTION) {
-            match function.kind() {
+            match function.kind_name() {
                 // A dynamic `import()` loads a module; it calls no code of it.
                 "import" => {}
                 "super" => {
@@ -1815,7 +1821,7 @@ impl<'s> Walk<'s> {
                     self.site(ctx, node, function, true, Expr::Super { this, call: true });
                 }
                 _ => {
-                    if function.kind() == "identifier" && self.text(function) == "require" {
+                    if function.kind_name() == "identifier" && self.text(function) == "require" {
                         self.commonjs = true;
                         if let Some(spec) = require_spec(node, self.source) {
                             self.specs.push(spec.to_owned());
@@ -1839,7 +1845,7 @@ impl<'s> Walk<'s> {
 
     fn site(&mut self, ctx: usize, call: Node<'_>, callee: Node<'_>, new: bool, value: Expr) {
         let mut text = collapse(self.text(callee));
-        if new && callee.kind() != "super" {
+        if new && callee.kind_name() != "super" {
             text.insert_str(0, "new ");
         }
         let context = &self.ctxs[ctx];
@@ -1860,7 +1866,7 @@ impl<'s> Walk<'s> {
             return;
         };
         let scope = self.ctxs[ctx].scope;
-        match left.kind() {
+        match left.kind_name() {
             "identifier" => {
                 let name = self.text(left).to_owned();
                 let value = self.expr(right, ctx, 0);
@@ -1873,7 +1879,7 @@ impl<'s> Walk<'s> {
                 let object = left.field(&fields::OBJECT);
                 match (object, property) {
                     (Some(object), Some(property))
-                        if object.kind() == "identifier"
+                        if object.kind_name() == "identifier"
                             && self.text(object) == "module"
                             && property == "exports" =>
                     {
@@ -1886,7 +1892,7 @@ impl<'s> Walk<'s> {
                         let value = self.expr(right, ctx, 0);
                         self.cjs_named.push((property, scope, value));
                     }
-                    (Some(object), Some(property)) if object.kind() == "this" => {
+                    (Some(object), Some(property)) if object.kind_name() == "this" => {
                         if let This::Instance(class) = &self.ctxs[ctx].this {
                             let class = class.clone();
                             let value = self.expr(right, ctx, 0);
@@ -1906,11 +1912,11 @@ impl<'s> Walk<'s> {
 
     /// `exports` or `module.exports` as written.
     fn is_exports_object(&self, node: Node<'_>) -> bool {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => self.text(node) == "exports",
             "member_expression" => {
                 node.field(&fields::OBJECT).is_some_and(|object| {
-                    object.kind() == "identifier" && self.text(object) == "module"
+                    object.kind_name() == "identifier" && self.text(object) == "module"
                 }) && node
                     .field(&fields::PROPERTY)
                     .is_some_and(|property| self.text(property) == "exports")
@@ -1927,7 +1933,7 @@ impl<'s> Walk<'s> {
             return Expr::unknown();
         }
         let down = |inner: Node<'_>| self.expr(inner, ctx, depth + 1);
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => match self.text(node) {
                 "undefined" | "NaN" | "Infinity" => Expr::external(),
                 name => Expr::Name(name.to_owned()),
@@ -1940,7 +1946,7 @@ impl<'s> Walk<'s> {
                     return Expr::unknown();
                 };
                 let property = self.text(property).to_owned();
-                if object.kind() == "super" {
+                if object.kind_name() == "super" {
                     let this = self.ctxs[ctx].this.clone();
                     return Expr::Member(Box::new(Expr::Super { this, call: false }), property);
                 }
@@ -1953,7 +1959,7 @@ impl<'s> Walk<'s> {
                 let object = node.field(&fields::OBJECT);
                 let index = node
                     .field(&fields::INDEX)
-                    .filter(|index| index.kind() == "string");
+                    .filter(|index| index.kind_name() == "string");
                 match (object, index) {
                     (Some(object), Some(index)) => {
                         Expr::Member(Box::new(down(object)), unquote(self.text(index)).to_owned())
@@ -1965,7 +1971,7 @@ impl<'s> Walk<'s> {
                 let Some(function) = node.field(&fields::FUNCTION) else {
                     return Expr::unknown();
                 };
-                if function.kind() == "identifier"
+                if function.kind_name() == "identifier"
                     && self.text(function) == "require"
                     && let Some(spec) = require_spec(node, self.source)
                 {
@@ -1997,7 +2003,7 @@ impl<'s> Walk<'s> {
                     .map_or_else(Expr::unknown, down);
                 let ty = node
                     .named_child(0)
-                    .filter(|arguments| arguments.kind() == "type_arguments")
+                    .filter(|arguments| arguments.kind_name() == "type_arguments")
                     .and_then(|arguments| arguments.named_child(0));
                 match ty {
                     Some(ty) => Expr::Or(Box::new(self.type_expr(ty)), Box::new(inner)),
@@ -2012,7 +2018,7 @@ impl<'s> Walk<'s> {
                 let mut members = Vec::new();
                 let mut cursor = node.walk();
                 for member in node.named_children(&mut cursor) {
-                    match member.kind() {
+                    match member.kind_name() {
                         "pair" => {
                             let key = member
                                 .field(&fields::KEY)
@@ -2056,7 +2062,7 @@ impl<'s> Walk<'s> {
     fn type_expr(&self, node: Node<'_>) -> Expr {
         let mut node = node;
         loop {
-            match node.kind() {
+            match node.kind_name() {
                 "type_annotation" | "parenthesized_type" | "opting_type_annotation" => {
                     match node.named_child(0) {
                         Some(inner) => node = inner,
@@ -2113,7 +2119,7 @@ impl<'s> Walk<'s> {
     /// computed names have none.
     fn member_name(&self, node: Node<'_>) -> Option<String> {
         let text = self.text(node);
-        match node.kind() {
+        match node.kind_name() {
             "computed_property_name" => None,
             "string" => Some(unquote(text).to_owned()),
             _ => Some(text.to_owned()),
@@ -2656,23 +2662,23 @@ fn is_function(kind: &str) -> bool {
 fn has_token(node: Node<'_>, kind: &str) -> bool {
     let mut cursor = node.walk();
     node.children(&mut cursor)
-        .any(|child| !child.is_named() && child.kind() == kind)
+        .any(|child| !child.is_named() && child.kind_name() == kind)
 }
 
 /// `constructor(private x: X)`, `constructor(readonly x: X)`: a parameter property.
 fn is_parameter_property(parameter: Node<'_>) -> bool {
     let mut cursor = parameter.walk();
     parameter.children(&mut cursor).any(|child| {
-        child.kind() == "accessibility_modifier"
-            || (!child.is_named() && child.kind() == "readonly")
+        child.kind_name() == "accessibility_modifier"
+            || (!child.is_named() && child.kind_name() == "readonly")
     })
 }
 
 fn is_nullish_type(node: Node<'_>, source: &str) -> bool {
-    match node.kind() {
+    match node.kind_name() {
         "literal_type" => node
             .named_child(0)
-            .is_some_and(|inner| matches!(inner.kind(), "null" | "undefined")),
+            .is_some_and(|inner| matches!(inner.kind_name(), "null" | "undefined")),
         "predefined_type" => matches!(source.get(node.byte_range()), Some("undefined" | "void")),
         _ => false,
     }
@@ -2685,7 +2691,7 @@ fn require_spec<'s>(call: Node<'_>, source: &'s str) -> Option<&'s str> {
         return None;
     }
     let argument = arguments.named_child(0)?;
-    (argument.kind() == "string")
+    (argument.kind_name() == "string")
         .then(|| source.get(argument.byte_range()))
         .flatten()
         .map(unquote)
@@ -2693,7 +2699,7 @@ fn require_spec<'s>(call: Node<'_>, source: &'s str) -> Option<&'s str> {
 
 /// The line of the name a callee ends with (`b` of `a.b`, the index of `a["b"]`).
 fn name_line(callee: Node<'_>) -> Option<u32> {
-    match callee.kind() {
+    match callee.kind_name() {
         "member_expression" => callee.field(&fields::PROPERTY).map(line_of),
         "subscript_expression" => callee.field(&fields::INDEX).map(line_of),
         "parenthesized_expression" | "non_null_expression" => {

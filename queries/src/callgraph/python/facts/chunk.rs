@@ -16,6 +16,7 @@ use super::{
     ScopeId, ScopeKind, Site, Standing, Store, StoreTarget, parse,
 };
 use crate::extract::fields::{ChildByField as _, python as fields};
+use crate::extract::kinds::KindName as _;
 use rustc_hash::FxHashSet as HashSet;
 use tree_sitter::{Node, Tree};
 
@@ -156,11 +157,11 @@ impl<'s> Builder<'s> {
     /// one.
     pub(super) fn fragment_chunk(&self, node: Node<'_>, ctx: Ctx) -> Option<&'s Chunk> {
         let (fragments, tree) = self.fragments?;
-        let definition = match node.kind() {
+        let definition = match node.kind_name() {
             "function_definition" => node,
             "decorated_definition" => node
                 .field(&fields::DEFINITION)
-                .filter(|definition| definition.kind() == "function_definition")?,
+                .filter(|definition| definition.kind_name() == "function_definition")?,
             _ => return None,
         };
         let scope = &self.model.scopes[ctx.scope as usize];
