@@ -10,11 +10,13 @@
 //! sides of a merge); `candidate` holds `--pending` to full lint on its nodes and checks the
 //! governor transition; `fresh` judges eval readings on their plain
 //! ancestry windows; `renames` holds rename pairing to `git diff -M`; `reparse` holds
-//! incremental parsing to the full parse's answers, `splice` the Python splice.
+//! incremental parsing to the full parse's answers, `splice` the Python splice;
+//! `callgraph_edits` holds a call graph moved through random edits to a fresh one's.
 
 mod agent_logs;
 mod agreement;
 mod agreement_history;
+mod callgraph_edits;
 mod callgraph_python;
 mod callgraph_typescript;
 mod candidate;

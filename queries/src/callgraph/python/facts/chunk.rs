@@ -516,21 +516,34 @@ def tail():
 "#;
 
     /// Takes each fragment's chunk by walking it in the tree (or alone), leaking it so
-    /// that the walk can borrow it; counts them.
+    /// that the walk can borrow it; counts them. `units`: the source's units.
     struct Walked {
         alone: bool,
         count: Cell<usize>,
+        units: Vec<String>,
+    }
+
+    impl Walked {
+        fn new(alone: bool, source: &str) -> Self {
+            Self {
+                alone,
+                count: Cell::new(0),
+                units: units_of(source),
+            }
+        }
     }
 
     impl Fragments for Walked {
         fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
             self.count.set(self.count.get() + 1);
-            let units: Vec<String> = units_of(SOURCE)
-                .into_iter()
+            let units: Vec<String> = self
+                .units
+                .iter()
                 .filter(|unit| {
                     unit.strip_prefix(fragment.qualified)
                         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                 })
+                .cloned()
                 .collect();
             let chunk = if self.alone {
                 walk_alone(fragment.text, fragment.class, &units)
@@ -568,10 +581,7 @@ def tail():
     fn facts_spliced_from_fragments_equal_facts_walked_whole() {
         let whole = facts(SOURCE, None);
         for alone in [false, true] {
-            let walked = Walked {
-                alone,
-                count: Cell::new(0),
-            };
+            let walked = Walked::new(alone, SOURCE);
             let spliced = facts(SOURCE, Some(&walked));
             // register, run, tail; Base's __init__, make, first, fetch; Windows's
             // __init__ (a class in an `if` is still the module's). Not Inner.go, maybe,
@@ -583,10 +593,7 @@ def tail():
 
     #[test]
     fn a_chunk_does_not_depend_on_where_its_fragment_sits() {
-        let walked = Walked {
-            alone: false,
-            count: Cell::new(0),
-        };
+        let walked = Walked::new(false, SOURCE);
         let shifted = format!("import sys\n\n\n{SOURCE}");
         let plain = facts(SOURCE, Some(&walked));
         let moved = facts(&shifted, Some(&walked));
@@ -605,5 +612,115 @@ def tail():
             lines(&plain).contains(&21),
             "a call inside `run` keeps its line"
         );
+    }
+
+    /// Statements a generated body draws from: each reaches outside its own line in some
+    /// way (a module name, a `global`, a nested scope, a `self` store, a block).
+    const BODY: [&str; 12] = [
+        "return helpers.clean(x)",
+        "global counter\ncounter = counter + 1",
+        "items = [h.clean(i) for i in x if i]",
+        "key = lambda v: v.strip()\nkey(x)",
+        "def inner(z):\n    nonlocal x\n    x = z\n    return run(z)\ninner(x)",
+        "with open(x) as handle:\n    for line in handle:\n        run(line)",
+        "try:\n    run(x)\nexcept ValueError as error:\n    raise RuntimeError(error) from error",
+        "y = Base(x)\ny.make()",
+        "if x:\n    return tail()\nelse:\n    pass",
+        "__all__.append(\"late\")",
+        "class Local:\n    def go(self):\n        return run(1)\nLocal().go()",
+        "yield x",
+    ];
+    /// Lines a generated method adds to a body.
+    const METHOD: [&str; 3] = [
+        "self.items = list(x)",
+        "return self.make()",
+        "self.total = len(self.items)",
+    ];
+    const DECORATORS: [&str; 5] = [
+        "",
+        "@register\n",
+        "@staticmethod\n",
+        "@property\n",
+        "@register(os.sep)\n",
+    ];
+
+    /// `text` indented by `by` spaces on every line.
+    fn indented(text: &str, by: usize) -> String {
+        text.lines()
+            .map(|line| format!("{}{line}\n", " ".repeat(by)))
+            .collect()
+    }
+
+    /// A generated module: imports, then functions and classes (some inside an `if`).
+    fn generated(rng: &mut keel_fixtures::rng::SeededRng) -> String {
+        let mut text = String::from(
+            "import os\nfrom . import helpers as h\nimport helpers\n__all__ = [\"run\"]\ncounter = 0\n",
+        );
+        for item in 0..1 + rng.below(6) {
+            let guarded = rng.below(5) == 0;
+            let base = if guarded { 4 } else { 0 };
+            if guarded {
+                text.push_str("if os.name == \"nt\":\n");
+            }
+            let function = |rng: &mut keel_fixtures::rng::SeededRng,
+                            name: String,
+                            indent: usize,
+                            method: bool| {
+                let mut def = String::from(DECORATORS[rng.below(DECORATORS.len())]);
+                let receiver = if method { "self, x" } else { "x" };
+                let default = [
+                    "",
+                    ", y=os.getcwd()",
+                    ", z=__all__.append(\"d\")",
+                    ", w=__all__.extend(os.sep)",
+                ][rng.below(4)];
+                def.push_str(&format!("def {name}({receiver}{default}):\n"));
+                let mut body = String::new();
+                for _ in 0..1 + rng.below(3) {
+                    body.push_str(BODY[rng.below(BODY.len())]);
+                    body.push('\n');
+                }
+                if method {
+                    body.push_str(METHOD[rng.below(METHOD.len())]);
+                    body.push('\n');
+                }
+                let mut out = indented(&def, indent);
+                out.push_str(&indented(&body, indent + 4));
+                out
+            };
+            if rng.below(2) == 0 {
+                text.push_str(&function(rng, format!("f{item}"), base, false));
+            } else {
+                text.push_str(&indented(
+                    &format!("class C{item}(Base):\n    size: int = 0\n"),
+                    base,
+                ));
+                for method in 0..1 + rng.below(3) {
+                    text.push_str(&function(rng, format!("m{method}"), base + 4, true));
+                }
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn generated_modules_spliced_equal_them_walked_whole() {
+        let mut rng = keel_fixtures::rng::SeededRng::new(0x6672_6167);
+        let mut fragments = 0;
+        for case in 0..200 {
+            let source = generated(&mut rng);
+            let whole = facts(&source, None);
+            assert!(!whole.partial, "case {case} parses:\n{source}");
+            for alone in [false, true] {
+                let walked = Walked::new(alone, &source);
+                assert_eq!(
+                    facts(&source, Some(&walked)),
+                    whole,
+                    "case {case}, alone {alone}:\n{source}"
+                );
+                fragments += walked.count.get();
+            }
+        }
+        assert!(fragments > 400, "{fragments} fragments spliced");
     }
 }
