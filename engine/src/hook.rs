@@ -269,19 +269,23 @@ fn chained_path(hook: &Path) -> PathBuf {
 
 /// The hook script: the kept hook first (every phase, same arguments and input), then
 /// keel for the prepared phase. `KEEL_SKIP_LINT=1` is honoured by keel itself, so the
-/// refusal that names it is the one place it is explained.
+/// refusal that names it is the one place it is explained. Without a kept hook, no
+/// process but keel's is started, and keel only in the prepared phase: the other phases'
+/// input is drained by the shell's own `read` (git writes every phase's input), and keel
+/// reads the prepared phase's from the hook's stdin.
 fn script(program: &Path, chain: bool) -> String {
     let program = program.display().to_string().replace('\'', "'\\''");
     let mut text = format!(
-        "#!/bin/sh\n{MARKER}\n# Remove with `keel hook uninstall`; skip once with KEEL_SKIP_LINT=1.\nkeel='{program}'\n[ -x \"$keel\" ] || keel=keel\ninput=$(cat)\n"
+        "#!/bin/sh\n{MARKER}\n# Remove with `keel hook uninstall`; skip once with KEEL_SKIP_LINT=1.\nkeel='{program}'\n[ -x \"$keel\" ] || keel=keel\n"
     );
     if chain {
         text.push_str(&format!(
-            "kept=\"$0{CHAINED_SUFFIX}\"\nif [ -x \"$kept\" ]; then\n  printf '%s\\n' \"$input\" | \"$kept\" \"$@\" || exit $?\nfi\n"
+            "input=$(cat)\nkept=\"$0{CHAINED_SUFFIX}\"\nif [ -x \"$kept\" ]; then\n  printf '%s\\n' \"$input\" | \"$kept\" \"$@\" || exit $?\nfi\n[ \"$1\" = prepared ] || exit 0\nprintf '%s\\n' \"$input\" | exec \"$keel\" hook run \"$1\"\n"
         ));
+        return text;
     }
     text.push_str(
-        "[ \"$1\" = prepared ] || exit 0\nprintf '%s\\n' \"$input\" | exec \"$keel\" hook run \"$1\"\n",
+        "if [ \"$1\" != prepared ]; then\n  while read -r _; do :; done\n  exit 0\nfi\nexec \"$keel\" hook run \"$1\"\n",
     );
     text
 }

@@ -3,7 +3,8 @@
 //! revert, rebase) is judged and refused when it leaves drift unanswered, with the ref,
 //! the index and the operation's state left as they were; reset, checkout and branch pass
 //! without a lint even when HEAD carries debt; `KEEL_SKIP_LINT=1` lets one update
-//! through; a hook keel did not write is refused, kept with `--force` and put back.
+//! through; a hook keel did not write is refused, kept with `--force` and put back; the
+//! hook starts no process but keel's.
 
 use super::support::{APP_PY, keel, spec};
 use crate::{APP_PY_F_CHANGED, APP_PY_G_CHANGED};
@@ -326,5 +327,64 @@ fn a_commit_no_spec_governs_passes_without_a_lint_and_a_governed_one_is_linted()
     assert!(
         memo.exists(),
         "app.py is governed: the candidate was linted"
+    );
+}
+
+/// Without a kept hook, a ref update starts no process but keel's (and keel only in the
+/// prepared phase): `cat`, which an earlier script ran in every phase to read git's input,
+/// is replaced on `PATH` by one that logs its calls, and none may be logged, while the
+/// gate still judges and refuses.
+#[test]
+fn the_hook_starts_no_process_but_keel() {
+    let repo = gated_repo();
+    let dir = repo.path();
+    let tools = tempfile::tempdir().expect("a temporary folder");
+    let log = tools.path().join("cat.log");
+    let cat = tools.path().join("cat");
+    std::fs::write(
+        &cat,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec /bin/cat \"$@\"\n",
+            log.display()
+        ),
+    )
+    .expect("write cat");
+    std::process::Command::new("chmod")
+        .args(["+x", &cat.display().to_string()])
+        .status()
+        .expect("chmod runs");
+    let path = format!(
+        "{}:{}",
+        tools.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |args: &[&str]| {
+        pinned_git(dir)
+            .env("PATH", &path)
+            .args(args)
+            .output()
+            .expect("git runs")
+    };
+    // The control: the logging `cat` is the one a shell on this PATH finds.
+    let found = std::process::Command::new("sh")
+        .args(["-c", "printf x | cat >/dev/null"])
+        .env("PATH", &path)
+        .status()
+        .expect("sh runs");
+    assert!(
+        found.success() && log.exists(),
+        "the logging cat is found first"
+    );
+    std::fs::remove_file(&log).expect("clear the log");
+
+    let branch = run(&["update-ref", "refs/heads/plumbing", "HEAD"]);
+    assert!(branch.status.success(), "{}", text(&branch.stderr));
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    let refused = run(&["commit", "-qam", "Change f"]);
+    assert_refused(&refused, "a commit changing the anchored f");
+    assert!(
+        !log.exists(),
+        "the hook started cat: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
     );
 }
