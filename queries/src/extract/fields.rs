@@ -33,15 +33,12 @@ impl Field {
 
     /// The field's id in `language`, when one of the slots holds (or now takes) it.
     fn id_in(&self, language: &Language) -> Option<u16> {
-        self.known.iter().find_map(|slot| {
-            // A slot another grammar took first (even a moment ago, on another thread)
-            // is passed over.
-            let (grammar, id) = slot.get_or_init(|| {
-                let id = language.field_id_for_name(self.name);
-                (language.clone(), id.map_or(0, std::num::NonZeroU16::get))
-            });
-            (grammar == language).then_some(*id)
+        super::grammar_slots::slot_for(&self.known, language, || {
+            language
+                .field_id_for_name(self.name)
+                .map_or(0, std::num::NonZeroU16::get)
         })
+        .copied()
     }
 }
 

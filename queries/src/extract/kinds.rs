@@ -13,10 +13,11 @@ use tree_sitter::{Language, Node};
 /// is asked `kind()`.
 const GRAMMARS: usize = 3;
 
-/// A grammar and its kind names, by kind id.
-type Table = (Language, Box<[Box<str>]>);
+/// A grammar's kind names, by kind id.
+type Names = Box<[Box<str>]>;
 
-static TABLES: [OnceLock<Table>; GRAMMARS] = [const { OnceLock::new() }; GRAMMARS];
+/// Per grammar met: the grammar and its kind names.
+static TABLES: [OnceLock<(Language, Names)>; GRAMMARS] = [const { OnceLock::new() }; GRAMMARS];
 
 /// `node.kind_name()`: `node.kind()`, read from its grammar's table.
 pub(crate) trait KindName<'t> {
@@ -26,22 +27,14 @@ pub(crate) trait KindName<'t> {
 impl<'t> KindName<'t> for Node<'t> {
     fn kind_name(&self) -> &'t str {
         let language = self.language();
-        for slot in &TABLES {
-            // A slot another grammar took first (even a moment ago, on another thread) is
-            // passed over.
-            let (grammar, names) = slot.get_or_init(|| (language.clone(), table(&language)));
-            if *grammar == *language {
-                return names
-                    .get(usize::from(self.kind_id()))
-                    .map_or_else(|| self.kind(), |name| &**name);
-            }
-        }
-        self.kind()
+        super::grammar_slots::slot_for(&TABLES, &language, || table(&language))
+            .and_then(|names| names.get(usize::from(self.kind_id())))
+            .map_or_else(|| self.kind(), |name| &**name)
     }
 }
 
 /// Every kind name of `language`, by kind id.
-fn table(language: &Language) -> Box<[Box<str>]> {
+fn table(language: &Language) -> Names {
     (0..language.node_kind_count())
         .map(|id| {
             u16::try_from(id)

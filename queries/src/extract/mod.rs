@@ -14,6 +14,7 @@
 
 mod coding;
 pub(crate) mod fields;
+mod grammar_slots;
 pub(crate) mod kinds;
 mod python;
 mod reuse;
