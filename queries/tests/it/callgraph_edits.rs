@@ -17,11 +17,10 @@
 //! served from their memos, so the comparison covers spliced memos and not only fresh
 //! walks.
 
-use crate::support::{count, hashed_files};
+use crate::support::{count, fresh_graph, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
-use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_fixtures::rng::SeededRng;
-use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
+use keel_queries::callgraph::{call_graph, graph_inputs};
 
 /// The walk's seed.
 const SEED: u64 = 0x6361_6c6c_6772_6166;
@@ -45,6 +44,21 @@ struct Function {
     name: String,
     decorated: bool,
     body: Vec<String>,
+}
+
+impl Function {
+    fn new(name: impl Into<String>, body: Vec<String>) -> Self {
+        Self {
+            name: name.into(),
+            decorated: false,
+            body,
+        }
+    }
+
+    /// A function of `body`'s statements.
+    fn of(name: &str, body: &[&str]) -> Self {
+        Self::new(name, body.iter().map(|s| (*s).to_owned()).collect())
+    }
 }
 
 /// A top-level definition of a module.
@@ -135,18 +149,8 @@ struct Walk {
 
 impl Walk {
     fn new(seed: u64) -> Self {
-        let function = |name: &str, body: &[&str]| {
-            Item::Function(Function {
-                name: name.to_owned(),
-                decorated: false,
-                body: body.iter().map(|s| (*s).to_owned()).collect(),
-            })
-        };
-        let method = |name: &str, body: &[&str]| Function {
-            name: name.to_owned(),
-            decorated: false,
-            body: body.iter().map(|s| (*s).to_owned()).collect(),
-        };
+        let function = |name: &str, body: &[&str]| Item::Function(Function::of(name, body));
+        let method = Function::of;
         let a = Module {
             path: "pkg/a.py",
             shift: 0,
@@ -241,11 +245,7 @@ impl Walk {
                 let position = self.rng.below(items.len() + 1);
                 items.insert(
                     position,
-                    Item::Function(Function {
-                        name,
-                        decorated: false,
-                        body: vec![statement],
-                    }),
+                    Item::Function(Function::new(name, vec![statement])),
                 );
             }
             3 => {
@@ -258,32 +258,19 @@ impl Walk {
             4 => {
                 let name = format!("m{}", self.serial % 4);
                 self.serial += 1;
-                let statement = self.statement(true);
+                let method = Function::new(name, vec![self.statement(true)]);
                 let position = self.rng.below(4);
-                let classes: Vec<usize> = (0..self.modules[module].items.len())
-                    .filter(|&i| matches!(self.modules[module].items[i], Item::Class { .. }))
-                    .collect();
-                if let Some(&class) = classes.first() {
-                    if let Item::Class { methods, .. } = &mut self.modules[module].items[class] {
-                        methods.insert(
-                            position.min(methods.len()),
-                            Function {
-                                name,
-                                decorated: false,
-                                body: vec![statement],
-                            },
-                        );
-                    }
-                } else {
-                    let items = &mut self.modules[module].items;
-                    items.push(Item::Class {
-                        name: format!("C{}", self.serial % 3),
-                        methods: vec![Function {
-                            name,
-                            decorated: false,
-                            body: vec![statement],
-                        }],
-                    });
+                let class_name = format!("C{}", self.serial % 3);
+                let items = &mut self.modules[module].items;
+                match items.iter_mut().find_map(|item| match item {
+                    Item::Class { methods, .. } => Some(methods),
+                    Item::Function(_) => None,
+                }) {
+                    Some(methods) => methods.insert(position.min(methods.len()), method),
+                    None => items.push(Item::Class {
+                        name: class_name,
+                        methods: vec![method],
+                    }),
                 }
             }
             5 => {
@@ -308,15 +295,12 @@ impl Walk {
     }
 }
 
-/// The graph of `files` in a fresh database.
-fn fresh_graph(files: &[(&str, String)]) -> CallGraph {
-    let db = KeelDatabase::detached();
-    let texts: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-    let tree = db.sources(
-        graph_inputs(&hashed_files(&db, &texts)),
-        DEFAULT_MAX_FILE_BYTES,
-    );
-    call_graph(&db, tree).clone()
+/// `files` as (path, text) pairs.
+fn texts<'a>(files: &'a [(&'static str, String)]) -> Vec<(&'a str, &'a str)> {
+    files
+        .iter()
+        .map(|(path, text)| (*path, text.as_str()))
+        .collect()
 }
 
 #[test]
@@ -324,14 +308,10 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
     let mut walk = Walk::new(SEED);
     let mut db = KeelDatabase::detached();
     let files = walk.files();
-    let texts: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-    let tree = db.sources(
-        graph_inputs(&hashed_files(&db, &texts)),
-        DEFAULT_MAX_FILE_BYTES,
-    );
+    let tree = source_tree(&db, &texts(&files));
     assert_eq!(
         *call_graph(&db, tree),
-        fresh_graph(&files),
+        fresh_graph(&texts(&files)),
         "the cold graph"
     );
     let _ = db.take_executed_queries();
@@ -342,8 +322,7 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
         let kind = walk.edit();
         kinds[kind] += 1;
         let files = walk.files();
-        let texts: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
-        db.set_sources(tree, graph_inputs(&hashed_files(&db, &texts)));
+        db.set_sources(tree, graph_inputs(&hashed_files(&db, &texts(&files))));
         let warm = call_graph(&db, tree).clone();
         walked += count(&db.take_executed_queries(), "python_fragment");
         met += files
@@ -354,7 +333,7 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
         unresolved += warm.unresolved.len();
         assert_eq!(
             warm,
-            fresh_graph(&files),
+            fresh_graph(&texts(&files)),
             "seed {SEED:#x}, step {step} ({}):\n{}\n{}",
             EDITS[kind],
             files[1].1,

@@ -3,24 +3,9 @@
 //! is external and what is unresolved, tolerance, and incrementality read from salsa's
 //! events.
 
-use crate::support::{count, hashed_files};
+use crate::support::{count, fresh_graph as graph, graph_in, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
-use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
-
-/// The graph of a tree of `files` in a fresh database.
-fn graph(files: &[(&str, &str)]) -> CallGraph {
-    let db = KeelDatabase::detached();
-    graph_in(&db, files)
-}
-
-fn graph_in(db: &KeelDatabase, files: &[(&str, &str)]) -> CallGraph {
-    let tree = db.sources(
-        graph_inputs(&hashed_files(db, files)),
-        DEFAULT_MAX_FILE_BYTES,
-    );
-    call_graph(db, tree).clone()
-}
 
 /// `caller -> callee` for every edge.
 fn edges(graph: &CallGraph) -> Vec<String> {
@@ -500,13 +485,7 @@ fn editing_one_function_body_re_resolves_only_that_file() {
 #[test]
 fn a_body_edit_of_the_same_tree_keeps_its_program() {
     let mut db = KeelDatabase::detached();
-    let tree = db.sources(
-        graph_inputs(&hashed_files(
-            &db,
-            &[("a.py", A_PY), ("b.py", B_PY), ("c.py", C_PY)],
-        )),
-        DEFAULT_MAX_FILE_BYTES,
-    );
+    let tree = source_tree(&db, &[("a.py", A_PY), ("b.py", B_PY), ("c.py", C_PY)]);
     let _ = call_graph(&db, tree);
     let run = db.take_executed_queries();
     assert_eq!(count(&run, "python_program"), 1, "the control: {run:?}");
@@ -630,25 +609,6 @@ class Service:
         return helpers.write(self.data)
 ";
 
-/// `Service.run` gains a call to `load`, a line above everything after it.
-const SERVICE_PY_RUN_EDITED: &str = "\
-import helpers
-
-def load(path):
-    return helpers.read(path)
-
-class Service:
-    def __init__(self, path):
-        self.data = load(path)
-
-    def run(self):
-        load(self.data)
-        return self.step()
-
-    def step(self):
-        return helpers.write(self.data)
-";
-
 /// Each function of the module's body and of a top-level class's body is a fragment
 /// memoized by its text: an edit of one body walks that function alone, and the others'
 /// chunks (their lines included) are spliced where they now sit.
@@ -656,13 +616,7 @@ class Service:
 fn an_edit_of_one_body_walks_that_function_alone() {
     let helpers = "def read(p):\n    return p\n\ndef write(d):\n    return d\n";
     let mut db = KeelDatabase::detached();
-    let tree = db.sources(
-        graph_inputs(&hashed_files(
-            &db,
-            &[("helpers.py", helpers), ("service.py", SERVICE_PY)],
-        )),
-        DEFAULT_MAX_FILE_BYTES,
-    );
+    let tree = source_tree(&db, &[("helpers.py", helpers), ("service.py", SERVICE_PY)]);
     let _ = call_graph(&db, tree);
     let run = db.take_executed_queries();
     assert_eq!(
@@ -671,10 +625,12 @@ fn an_edit_of_one_body_walks_that_function_alone() {
         "the control: every function is walked once ({run:?})"
     );
 
-    let edited = [
-        ("helpers.py", helpers),
-        ("service.py", SERVICE_PY_RUN_EDITED),
-    ];
+    // `Service.run` gains a call to `load`, a line above everything after it.
+    let run_edited = SERVICE_PY.replace(
+        "    def run(self):\n",
+        "    def run(self):\n        load(self.data)\n",
+    );
+    let edited = [("helpers.py", helpers), ("service.py", run_edited.as_str())];
     db.set_sources(tree, graph_inputs(&hashed_files(&db, &edited)));
     let warm = call_graph(&db, tree).clone();
     let run = db.take_executed_queries();

@@ -5,7 +5,7 @@
 //! category, then the expected edges against the TypeScript 5.9 checker (a test helper,
 //! `tests/tsc/calls.cjs`, never part of keel), then incrementality from salsa's events.
 
-use crate::support::{count, hashed_files};
+use crate::support::{count, fresh_graph as graph_of, hashed_files, source_tree};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase, Oid};
 use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, graph_inputs, innermost};
@@ -27,10 +27,6 @@ struct Case {
     /// Edges the TypeScript checker reports differently, each with the reason (an edge
     /// prefixed `+` the checker adds, `-` one it lacks).
     checker_differs: &'static [(&'static str, &'static str)],
-}
-
-fn graph_of(files: &[(&str, &str)]) -> CallGraph {
-    graph_within(files, DEFAULT_MAX_FILE_BYTES)
 }
 
 /// The graph of `files` when no file past `max_file_bytes` is parsed.
@@ -1361,10 +1357,7 @@ fn a_threaded_graph_answers_a_one_file_edit_on_the_calling_thread() {
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
-    let tree = db.sources(
-        graph_inputs(&hashed_files(&db, &named)),
-        DEFAULT_MAX_FILE_BYTES,
-    );
+    let tree = source_tree(&db, &named);
     let here = std::thread::current().id();
     let _ = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2);
     let cold = db.take_executions();

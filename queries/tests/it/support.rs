@@ -1,8 +1,10 @@
 //! Shared helpers: build, open and lint fixture repositories, hash source files into a
-//! database, and read the executed-query log.
+//! database as a source tree and graph it, and read the executed-query log.
 
+use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase, Oid};
 use keel_fixtures::FixtureRepo;
+use keel_queries::callgraph::{CallGraph, Sources, call_graph, graph_inputs};
 use keel_queries::lint::{Finding, LintReport, lint};
 
 /// A new empty fixture repository.
@@ -96,4 +98,22 @@ pub(crate) fn hashed_files(db: &KeelDatabase, texts: &[(&str, &str)]) -> Vec<(St
             )
         })
         .collect()
+}
+
+/// A source tree of `texts` (path, content) hashed into `db`, every file read.
+pub(crate) fn source_tree(db: &KeelDatabase, texts: &[(&str, &str)]) -> Sources {
+    db.sources(
+        graph_inputs(&hashed_files(db, texts)),
+        DEFAULT_MAX_FILE_BYTES,
+    )
+}
+
+/// The call graph of a tree of `texts` in `db`.
+pub(crate) fn graph_in(db: &KeelDatabase, texts: &[(&str, &str)]) -> CallGraph {
+    call_graph(db, source_tree(db, texts)).clone()
+}
+
+/// The call graph of a tree of `texts` in a fresh database.
+pub(crate) fn fresh_graph(texts: &[(&str, &str)]) -> CallGraph {
+    graph_in(&KeelDatabase::detached(), texts)
 }
