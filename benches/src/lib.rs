@@ -2,7 +2,8 @@
 //!
 //! Owns: [`BlobReader`], one long-lived `git cat-file --batch` serving blobs to the
 //! baselines that read many, [`quiet_git`], the git command every bench runs,
-//! [`git_stdout`], and [`release_keel`], the `keel` binary the process benches drive.
+//! [`git_stdout`], [`release_keel`], the `keel` binary the process benches drive, and
+//! [`count_arg`], how a bench reads a count flag's value.
 //! Does not own: any measurement (each binary in `src/bin`).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -131,4 +132,12 @@ impl Drop for BlobReader {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A count flag's value (`--runs 9`): a whole number above zero, or the usage line.
+pub fn count_arg(value: Option<String>, usage: &str) -> Result<usize, String> {
+    value
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| usage.to_owned())
 }

@@ -16,6 +16,7 @@
 //! Owns: the command line, the timing and the table. The numbers belong in a closing
 //! note, never in a test.
 
+use keel_benches::count_arg;
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::callgraph::{
@@ -61,27 +62,9 @@ fn options() -> Result<Options, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--under" => options.under = args.next().ok_or(usage)?,
-            "--runs" => {
-                options.runs = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(usage)?;
-            }
-            "--edits" => {
-                options.edits = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(usage)?;
-            }
-            "--threads" => {
-                options.threads = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(usage)?;
-            }
+            "--runs" => options.runs = count_arg(args.next(), usage)?,
+            "--edits" => options.edits = count_arg(args.next(), usage)?,
+            "--threads" => options.threads = count_arg(args.next(), usage)?,
             "--pycg" => options.pycg = true,
             "--each-file" => options.each_file = true,
             _ if options.repo.as_os_str().is_empty() => options.repo = PathBuf::from(arg),

@@ -17,7 +17,7 @@
 //! Owns: the command line, the timing and the table; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
-use keel_benches::{git_stdout, release_keel};
+use keel_benches::{count_arg, git_stdout, release_keel};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -41,13 +41,7 @@ fn run() -> Result<(), String> {
     let mut runs = 9usize;
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--runs" => {
-                runs = args
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(usage)?;
-            }
+            "--runs" => runs = count_arg(args.next(), usage)?,
             _ => return Err(usage.to_owned()),
         }
     }

@@ -20,7 +20,7 @@
 //! Owns: the rewrite, the timing and the checks; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
-use keel_benches::{git_stdout, release_keel};
+use keel_benches::{count_arg, git_stdout, release_keel};
 use keel_fixtures::pinned_git;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -61,11 +61,7 @@ fn options() -> Result<Options, String> {
             options.keep = Some(PathBuf::from(args.next().ok_or(usage)?));
             continue;
         }
-        let value = args
-            .next()
-            .and_then(|n| n.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .ok_or(usage)?;
+        let value = count_arg(args.next(), usage)?;
         match arg.as_str() {
             "--tips" => options.tips = value,
             "--runs" => options.runs = value,

@@ -35,6 +35,13 @@ fn status(dir: &Path) -> String {
     text(&git(dir, &["status", "--porcelain"], false).stdout)
 }
 
+/// Writes `text` to `path` as an executable script.
+fn write_script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).expect("write a script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
 /// Runs `keel hook ACTION --repo DIR [extra]`.
 fn hook(dir: &Path, action: &str, extra: &[&str]) -> Output {
     let repo = dir.display().to_string();
@@ -213,19 +220,13 @@ fn install_refuses_a_foreign_hook_keeps_it_with_force_and_uninstall_puts_it_back
     std::fs::create_dir_all(&hooks).expect("hooks folder");
     let foreign = hooks.join("reference-transaction");
     let marker = repo.path().join(".git/foreign-ran");
-    std::fs::write(
+    write_script(
         &foreign,
-        format!(
+        &format!(
             "#!/bin/sh\ncat >/dev/null\necho \"$1\" >> '{}'\n",
             marker.display()
         ),
-    )
-    .expect("write a foreign hook");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&foreign, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
+    );
     let original = std::fs::read(&foreign).expect("read");
 
     let refused = hook(repo.path(), "install", &[]);
@@ -341,18 +342,13 @@ fn the_hook_starts_no_process_but_keel() {
     let tools = tempfile::tempdir().expect("a temporary folder");
     let log = tools.path().join("cat.log");
     let cat = tools.path().join("cat");
-    std::fs::write(
+    write_script(
         &cat,
-        format!(
+        &format!(
             "#!/bin/sh\necho \"$@\" >> '{}'\nexec /bin/cat \"$@\"\n",
             log.display()
         ),
-    )
-    .expect("write cat");
-    std::process::Command::new("chmod")
-        .args(["+x", &cat.display().to_string()])
-        .status()
-        .expect("chmod runs");
+    );
     let path = format!(
         "{}:{}",
         tools.path().display(),

@@ -15,6 +15,7 @@ mod catalogue;
 mod colour;
 mod exit_codes;
 mod fresh;
+#[cfg(unix)]
 mod hook;
 mod impact;
 mod limits;
