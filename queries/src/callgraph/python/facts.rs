@@ -198,8 +198,8 @@ pub(crate) struct Scope {
     /// Sorted by (name, pos).
     pub(crate) bindings: Vec<Binding>,
     /// Each name's bindings in `bindings` (hash of the name, start, count), sorted: a
-    /// read finds them without comparing names. Set by [`Scope::index_bindings`] once
-    /// `bindings` is sorted.
+    /// read finds them without comparing names. Set with the order of `bindings` by
+    /// [`Scope::sort_bindings`].
     pub(crate) names: Box<[(u64, u32, u32)]>,
     pub(crate) returns: Vec<ExprId>,
     pub(crate) yields: Vec<ExprId>,
@@ -229,8 +229,11 @@ impl Scope {
         }
     }
 
-    /// Indexes `bindings`, sorted by name, for [`Scope::bindings_of`].
-    pub(crate) fn index_bindings(&mut self) {
+    /// Sorts `bindings` by (name, position), keeping the order of equal ones, and indexes
+    /// them for [`Scope::bindings_of`].
+    pub(crate) fn sort_bindings(&mut self) {
+        self.bindings
+            .sort_by(|a, b| a.name.cmp(&b.name).then(a.pos.cmp(&b.pos)));
         let mut names = Vec::new();
         let mut start = 0;
         while let Some(first) = self.bindings.get(start) {
@@ -254,7 +257,7 @@ impl Scope {
     pub(crate) fn bindings_of(&self, name: &str) -> &[Binding] {
         debug_assert!(
             self.bindings.is_empty() || !self.names.is_empty(),
-            "bindings read before they were indexed"
+            "bindings read before they were sorted"
         );
         let hash = name_hash(name);
         let first = self.names.partition_point(|&(h, ..)| h < hash);
@@ -571,10 +574,7 @@ impl<'s> Builder<'s> {
         }
         self.resolve_names();
         for scope in &mut self.model.scopes {
-            scope
-                .bindings
-                .sort_by(|a, b| a.name.cmp(&b.name).then(a.pos.cmp(&b.pos)));
-            scope.index_bindings();
+            scope.sort_bindings();
         }
         Facts {
             model: self.model,

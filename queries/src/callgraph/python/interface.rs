@@ -102,9 +102,9 @@ pub(crate) fn build(facts: &Facts) -> Model {
             Work::Bindings(old, name) => builder.bindings(old, &name, false),
         }
     }
+    // An interface's bindings all sit at position 0: they sort by name.
     for scope in &mut builder.new.scopes {
-        scope.bindings.sort_by(|a, b| a.name.cmp(&b.name));
-        scope.index_bindings();
+        scope.sort_bindings();
     }
     builder.new
 }

@@ -260,7 +260,8 @@ struct Eval<'a> {
     budget: u32,
     depth: u32,
     next_context: u32,
-    /// The node ids of the function scopes sites resolved to.
+    /// Node ids made so far, each once: of the functions sites resolve to, and of the
+    /// scopes that make this file's calls.
     node_ids: HashMap<(Mod, ScopeId), NodeId>,
 }
 
@@ -326,11 +327,13 @@ impl<'a> Eval<'a> {
         }
         let mut resolved = Resolved::default();
         let current = self.modules[CURRENT as usize].key.clone();
-        let mut callers: HashMap<ScopeId, NodeId> = HashMap::default();
         for (site, values) in facts.sites.iter().zip(&callees) {
             self.budget = BUDGET;
-            let caller = callers
-                .entry(site.owner)
+            // A site's owner is a node or the module: `node_id` names both, and for a
+            // function node it is the id `node` makes, so the two share the cache.
+            let caller = self
+                .node_ids
+                .entry((CURRENT, site.owner))
                 .or_insert_with(|| node_id(&current, facts.model.scope(site.owner)))
                 .clone();
             let (targets, settled) = self.targets(site, values);
