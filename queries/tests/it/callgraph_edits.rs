@@ -6,9 +6,10 @@
 //! The walk (seed [`SEED`], [`STEPS`] edits) works on a package of two modules whose
 //! top-level functions and classes call each other, across the modules too. Each step
 //! inserts a statement into a function or method body or removes one, adds or removes a
-//! function or a method, swaps two neighbouring definitions, toggles a decorator, or
-//! shifts a whole file down by a comment line: what moves a fragment's lines, changes its
-//! text, or changes what the module around it binds. A memo kept past a change that
+//! function or a method, swaps two neighbouring definitions, toggles a decorator, shifts
+//! a whole file down by a comment line, or renames a class: what moves a fragment's
+//! lines, changes its text, changes what the module around it binds, or keeps its text in
+//! another context. A memo kept past a change that
 //! matters (a fragment's chunk served for another context, an interface or a program
 //! backdated when it changed, a file's resolution kept for a new program) makes the warm
 //! answer differ from the fresh one; that a spliced chunk equals its walk in place is
@@ -27,7 +28,7 @@ const SEED: u64 = 0x6361_6c6c_6772_6166;
 /// How many edits the walk makes.
 const STEPS: usize = 300;
 /// The kinds of edit, by the index [`Walk::edit`] draws.
-const EDITS: [&str; 8] = [
+const EDITS: [&str; 9] = [
     "insert a statement",
     "remove a statement",
     "add a function",
@@ -36,6 +37,7 @@ const EDITS: [&str; 8] = [
     "swap two definitions",
     "toggle a decorator",
     "shift the file",
+    "rename a class",
 ];
 
 /// A function or method: its name, whether `@deco` decorates it, its body's statements.
@@ -288,6 +290,18 @@ impl Walk {
             7 => {
                 let shift = &mut self.modules[module].shift;
                 *shift = (*shift + 1) % 3;
+            }
+            8 => {
+                // Its methods' texts stay: their memos must not serve the new name.
+                let renamed = format!("C{}", self.serial % 3);
+                self.serial += 1;
+                if let Some(Item::Class { name, .. }) = self.modules[module]
+                    .items
+                    .iter_mut()
+                    .find(|item| matches!(item, Item::Class { .. }))
+                {
+                    *name = renamed;
+                }
             }
             _ => {}
         }
