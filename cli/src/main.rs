@@ -18,6 +18,9 @@ use clap::Parser;
 use exit::ExitStatus;
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: keel_engine::allocator::Allocator = keel_engine::allocator::Allocator;
+
 fn main() -> ExitCode {
     let cli = match commands::Cli::try_parse() {
         Ok(cli) => cli,

@@ -15,6 +15,7 @@
 
 pub mod ack;
 pub mod agents;
+pub mod allocator;
 pub mod changes;
 pub mod database;
 pub mod events;

@@ -36,6 +36,9 @@ struct Options {
     pycg: bool,
 }
 
+#[global_allocator]
+static ALLOCATOR: keel_engine::allocator::Allocator = keel_engine::allocator::Allocator;
+
 fn main() -> ExitCode {
     match options().and_then(|options| run(&options)) {
         Ok(()) => ExitCode::SUCCESS,

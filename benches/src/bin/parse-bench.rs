@@ -59,6 +59,9 @@ impl Options {
     }
 }
 
+#[global_allocator]
+static ALLOCATOR: keel_engine::allocator::Allocator = keel_engine::allocator::Allocator;
+
 fn main() -> ExitCode {
     let options = match Options::parse(std::env::args().skip(1)) {
         Ok(options) => options,

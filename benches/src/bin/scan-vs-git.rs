@@ -280,6 +280,9 @@ fn keel_scan(
     Ok((elapsed, stats))
 }
 
+#[global_allocator]
+static ALLOCATOR: keel_engine::allocator::Allocator = keel_engine::allocator::Allocator;
+
 fn main() -> Result<(), BoxError> {
     let mut args = std::env::args().skip(1);
     let commits: usize = args.next().map_or(Ok(10_000), |a| a.parse())?;

@@ -1,0 +1,12 @@
+//! The memory allocator of keel's binaries: mimalloc, as ruff and ty use on most
+//! platforms. keel's answers are built from many small allocations (syntax facts, call
+//! sites, value sets, memo entries) and most of a memo is freed when a newer revision
+//! replaces it; with the system allocator a fifth of a call-graph edit was `malloc` and
+//! `free`.
+//!
+//! Owns: the one choice of allocator. Does not own: installing it — each binary that
+//! runs keel (the `keel` command and the benches that time keel in process) declares
+//! `#[global_allocator] static ALLOCATOR: keel_engine::allocator::Allocator =
+//! keel_engine::allocator::Allocator;`. Libraries and tests keep the system allocator.
+
+pub use mimalloc::MiMalloc as Allocator;
