@@ -495,6 +495,28 @@ pub(crate) fn unread() -> Facts {
     }
 }
 
+/// The ids below `len` outside `ranges` (ascending, disjoint), as ranges.
+fn complement(
+    ranges: &[std::ops::Range<u32>],
+    len: u32,
+) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
+    let starts = std::iter::once(0).chain(ranges.iter().map(|range| range.end));
+    let ends = ranges
+        .iter()
+        .map(|range| range.start)
+        .chain(std::iter::once(len));
+    starts
+        .zip(ends)
+        .filter(|(start, end)| start < end)
+        .map(|(start, end)| start..end)
+}
+
+/// The id of the next element of a vector of `len` elements.
+fn id_of(len: usize) -> u32 {
+    // Ids are u32 throughout the facts: a file has far fewer than 2^32 expressions.
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
 thread_local! {
     static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
 }
@@ -543,6 +565,13 @@ struct Builder<'s> {
     /// The `self` parameter's name of each plain method scope.
     self_name: HashMap<ScopeId, Box<str>>,
     all_unknown: bool,
+    /// What spliced chunks settled already, in splice order: the expressions whose names
+    /// they resolved and the scopes whose bindings they sorted.
+    spliced_exprs: Vec<std::ops::Range<ExprId>>,
+    spliced_scopes: Vec<std::ops::Range<ScopeId>>,
+    /// Names spliced chunks read in their class's body (decorators, defaults), which
+    /// only the whole class resolves.
+    pending_names: Vec<ExprId>,
 }
 
 impl<'s> Builder<'s> {
@@ -563,6 +592,9 @@ impl<'s> Builder<'s> {
             nonlocals: Vec::new(),
             self_name: HashMap::default(),
             all_unknown: false,
+            spliced_exprs: Vec::new(),
+            spliced_scopes: Vec::new(),
+            pending_names: Vec::new(),
         };
         builder.new_scope(ScopeKind::Module, "".into(), None);
         builder
@@ -572,9 +604,20 @@ impl<'s> Builder<'s> {
         if self.all_unknown {
             self.model.all = None;
         }
-        self.resolve_names();
-        for scope in &mut self.model.scopes {
-            scope.sort_bindings();
+        let spliced = std::mem::take(&mut self.spliced_exprs);
+        for range in complement(&spliced, id_of(self.model.exprs.len())) {
+            for expr in range {
+                self.resolve_name(expr);
+            }
+        }
+        for expr in std::mem::take(&mut self.pending_names) {
+            self.resolve_name(expr);
+        }
+        let unsorted = complement(&self.spliced_scopes, id_of(self.model.scopes.len()));
+        for range in unsorted {
+            for scope in &mut self.model.scopes[range.start as usize..range.end as usize] {
+                scope.sort_bindings();
+            }
         }
         Facts {
             model: self.model,
@@ -584,23 +627,21 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Rewrites every `Name` to the scope that defines it (Python's LEGB rule, with class
+    /// Rewrites a `Name` to the scope that defines it (Python's LEGB rule, with class
     /// scopes visible only to code directly in them).
-    fn resolve_names(&mut self) {
-        for index in 0..self.model.exprs.len() {
-            let Expr::Name { scope, name, .. } = &self.model.exprs[index] else {
-                continue;
+    fn resolve_name(&mut self, expr: ExprId) {
+        let Expr::Name { scope, name, .. } = &self.model.exprs[expr as usize] else {
+            return;
+        };
+        let defining = self.defining_scope(*scope, name);
+        if defining != *scope {
+            // Read from another scope: the bindings reaching that scope's end.
+            let name = name.clone();
+            self.model.exprs[expr as usize] = Expr::Name {
+                scope: defining,
+                name,
+                at: None,
             };
-            let defining = self.defining_scope(*scope, name);
-            if defining != *scope {
-                // Read from another scope: the bindings reaching that scope's end.
-                let name = name.clone();
-                self.model.exprs[index] = Expr::Name {
-                    scope: defining,
-                    name,
-                    at: None,
-                };
-            }
         }
     }
 

@@ -13,7 +13,7 @@
 
 use super::{
     Arg, At, Block, BlockId, Builder, Ctx, DROPPED, Expr, ExprId, MODULE_SCOPE, Model, Scope,
-    ScopeId, ScopeKind, Site, Standing, Store, StoreTarget, parse,
+    ScopeId, ScopeKind, Site, Standing, Store, StoreTarget, id_of, parse,
 };
 use crate::extract::fields::{ChildByField as _, python as fields};
 use crate::extract::kinds::KindName as _;
@@ -53,8 +53,12 @@ pub(crate) struct Chunk {
     skeleton: usize,
     sites: Vec<Site>,
     stores: Vec<Store>,
-    /// Per scope of `model`.
+    /// Per skeleton scope: what the fragment bound and declared in it.
     names: Vec<ScopeNames>,
+    /// The names read in the class's body (its decorators', defaults' and annotations'),
+    /// which the whole class resolves when the chunk is spliced; every other name is
+    /// resolved in the chunk, and its own scopes' bindings are sorted.
+    class_names: Vec<ExprId>,
     /// How many statement positions it takes.
     statements: u32,
     /// Whether it extends `__all__` with something other than literals.
@@ -126,7 +130,7 @@ fn walk(
         Some(node) => builder.statement(node, ctx),
         None => builder.pos += 1,
     }
-    let names = (0..builder.model.scopes.len())
+    let names = (0..skeleton)
         .map(|index| {
             [
                 sorted(&builder.binds[index]),
@@ -135,12 +139,17 @@ fn walk(
             ]
         })
         .collect();
+    let class_names = builder.resolve_own_names(class.map(|_| ctx.scope));
+    for scope in &mut builder.model.scopes[skeleton..] {
+        scope.sort_bindings();
+    }
     Chunk {
         model: builder.model,
         skeleton,
         sites: builder.sites,
         stores: builder.stores,
         names,
+        class_names,
         statements: builder.pos,
         all_unknown: builder.all_unknown,
     }
@@ -153,6 +162,22 @@ fn sorted(names: &HashSet<Box<str>>) -> Box<[Box<str>]> {
 }
 
 impl<'s> Builder<'s> {
+    /// Resolves the names a fragment's walk read, but those read in `class`'s body: the
+    /// rest resolve alike in the chunk and in its file. A name read in the fragment's
+    /// scopes that none of them binds is the module's either way (a class body is
+    /// invisible to its methods, the module is the last scope), and so is one read in the
+    /// module's body. Returns the names left to the class.
+    fn resolve_own_names(&mut self, class: Option<ScopeId>) -> Vec<ExprId> {
+        let mut left = Vec::new();
+        for expr in 0..id_of(self.model.exprs.len()) {
+            match &self.model.exprs[expr as usize] {
+                Expr::Name { scope, .. } if Some(*scope) == class => left.push(expr),
+                _ => self.resolve_name(expr),
+            }
+        }
+        left
+    }
+
     /// The chunk of `node` when the walk takes fragments and `node`, read in `ctx`, is
     /// one.
     pub(super) fn fragment_chunk(&self, node: Node<'_>, ctx: Ctx) -> Option<&'s Chunk> {
@@ -206,11 +231,22 @@ impl<'s> Builder<'s> {
         let relocation = Relocation {
             scopes: skeleton,
             blocks: &blocks,
-            first_scope: id(self.model.scopes.len()),
-            first_block: id(self.model.blocks.len()),
-            first_expr: id(self.model.exprs.len()),
+            first_scope: id_of(self.model.scopes.len()),
+            first_block: id_of(self.model.blocks.len()),
+            first_expr: id_of(self.model.exprs.len()),
             pos: self.pos,
         };
+        self.spliced_exprs
+            .push(relocation.first_expr..relocation.first_expr + id_of(chunk.model.exprs.len()));
+        let own_scopes = id_of(chunk.model.scopes.len() - chunk.skeleton);
+        self.spliced_scopes
+            .push(relocation.first_scope..relocation.first_scope + own_scopes);
+        self.pending_names.extend(
+            chunk
+                .class_names
+                .iter()
+                .map(|&expr| relocation.expr_id(expr)),
+        );
         self.model
             .exprs
             .extend(chunk.model.exprs.iter().map(|expr| relocation.expr(expr)));
@@ -222,17 +258,16 @@ impl<'s> Builder<'s> {
                     looped: block.looped,
                 }),
         );
-        for (index, (scope, names)) in chunk.model.scopes.iter().zip(&chunk.names).enumerate() {
-            let scope = relocation.scope_of(scope);
-            if let Some(&real) = skeleton.get(index) {
-                self.merge_into(real, scope, names);
-            } else {
-                self.model.scopes.push(scope);
-                let [binds, globals, nonlocals] = names;
-                self.binds.push(binds.iter().cloned().collect());
-                self.globals.push(globals.iter().cloned().collect());
-                self.nonlocals.push(nonlocals.iter().cloned().collect());
-            }
+        for ((scope, names), &real) in chunk.model.scopes.iter().zip(&chunk.names).zip(skeleton) {
+            self.merge_into(real, relocation.scope_of(scope), names);
+        }
+        for scope in &chunk.model.scopes[chunk.skeleton..] {
+            // Its names are resolved and nothing resolves a name through it again: the
+            // lexical sets of its scopes stay empty.
+            self.model.scopes.push(relocation.scope_of(scope));
+            self.binds.push(HashSet::default());
+            self.globals.push(HashSet::default());
+            self.nonlocals.push(HashSet::default());
         }
         let row_base = u32::try_from(node.start_position().row).unwrap_or(u32::MAX);
         self.sites.extend(chunk.sites.iter().map(|site| Site {
@@ -277,12 +312,6 @@ impl<'s> Builder<'s> {
     }
 }
 
-/// An id of a vector of `len` elements.
-fn id(len: usize) -> u32 {
-    // Ids are u32 throughout the facts: a file has far fewer than 2^32 expressions.
-    u32::try_from(len).unwrap_or(u32::MAX)
-}
-
 /// A chunk's local ids mapped to the file's.
 struct Relocation<'a> {
     /// The real scopes (and their top blocks) of the skeleton's.
@@ -302,14 +331,14 @@ impl Relocation<'_> {
         }
         match self.scopes.get(scope as usize) {
             Some(&real) => real,
-            None => self.first_scope + scope - id(self.scopes.len()),
+            None => self.first_scope + scope - id_of(self.scopes.len()),
         }
     }
 
     fn block(&self, block: BlockId) -> BlockId {
         match self.blocks.get(block as usize) {
             Some(&real) => real,
-            None => self.first_block + block - id(self.blocks.len()),
+            None => self.first_block + block - id_of(self.blocks.len()),
         }
     }
 
@@ -439,7 +468,8 @@ mod tests {
     use std::sync::Arc;
 
     /// Every construct whose facts reach outside its own function: bindings made in the
-    /// module through `global`, defaults and decorators read in the enclosing scope,
+    /// module through `global`, defaults and decorators read in the enclosing scope (a
+    /// class's own names among them),
     /// `self` stores into the class, `__all__` extended from a default, nested scopes,
     /// lambdas and comprehensions, a class inside an `if`, a nested class, and
     /// functions inside blocks (not fragments).
@@ -482,6 +512,13 @@ class Base(object):
     @property
     def first(self):
         return self.items[0]
+
+    def wrap(f):
+        return f
+
+    @wrap
+    def wrapped(self, level=size, how=mode):
+        return level
 
     class Inner:
         def go(self):
@@ -583,10 +620,11 @@ def tail():
         for alone in [false, true] {
             let walked = Walked::new(alone, SOURCE);
             let spliced = facts(SOURCE, Some(&walked));
-            // register, run, tail; Base's __init__, make, first, fetch; Windows's
-            // __init__ (a class in an `if` is still the module's). Not Inner.go, maybe,
-            // platform: not directly in the module's or a top-level class's body.
-            assert_eq!(walked.count.get(), 8, "fragments taken (alone: {alone})");
+            // register, run, tail; Base's __init__, make, first, wrap, wrapped, fetch;
+            // Windows's __init__ (a class in an `if` is still the module's). Not
+            // Inner.go, maybe, platform: not directly in the module's or a top-level
+            // class's body.
+            assert_eq!(walked.count.get(), 10, "fragments taken (alone: {alone})");
             assert_eq!(spliced, whole, "alone: {alone}");
         }
     }
