@@ -19,6 +19,7 @@
 use keel_benches::count_arg;
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
+use keel_queries::callgraph::python::{GroupCounts, group_counts};
 use keel_queries::callgraph::{
     CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
 };
@@ -86,6 +87,8 @@ struct Run {
     cold: Duration,
     warm: Vec<Duration>,
     answer: (usize, usize, usize),
+    /// The first target's edits: Python groups of sites evaluated and replayed.
+    groups: GroupCounts,
 }
 
 /// A file to edit: its path, its line count and its edited versions.
@@ -144,6 +147,7 @@ fn run(options: &Options) -> Result<(), String> {
     let mut cold = Vec::new();
     let mut warm: Vec<Vec<Duration>> = targets.iter().map(|_| Vec::new()).collect();
     let mut answer = (0, 0, 0);
+    let mut groups = GroupCounts::default();
     for _ in 0..options.runs {
         // Each run on a new thread: the parse hints are per thread, so a cold run on a
         // thread that already parsed these files would not be cold.
@@ -158,6 +162,7 @@ fn run(options: &Options) -> Result<(), String> {
             samples.push(time);
         }
         answer = run.answer;
+        groups = run.groups;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let median = |samples: &mut Vec<Duration>| {
@@ -180,6 +185,14 @@ fn run(options: &Options) -> Result<(), String> {
         100.0 * ms(warm[0]) / ms(cold),
         targets[0].path
     );
+    let edits = targets[0].edits.len().max(1) as u64;
+    if groups.evaluated + groups.replayed > 0 {
+        println!(
+            "  Python groups of sites per edit: {} evaluated, {} replayed from the last resolution",
+            groups.evaluated / edits,
+            groups.replayed / edits
+        );
+    }
     if options.each_file {
         each_file_table(&targets, &warm, cold);
     }
@@ -228,6 +241,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
     let mut next = files.clone();
     let mut warm = Vec::with_capacity(targets.len());
     let mut edited_answer = answer;
+    let mut groups = GroupCounts::default();
     let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     for target in targets {
         let mut times = Vec::with_capacity(target.edits.len());
@@ -238,10 +252,16 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
                     *oid = blob;
                 }
             }
+            let before = group_counts();
             let started = Instant::now();
             db.set_sources(tree, graph_inputs(&next));
             edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
             times.push(started.elapsed());
+            if warm.is_empty() {
+                let after = group_counts();
+                groups.evaluated += after.evaluated - before.evaluated;
+                groups.replayed += after.replayed - before.replayed;
+            }
         }
         times.sort();
         warm.push(times[times.len() / 2]);
@@ -258,7 +278,12 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
             "the warm answer {edited_answer:?} differs from a fresh database's {fresh_answer:?}"
         ));
     }
-    Ok(Run { cold, warm, answer })
+    Ok(Run {
+        cold,
+        warm,
+        answer,
+        groups,
+    })
 }
 
 /// The bytes of `path` with a statement setting `value` added to the first function body:

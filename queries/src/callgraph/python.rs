@@ -20,7 +20,12 @@
 //! resolution run again; when its interface is unchanged the program is the same
 //! interned value (not even rebuilt when the same tree input moved to the edit), and no
 //! other file's resolution runs (`tests/it/callgraph_python.rs` proves it from salsa's
-//! events).
+//! events). The file's resolution itself replays its previous one (`resolve::replay`,
+//! kept per path beside the memos, as the parse hints are): only the groups of sites the
+//! edit can change are evaluated again — the edited function's, those that read it, and
+//! those that read a flow slot whose entries it changed. The answer is the one a fresh
+//! resolution gives (`tests/it/callgraph_edits.rs`, and the edit cases of
+//! `tests/it/callgraph_python.rs`).
 //!
 //! Module roots: a file's absolute imports are looked for under its script root (the
 //! nearest folder holding it that is not a package: `sys.path[0]` for a script, pytest's
@@ -83,6 +88,7 @@ use fragments::ImageFragments;
 use interface::Interface;
 use keel_engine::Db;
 use resolve::Resolved;
+pub use resolve::{GroupCounts, group_counts};
 
 /// The per-image part of a Python file's graph (parse, facts, interface), which needs no
 /// other file: what threads share out before the graph is assembled.
@@ -137,12 +143,16 @@ pub(crate) fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Inter
     Interface::new(interface::build(python_facts(db, image)))
 }
 
+/// Every Python file of a tree with its interface, sorted by path, shared (a file's
+/// resolution keeps it for its replay).
+pub(crate) type Program = std::sync::Arc<[(String, Interface)]>;
+
 /// Every Python file of a tree with its interface, sorted by path: what resolving any
 /// one file may read of the others.
 #[salsa::interned(debug)]
 pub(crate) struct PythonProgram<'db> {
     #[returns(ref)]
-    pub(crate) files: Vec<(String, Interface)>,
+    pub(crate) files: Program,
 }
 
 /// The program of a tree: each Python path of the tree ([`tree_paths`]) with its
@@ -156,7 +166,7 @@ pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgr
         .filter(|path| Language::for_path(path) == Some(Language::Python))
         .map(|path| (path.clone(), interface_at(db, tree, path.clone()).clone()))
         .collect();
-    PythonProgram::new(db, files)
+    PythonProgram::new(db, Program::from(files))
 }
 
 /// The interface of the Python file at `path` of `tree`: its image's, or an empty one
@@ -179,5 +189,8 @@ pub(crate) fn python_resolve<'db>(
     program: PythonProgram<'db>,
 ) -> Resolved {
     let facts = python_facts(db, image);
-    resolve::resolve(image.path(db), facts, program.files(db))
+    // An image whose bytes cannot be read has facts `unread`, which splice nothing, and
+    // no text to replay against.
+    let source = image_bytes(db, image).unwrap_or_else(|_| std::sync::Arc::from([]));
+    resolve::resolve(image.path(db), &source, facts, program.files(db))
 }

@@ -21,6 +21,7 @@
 use crate::support::{count, fresh_graph, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
 use keel_fixtures::rng::SeededRng;
+use keel_queries::callgraph::python::group_counts;
 use keel_queries::callgraph::{call_graph, graph_inputs};
 
 /// The walk's seed.
@@ -332,12 +333,17 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
     let mut kinds = [0usize; EDITS.len()];
     let (mut walked, mut met) = (0, 0);
     let (mut edges, mut unresolved) = (0, 0);
+    let (mut replayed, mut replaying_steps) = (0, 0);
     for step in 0..STEPS {
         let kind = walk.edit();
         kinds[kind] += 1;
         let files = walk.files();
         db.set_sources(tree, graph_inputs(&hashed_files(&db, &texts(&files))));
+        let before = group_counts();
         let warm = call_graph(&db, tree).clone();
+        let after = group_counts();
+        replayed += after.replayed - before.replayed;
+        replaying_steps += usize::from(after.replayed > before.replayed);
         walked += count(&db.take_executed_queries(), "python_fragment");
         met += files
             .iter()
@@ -364,5 +370,9 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
     assert!(
         walked > 0 && walked * 4 < met,
         "fragments walked {walked} of {met} met: memos must serve most of them"
+    );
+    assert!(
+        replaying_steps * 10 > STEPS,
+        "{replaying_steps} steps replayed groups ({replayed} in all): too few to test replays"
     );
 }

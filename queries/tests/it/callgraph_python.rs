@@ -5,6 +5,7 @@
 
 use crate::support::{count, fresh_graph as graph, graph_in, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
+use keel_queries::callgraph::python::{GroupCounts, group_counts};
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// `caller -> callee` for every edge.
@@ -652,4 +653,133 @@ fn an_edit_of_one_body_walks_that_function_alone() {
         "a moved function's lines move with it"
     );
     assert_eq!(warm, graph(&edited), "a warm answer equals a cold one");
+}
+
+/// Resolves `before` cold in a long-lived database, then `after` (the same file edited
+/// inside one function) in it: the warm graph, and how many groups of sites the warm
+/// resolution replayed and evaluated. The warm graph must equal a fresh database's.
+fn replayed_edit(before: &str, after: &str) -> (CallGraph, GroupCounts) {
+    let mut db = KeelDatabase::detached();
+    let tree = source_tree(&db, &[("mod.py", before)]);
+    let _ = call_graph(&db, tree);
+    db.set_sources(tree, graph_inputs(&hashed_files(&db, &[("mod.py", after)])));
+    let start = group_counts();
+    let warm = call_graph(&db, tree).clone();
+    let end = group_counts();
+    assert_eq!(
+        warm,
+        graph(&[("mod.py", after)]),
+        "a warm answer equals a cold one"
+    );
+    let counts = GroupCounts {
+        evaluated: end.evaluated - start.evaluated,
+        replayed: end.replayed - start.replayed,
+    };
+    (warm, counts)
+}
+
+const ARGUMENTS_PY: &str = "def apply(fn):
+    fn()
+
+def helper_a():
+    pass
+
+def helper_b():
+    pass
+
+def caller():
+    apply(helper_a)
+
+def bystander():
+    helper_b()
+";
+
+#[test]
+fn an_edit_that_passes_another_argument_re_resolves_the_callee_it_flows_into() {
+    // `apply`'s site reads the argument `caller` passes: an expression of `caller`, the
+    // edited fragment; `apply` comes first in the file, so only its later rounds read it.
+    let after = ARGUMENTS_PY.replace("apply(helper_a)", "apply(helper_b)");
+    let (warm, counts) = replayed_edit(ARGUMENTS_PY, &after);
+    assert!(
+        has(&warm, "mod.py#apply -> mod.py#helper_b"),
+        "{:?}",
+        edges(&warm)
+    );
+    assert!(
+        !has(&warm, "mod.py#apply -> mod.py#helper_a"),
+        "{:?}",
+        edges(&warm)
+    );
+    assert!(
+        counts.replayed > 0 && counts.evaluated > 0,
+        "the edit replays the groups it cannot change: {counts:?}"
+    );
+}
+
+const ATTRIBUTES_PY: &str = "class Box:
+    pass
+
+BOX = Box()
+
+def fill():
+    BOX.alpha = helper
+
+def use():
+    BOX.beta()
+
+def helper():
+    pass
+";
+
+#[test]
+fn an_edit_that_stores_another_attribute_re_resolves_the_readers_of_that_attribute() {
+    // `use` reads `BOX.beta` through the stores on `Box`'s instances, and evaluates none
+    // of `fill`'s expressions while `fill` stores only `alpha`: the store's change of
+    // name alone must send it back to evaluation.
+    let before = graph(&[("mod.py", ATTRIBUTES_PY)]);
+    assert!(
+        !has(&before, "mod.py#use -> mod.py#helper"),
+        "{:?}",
+        edges(&before)
+    );
+    let after = ATTRIBUTES_PY.replace("BOX.alpha = helper", "BOX.beta = helper");
+    let (warm, counts) = replayed_edit(ATTRIBUTES_PY, &after);
+    assert!(
+        has(&warm, "mod.py#use -> mod.py#helper"),
+        "{:?}",
+        edges(&warm)
+    );
+    assert!(counts.replayed > 0, "{counts:?}");
+}
+
+const SHIFTED_PY: &str = "def helper():
+    pass
+
+def edited():
+    pass
+
+def apply(fn):
+    edited()
+    fn()
+
+def caller():
+    apply(helper)
+";
+
+#[test]
+fn an_edit_that_grows_a_function_shifts_the_replayed_ids_after_it() {
+    // `edited` gains a statement: every expression after it is renumbered. `caller`'s
+    // replayed run passes its argument to `apply`, which calls `edited` and so is
+    // evaluated again: it must read the argument under its new number.
+    let after = SHIFTED_PY.replace(
+        "def edited():\n    pass",
+        "def edited():\n    value = 1\n    pass",
+    );
+    let (warm, counts) = replayed_edit(SHIFTED_PY, &after);
+    assert!(
+        has(&warm, "mod.py#apply -> mod.py#helper"),
+        "{:?}",
+        edges(&warm)
+    );
+    assert!(counts.replayed > 0, "{counts:?}");
 }

@@ -435,6 +435,34 @@ pub(crate) struct Facts {
     pub(crate) stores: Vec<Store>,
     /// The source did not parse cleanly (or is not text): ERROR regions were skipped.
     pub(crate) partial: bool,
+    /// Where the fragments' chunks lie in these facts: empty when they were walked whole.
+    pub(crate) layout: Layout,
+}
+
+/// The fragments spliced into a file's facts. Two versions of a file whose texts are
+/// equal but inside one fragment, whose chunks add the same to the skeleton, have equal
+/// facts outside that fragment's ids, the ids after it shifted by its change in size
+/// (`resolve` replays a resolution across such an edit).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Layout {
+    /// In file order.
+    pub(crate) chunks: Vec<ChunkSpan>,
+}
+
+/// One fragment's place in its file's text and facts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ChunkSpan {
+    /// Its text in the file's: from its first line's start to its end.
+    pub(crate) bytes: std::ops::Range<usize>,
+    /// What its splice adds to the skeleton's scopes and positions.
+    pub(crate) skeleton: std::sync::Arc<chunk::SkeletonPart>,
+    pub(crate) exprs: std::ops::Range<ExprId>,
+    pub(crate) scopes: std::ops::Range<ScopeId>,
+    pub(crate) blocks: std::ops::Range<BlockId>,
+    pub(crate) sites: std::ops::Range<u32>,
+    pub(crate) stores: std::ops::Range<u32>,
+    /// The statement positions it takes.
+    pub(crate) positions: std::ops::Range<u32>,
 }
 
 /// Nesting beyond this depth is not read (its calls are lost, never a stack overflow).
@@ -472,6 +500,10 @@ pub(crate) fn read(
     };
     let partial = tree.root_node().has_error();
     let mut builder = Builder::new(&source, standing);
+    // Room for the expressions at once (Python source averages 20 to 45 bytes per
+    // expression): splicing fragments into a vector grown many times copied it again
+    // and again.
+    builder.model.exprs.reserve(source.len() / 16);
     if !partial && standing.left_out.is_empty() {
         builder.fragments = fragments.map(|fragments| (fragments, &tree));
     }
@@ -572,6 +604,8 @@ struct Builder<'s> {
     /// Names spliced chunks read in their class's body (decorators, defaults), which
     /// only the whole class resolves.
     pending_names: Vec<ExprId>,
+    /// The spliced chunks' places.
+    chunk_spans: Vec<ChunkSpan>,
 }
 
 impl<'s> Builder<'s> {
@@ -595,6 +629,7 @@ impl<'s> Builder<'s> {
             spliced_exprs: Vec::new(),
             spliced_scopes: Vec::new(),
             pending_names: Vec::new(),
+            chunk_spans: Vec::new(),
         };
         builder.new_scope(ScopeKind::Module, "".into(), None);
         builder
@@ -624,6 +659,9 @@ impl<'s> Builder<'s> {
             sites: self.sites,
             stores: self.stores,
             partial: false,
+            layout: Layout {
+                chunks: self.chunk_spans,
+            },
         }
     }
 

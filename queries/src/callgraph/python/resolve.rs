@@ -10,10 +10,19 @@
 //! instance), containers (tuple/list/dict displays, indexes and stores), iteration
 //! (`__iter__`/`__next__`, generators), decorators (a decorator from the tree is called;
 //! an external one leaves the function as it is), and parameter flow inside the file (the
-//! arguments of every call the file makes to its own functions, to a fixpoint). A round
-//! of the fixpoint re-evaluates only what may change between rounds: a value that read no
-//! flow (no parameter's arguments, no store) and met no cut (a cycle, the budget, the
-//! depth) is settled and kept for the later rounds.
+//! arguments of every call the file makes to its own functions, `obj.x = …` and
+//! `obj[k] = …` stores, to a fixpoint).
+//!
+//! How a file is evaluated: in rounds, each of which evaluates the file's groups of sites
+//! and stores in file order (a fragment's — a function defined in the module's or a
+//! top-level class's body — or the skeleton's run between two fragments;
+//! [`replay::groups`]). A group is evaluated with caches of its own, from its sites, the
+//! facts it reads, the other files' interfaces and the flow slots it reads, and adds what
+//! it finds to the slots; rounds go on until one adds nothing (at most [`MAX_ROUNDS`]),
+//! and the answer is the last round's. So a group's run is a function of what it read,
+//! which is what lets the next resolution of the file, after an edit inside one
+//! fragment, take every run the edit cannot change from this one ([`replay`]). Module
+//! numbers depend on the tree only ([`Eval::module`]) for the same reason.
 //! Does not own: reading facts (`facts`), what other files expose (`interface`).
 //!
 //! What a site gives: an edge to every callable of the tree it may call (a class to its
@@ -23,6 +32,10 @@
 //! outside the tree) or has no node (a lambda, a class without `__init__`). Unresolved
 //! otherwise: keel found nothing it could prove.
 
+mod replay;
+
+pub use replay::{GroupCounts, counts as group_counts};
+
 use super::builtins::is_builtin;
 use super::facts::{
     Arg, At, Expr, ExprId, Facts, Flavor, Key, MODULE_SCOPE, Model, ParamKind, ScopeId, ScopeKind,
@@ -30,8 +43,10 @@ use super::facts::{
 };
 use super::interface::Interface;
 use crate::callgraph::{Call, NodeId, UnresolvedSite};
+use replay::{Attempt, Group, GroupRun, Record, Replay, Slot};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// What one file's sites resolved to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -40,11 +55,24 @@ pub(crate) struct Resolved {
     pub(crate) unresolved: Vec<UnresolvedSite>,
 }
 
-/// Resolves the sites of `facts` (the file at `path`) against `files`: every Python file
-/// of the tree with its interface, sorted by path.
-pub(crate) fn resolve(path: &str, facts: &Facts, files: &[(String, Interface)]) -> Resolved {
+/// Resolves the sites of `facts` (the file at `path`, of text `source`) against `files`:
+/// every Python file of the tree with its interface, sorted by path. The previous
+/// resolution of the same path, when kept and when the file differs from it inside one
+/// fragment only, answers every group of sites the edit cannot change ([`replay`]); the
+/// answer is the same either way.
+pub(crate) fn resolve(
+    path: &str,
+    source: &std::sync::Arc<[u8]>,
+    facts: &Facts,
+    files: &super::Program,
+) -> Resolved {
+    let replay = replay::recall(path)
+        .into_iter()
+        .find_map(|record| Replay::new(record, path, source, files, facts));
     let mut eval = Eval::new(path, facts, files);
-    eval.run()
+    let (resolved, rounds) = eval.run(replay);
+    replay::remember(Record::new(path, source, files, facts, rounds));
+    resolved
 }
 
 type Mod = u32;
@@ -209,7 +237,7 @@ struct Module<'a> {
 type AttrStore = (Box<str>, ExprId);
 
 /// `container[key] = value` (or `append`, ...) in this file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct ItemStore {
     key: Option<ExprId>,
     value: ExprId,
@@ -230,20 +258,16 @@ enum Member {
 struct Eval<'a> {
     facts: &'a Facts,
     files: &'a [(String, Interface)],
-    modules: Vec<Module<'a>>,
-    by_key: HashMap<String, Mod>,
+    /// The current file at 0, the tree's file at index `i` of `files` at `i + 1` (see
+    /// [`Eval::module`]); `None` until met.
+    modules: Vec<Option<Module<'a>>>,
+    /// Namespace folders, by number.
+    folders: HashMap<Mod, Module<'a>>,
     roots: HashMap<String, Rc<[String]>>,
-    /// Values that read no flow (parameters' arguments, stores) and met no cut (a cycle,
-    /// the budget, the depth): the same in every round, kept across rounds.
-    settled: HashMap<(Mod, ExprId), Values>,
-    /// The other values, kept for one round.
+    /// Values evaluated without a call's arguments, and MROs, kept for the evaluation of
+    /// one group (see [`Eval::evaluate_group`]).
     memo: HashMap<(Mod, ExprId), Values>,
-    /// Counts what makes a value round-dependent (a read of flow, a cut, a round value
-    /// used): a value whose evaluation left it unchanged is settled.
-    unsettled: u64,
     active: HashSet<(Mod, ExprId, u32)>,
-    /// MROs, settled (kept across rounds) or of one round, as values are.
-    settled_mros: HashMap<(Mod, ScopeId), Rc<[Entry]>>,
     mros: HashMap<(Mod, ScopeId), Rc<[Entry]>>,
     mro_active: HashSet<(Mod, ScopeId)>,
     star_active: HashSet<(Mod, Box<str>)>,
@@ -263,6 +287,15 @@ struct Eval<'a> {
     /// Node ids made so far, each once: of the functions sites resolve to, and of the
     /// scopes that make this file's calls.
     node_ids: HashMap<(Mod, ScopeId), NodeId>,
+    /// What the group being evaluated read and tried (see [`replay`]): the chunks whose
+    /// expressions it evaluated (a bit set by ordinal, with the last chunk met), whether
+    /// it looked through every class, the slots it read, the entries it tried to add.
+    read: Vec<u64>,
+    last_chunk: usize,
+    scanned: bool,
+    slots: Vec<Slot>,
+    slots_seen: HashSet<Slot>,
+    attempts: Vec<Attempt>,
 }
 
 impl<'a> Eval<'a> {
@@ -271,13 +304,10 @@ impl<'a> Eval<'a> {
             facts,
             files,
             modules: Vec::new(),
-            by_key: HashMap::default(),
+            folders: HashMap::default(),
             roots: HashMap::default(),
-            settled: HashMap::default(),
             memo: HashMap::default(),
-            unsettled: 0,
             active: HashSet::default(),
-            settled_mros: HashMap::default(),
             mros: HashMap::default(),
             mro_active: HashSet::default(),
             star_active: HashSet::default(),
@@ -289,67 +319,152 @@ impl<'a> Eval<'a> {
             depth: 0,
             next_context: 1,
             node_ids: HashMap::default(),
+            read: Vec::new(),
+            last_chunk: 0,
+            scanned: false,
+            slots: Vec::new(),
+            slots_seen: HashSet::default(),
+            attempts: Vec::new(),
         };
-        eval.modules.push(Module {
+        eval.modules = (0..=files.len()).map(|_| None).collect();
+        eval.modules[CURRENT as usize] = Some(Module {
             key: path.to_owned(),
             model: Some(&facts.model),
             package: package_dir(path),
         });
-        eval.by_key.insert(path.to_owned(), CURRENT);
         eval
     }
 
     fn model(&self, m: Mod) -> Option<&'a Model> {
-        self.modules[m as usize].model
+        self.modules
+            .get(m as usize)
+            .and_then(|module| module.as_ref()?.model)
     }
 
-    fn run(&mut self) -> Resolved {
-        let facts = self.facts;
-        let mut callees: Vec<Values> = Vec::new();
-        for _round in 0..MAX_ROUNDS {
-            self.memo.clear();
-            self.mros.clear();
-            callees.clear();
+    /// A module met before (files and folders are registered by [`Eval::module`] before
+    /// any value names them).
+    fn registered(&self, m: Mod) -> Option<&Module<'a>> {
+        match self.modules.get(m as usize) {
+            Some(module) => module.as_ref(),
+            None => self.folders.get(&m),
+        }
+    }
+
+    /// The rounds of the file's resolution, group by group, each group evaluated with
+    /// caches of its own (or answered by `replay`), until a round adds no flow; the
+    /// answer is the last round's outcomes.
+    fn run(&mut self, mut replay: Option<Replay>) -> (Resolved, Vec<Vec<Arc<GroupRun>>>) {
+        let groups = replay::groups(self.facts);
+        let mut rounds: Vec<Vec<Arc<GroupRun>>> = Vec::new();
+        for round in 0..MAX_ROUNDS {
             let mut changed = false;
-            for site in &facts.sites {
-                self.budget = BUDGET;
-                let values = self.site_values(site.kind, site.expr);
-                changed |= self.record_arguments(site.kind, site.expr, &values);
-                callees.push(values);
+            let mut runs = Vec::with_capacity(groups.len());
+            for (index, group) in groups.iter().enumerate() {
+                let reused = replay
+                    .as_ref()
+                    .and_then(|replay| replay.reusable(round, group, index));
+                replay::count(reused.is_some());
+                let run = match reused {
+                    Some(run) => {
+                        for attempt in &run.attempts {
+                            changed |= self.apply(attempt.clone());
+                        }
+                        run
+                    }
+                    None => {
+                        let (run, added) = self.evaluate_group(group);
+                        changed |= added;
+                        if let Some(replay) = &mut replay {
+                            replay.evaluated(round, index, &run);
+                        }
+                        Arc::new(run)
+                    }
+                };
+                runs.push(run);
             }
-            for store in &facts.stores {
-                self.budget = BUDGET;
-                changed |= self.record_store(store);
-            }
+            rounds.push(runs);
             if !changed {
                 break;
             }
         }
-        let mut resolved = Resolved::default();
-        let current = self.modules[CURRENT as usize].key.clone();
-        for (site, values) in facts.sites.iter().zip(&callees) {
+        let resolved = self.answer(&groups, rounds.last().map_or(&[][..], Vec::as_slice));
+        (resolved, rounds)
+    }
+
+    /// One group evaluated with fresh caches: its sites, then its stores, then its sites'
+    /// targets. Returns the run and whether it added flow.
+    fn evaluate_group(&mut self, group: &Group) -> (GroupRun, bool) {
+        let facts = self.facts;
+        self.memo.clear();
+        self.mros.clear();
+        self.read = vec![0; facts.layout.chunks.len().div_ceil(64)];
+        if let Some(ordinal) = group.chunk {
+            self.read[ordinal / 64] |= 1 << (ordinal % 64);
+        }
+        self.scanned = false;
+        self.slots_seen.clear();
+        let mut added = false;
+        let sites = &facts.sites[group.sites.clone()];
+        let mut callees = Vec::with_capacity(sites.len());
+        for site in sites {
             self.budget = BUDGET;
-            // A site's owner is a node or the module: `node_id` names both, and for a
-            // function node it is the id `node` makes, so the two share the cache.
-            let caller = self
-                .node_ids
-                .entry((CURRENT, site.owner))
-                .or_insert_with(|| node_id(&current, facts.model.scope(site.owner)))
-                .clone();
-            let (targets, settled) = self.targets(site, values);
-            for target in &targets {
-                resolved.calls.push(Call {
-                    caller: caller.clone(),
-                    callee: target.clone(),
-                    line: site.line,
-                });
-            }
-            if targets.is_empty() && !settled && !site.kind.implicit() {
-                resolved.unresolved.push(UnresolvedSite {
-                    caller,
-                    line: site.line,
-                    callee_text: site.text.to_string(),
-                });
+            let values = self.site_values(site.kind, site.expr);
+            added |= self.record_arguments(site.kind, site.expr, &values);
+            callees.push(values);
+        }
+        for store in &facts.stores[group.stores.clone()] {
+            self.budget = BUDGET;
+            added |= self.record_store(store);
+        }
+        let outcomes = sites
+            .iter()
+            .zip(&callees)
+            .map(|(site, values)| {
+                self.budget = BUDGET;
+                self.targets(site, values)
+            })
+            .collect();
+        let run = GroupRun {
+            read: std::mem::take(&mut self.read),
+            scanned: self.scanned,
+            slots: std::mem::take(&mut self.slots),
+            attempts: std::mem::take(&mut self.attempts),
+            outcomes,
+        };
+        (run, added)
+    }
+
+    /// The calls and unresolved sites of the groups' outcomes.
+    fn answer(&mut self, groups: &[Group], runs: &[Arc<GroupRun>]) -> Resolved {
+        let facts = self.facts;
+        let mut resolved = Resolved::default();
+        let current = self.facts_path().to_owned();
+        for (group, run) in groups.iter().zip(runs) {
+            for (site, (targets, settled)) in facts.sites[group.sites.clone()]
+                .iter()
+                .zip(run.outcomes.iter())
+            {
+                // A site's owner is a node or the module: `node_id` names both, and for a
+                // function node it is the id `node` makes, so the two share the cache.
+                let caller = self
+                    .node_ids
+                    .entry((CURRENT, site.owner))
+                    .or_insert_with(|| node_id(&current, facts.model.scope(site.owner)))
+                    .clone();
+                for target in targets {
+                    resolved.calls.push(Call {
+                        caller: caller.clone(),
+                        callee: target.clone(),
+                        line: site.line,
+                    });
+                }
+                if targets.is_empty() && !settled && !site.kind.implicit() {
+                    resolved.unresolved.push(UnresolvedSite {
+                        caller,
+                        line: site.line,
+                        callee_text: site.text.to_string(),
+                    });
+                }
             }
         }
         resolved.calls.sort();
@@ -357,6 +472,77 @@ impl<'a> Eval<'a> {
         resolved.unresolved.sort();
         resolved.unresolved.dedup();
         resolved
+    }
+
+    /// Adds an entry to its flow slot when it is new (or weakens a strong item store that
+    /// another store of the same item joins); returns whether the slot changed. Both a
+    /// group's evaluation and a replayed run add through here.
+    fn apply(&mut self, attempt: Attempt) -> bool {
+        match attempt {
+            Attempt::Arg {
+                function,
+                index,
+                arg,
+            } => {
+                let slot = self.params.entry((function, index)).or_default();
+                if slot.contains(&arg) {
+                    return false;
+                }
+                slot.push(arg);
+                true
+            }
+            Attempt::Attr { class, name, value } => {
+                let slot = self.attr_stores.entry(class).or_default();
+                if slot.iter().any(|(n, v)| *n == name && *v == value) {
+                    return false;
+                }
+                slot.push((name, value));
+                true
+            }
+            Attempt::Item { container, store } => {
+                let slot = self.item_stores.entry(container).or_default();
+                match slot.iter_mut().find(|known| {
+                    known.key == store.key && known.value == store.value && known.at == store.at
+                }) {
+                    Some(known) if known.strong && !store.strong => {
+                        known.strong = false;
+                        true
+                    }
+                    Some(_) => false,
+                    None => {
+                        slot.push(store);
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Notes a flow slot read by the group being evaluated.
+    fn read_slot(&mut self, slot: Slot) {
+        if self.slots_seen.insert(slot.clone()) {
+            self.slots.push(slot);
+        }
+    }
+
+    /// Notes that the group being evaluated read expression `e` of this file: the chunk
+    /// holding it, if any (the skeleton is equal across a replay).
+    fn mark(&mut self, e: ExprId) {
+        let chunks = &self.facts.layout.chunks;
+        let hit = |ordinal: usize| chunks.get(ordinal).is_some_and(|c| c.exprs.contains(&e));
+        let ordinal = if hit(self.last_chunk) {
+            self.last_chunk
+        } else {
+            let ordinal = chunks.partition_point(|c| c.exprs.end <= e);
+            if !hit(ordinal) {
+                return;
+            }
+            self.last_chunk = ordinal;
+            ordinal
+        };
+        if let Some(word) = self.read.get_mut(ordinal / 64) {
+            *word |= 1 << (ordinal % 64);
+        }
     }
 
     /// The values a site calls (for implicit sites: the object involved).
@@ -404,15 +590,21 @@ impl<'a> Eval<'a> {
                 }
                 let params = &self.facts.model.scope(function).params;
                 for (index, arg) in match_args(params, &args, shift) {
-                    let slot = self.params.entry((function, index)).or_default();
-                    if !slot.contains(&arg) {
-                        slot.push(arg);
-                        changed = true;
-                    }
+                    changed |= self.attempt(Attempt::Arg {
+                        function,
+                        index,
+                        arg,
+                    });
                 }
             }
         }
         changed
+    }
+
+    /// Notes an entry the group being evaluated tries to add, and adds it.
+    fn attempt(&mut self, attempt: Attempt) -> bool {
+        self.attempts.push(attempt.clone());
+        self.apply(attempt)
     }
 
     /// The functions calling `value` runs, with how many parameters are taken before
@@ -461,39 +653,27 @@ impl<'a> Eval<'a> {
         for &object in objects.iter() {
             match (target, object) {
                 (StoreTarget::Attr(name), Value::Instance(m, c) | Value::Class(m, c)) => {
-                    let slot = self.attr_stores.entry((m, c)).or_default();
-                    if !slot.iter().any(|(n, v)| n == name && *v == value) {
-                        slot.push((name.clone(), value));
-                        changed = true;
-                    }
+                    changed |= self.attempt(Attempt::Attr {
+                        class: (m, c),
+                        name: name.clone(),
+                        value,
+                    });
                 }
                 (StoreTarget::Item(key), Value::Seq(m, e, _) | Value::Dict(m, e)) => {
                     let container = match object {
                         Value::Seq(..) => Value::Seq(m, e, 0),
                         _ => object,
                     };
-                    let slot = self.item_stores.entry(container).or_default();
-                    let new = ItemStore {
-                        key: *key,
-                        value,
-                        scope: store.scope,
-                        at: store.at,
-                        strong,
-                    };
-                    match slot.iter_mut().find(|known| {
-                        known.key == new.key && known.value == new.value && known.at == new.at
-                    }) {
-                        Some(known) => {
-                            if known.strong && !strong {
-                                known.strong = false;
-                                changed = true;
-                            }
-                        }
-                        None => {
-                            slot.push(new);
-                            changed = true;
-                        }
-                    }
+                    changed |= self.attempt(Attempt::Item {
+                        container,
+                        store: ItemStore {
+                            key: *key,
+                            value,
+                            scope: store.scope,
+                            at: store.at,
+                            strong,
+                        },
+                    });
                 }
                 _ => {}
             }
@@ -629,53 +809,44 @@ impl<'a> Eval<'a> {
         if !(scope.node && scope.kind == ScopeKind::Function) {
             return None;
         }
-        let key = &self.modules[m as usize].key;
-        let node = self
-            .node_ids
-            .entry((m, s))
-            .or_insert_with(|| NodeId::new(key, &scope.name));
-        Some(node.clone())
+        if let Some(node) = self.node_ids.get(&(m, s)) {
+            return Some(node.clone());
+        }
+        let node = NodeId::new(&self.registered(m)?.key, &scope.name);
+        self.node_ids.insert((m, s), node.clone());
+        Some(node)
     }
 
     // --- evaluation ---
 
     fn eval(&mut self, m: Mod, e: ExprId, ctx: &Ctx) -> Values {
-        if ctx.is_none() {
-            if let Some(values) = self.settled.get(&(m, e)) {
-                return values.clone();
-            }
-            if let Some(values) = self.memo.get(&(m, e)) {
-                self.unsettled += 1;
-                return values.clone();
-            }
+        if ctx.is_none()
+            && let Some(values) = self.memo.get(&(m, e))
+        {
+            return values.clone();
         }
         if self.budget == 0 || self.depth >= MAX_DEPTH {
-            self.unsettled += 1;
             return none();
         }
         self.budget -= 1;
         let key = (m, e, ctx.as_ref().map_or(0, |c| c.id));
         if !self.active.insert(key) {
-            self.unsettled += 1;
             return none();
         }
-        let before = self.unsettled;
         self.depth += 1;
         let values = self.eval_inner(m, e, ctx);
         self.depth -= 1;
         self.active.remove(&key);
         if ctx.is_none() {
-            let memo = if self.unsettled == before {
-                &mut self.settled
-            } else {
-                &mut self.memo
-            };
-            memo.insert((m, e), values.clone());
+            self.memo.insert((m, e), values.clone());
         }
         values
     }
 
     fn eval_inner(&mut self, m: Mod, e: ExprId, ctx: &Ctx) -> Values {
+        if m == CURRENT {
+            self.mark(e);
+        }
         let Some(model) = self.model(m) else {
             return none();
         };
@@ -883,7 +1054,6 @@ impl<'a> Eval<'a> {
             return none();
         }
         if !self.star_active.insert((m, name.into())) {
-            self.unsettled += 1;
             return none();
         }
         let mut external = false;
@@ -953,7 +1123,7 @@ impl<'a> Eval<'a> {
         if m != CURRENT {
             return none();
         }
-        self.unsettled += 1;
+        self.read_slot(Slot::Param(s, index));
         let args = self.params.get(&(s, index)).cloned().unwrap_or_default();
         let mut out = Set::default();
         for arg in args {
@@ -1019,7 +1189,7 @@ impl<'a> Eval<'a> {
     }
 
     fn submodule(&mut self, k: Mod, name: &str) -> Option<Mod> {
-        let package = self.modules[k as usize].package.clone()?;
+        let package = self.registered(k)?.package.clone()?;
         match self.find_path(&package, name) {
             Target::Module(sub) => Some(sub),
             Target::External | Target::Missing => None,
@@ -1029,18 +1199,12 @@ impl<'a> Eval<'a> {
     /// The C3 linearization of a class (left-to-right depth-first when C3 fails), with
     /// external bases as one `External` entry.
     fn mro(&mut self, m: Mod, class: ScopeId) -> Rc<[Entry]> {
-        if let Some(mro) = self.settled_mros.get(&(m, class)) {
-            return mro.clone();
-        }
         if let Some(mro) = self.mros.get(&(m, class)) {
-            self.unsettled += 1;
             return mro.clone();
         }
         if !self.mro_active.insert((m, class)) {
-            self.unsettled += 1;
             return Rc::from([Entry::Class(m, class)]);
         }
-        let before = self.unsettled;
         let Some(model) = self.model(m) else {
             return Rc::from([]);
         };
@@ -1082,12 +1246,7 @@ impl<'a> Eval<'a> {
         }
         self.mro_active.remove(&(m, class));
         let mro: Rc<[Entry]> = Rc::from(mro);
-        let mros = if self.unsettled == before {
-            &mut self.settled_mros
-        } else {
-            &mut self.mros
-        };
-        mros.insert((m, class), mro.clone());
+        self.mros.insert((m, class), mro.clone());
         mro
     }
 
@@ -1226,7 +1385,7 @@ impl<'a> Eval<'a> {
                     out.add(&values);
                 }
             }
-            self.unsettled += 1;
+            self.read_slot(Slot::Attr(cm, cs));
             let stores: Vec<ExprId> = self
                 .attr_stores
                 .get(&(cm, cs))
@@ -1249,6 +1408,8 @@ impl<'a> Eval<'a> {
     /// Member or instance attribute `name` of the classes of this file that derive from
     /// the class.
     fn subclass_attr(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        // Every class of the file is looked at, those of every chunk.
+        self.scanned = true;
         let mut out = Set::default();
         let count = self.facts.model.scopes.len();
         for index in 0..count {
@@ -1518,7 +1679,6 @@ impl<'a> Eval<'a> {
     ) -> Values {
         // A container read while it is being read (`xs = [*xs, x]`) adds nothing.
         if self.depth >= MAX_DEPTH || !self.reading.insert(object) {
-            self.unsettled += 1;
             return none();
         }
         self.depth += 1;
@@ -1710,7 +1870,7 @@ impl<'a> Eval<'a> {
         read: Option<(ScopeId, At)>,
     ) -> Option<u32> {
         let (scope, at) = read?;
-        self.unsettled += 1;
+        self.read_slot(Slot::Item(container));
         let stores = self.item_stores.get(&container)?.clone();
         let mut last = None;
         for store in &stores {
@@ -1737,7 +1897,7 @@ impl<'a> Eval<'a> {
         wanted: Option<&[Key]>,
         read: Option<(ScopeId, At)>,
     ) -> Values {
-        self.unsettled += 1;
+        self.read_slot(Slot::Item(container));
         let stores = self
             .item_stores
             .get(&container)
@@ -1778,7 +1938,6 @@ impl<'a> Eval<'a> {
     /// The elements iterating `iterable` gives.
     fn iterate(&mut self, iterable: Value) -> Values {
         if self.depth >= MAX_DEPTH {
-            self.unsettled += 1;
             return none();
         }
         self.depth += 1;
@@ -1829,7 +1988,9 @@ impl<'a> Eval<'a> {
 
     /// The module `module` (with `level` leading dots) imported from module `m`.
     fn import(&mut self, m: Mod, level: u32, module: &str) -> Target {
-        let from = self.modules[m as usize].key.clone();
+        let Some(from) = self.registered(m).map(|module| module.key.clone()) else {
+            return Target::Missing;
+        };
         if level > 0 {
             let mut dir = parent_dir(&from);
             for _ in 1..level {
@@ -1901,11 +2062,15 @@ impl<'a> Eval<'a> {
         }
         for candidate in candidates {
             if self.has_file(&candidate) {
-                return Target::Module(self.module(&candidate));
+                return self
+                    .module(&candidate)
+                    .map_or(Target::Missing, Target::Module);
             }
         }
         if !package.is_empty() && self.has_prefix(&package) {
-            return Target::Module(self.module(&package));
+            return self
+                .module(&package)
+                .map_or(Target::Missing, Target::Module);
         }
         Target::Missing
     }
@@ -1925,32 +2090,52 @@ impl<'a> Eval<'a> {
             .is_some_and(|(known, _)| known.starts_with(prefix))
     }
 
-    /// The module with key `key` (a file of the tree or a namespace folder).
-    fn module(&mut self, key: &str) -> Mod {
-        if let Some(&m) = self.by_key.get(key) {
-            return m;
+    /// The module with key `key` (a file of the tree or a namespace folder), numbered
+    /// from the tree alone, so that a module has one number in every evaluation: the
+    /// current file 0, the file at index `i` of `files` `i + 1`, and a namespace folder a
+    /// number past the files' from where its files sort (the index of its first file)
+    /// and its depth — two folders that are not nested start at different files, and
+    /// nested ones differ in depth. `None` for a folder too deep to number (256 levels).
+    fn module(&mut self, key: &str) -> Option<Mod> {
+        if key == self.facts_path() {
+            return Some(CURRENT);
         }
-        let model = if key.ends_with('/') {
-            None
-        } else {
-            self.files
-                .binary_search_by(|(known, _)| known.as_str().cmp(key))
-                .ok()
-                .map(|at| self.files[at].1.model())
-        };
-        let package = if key.ends_with('/') {
-            Some(key.to_owned())
-        } else {
-            package_dir(key)
-        };
-        let m = self.modules.len() as Mod;
-        self.modules.push(Module {
+        if let Ok(index) = self
+            .files
+            .binary_search_by(|(known, _)| known.as_str().cmp(key))
+        {
+            let m = Mod::try_from(index + 1).ok()?;
+            let slot = self.modules.get_mut(m as usize)?;
+            if slot.is_none() {
+                *slot = Some(Module {
+                    key: key.to_owned(),
+                    model: Some(self.files[index].1.model()),
+                    package: package_dir(key),
+                });
+            }
+            return Some(m);
+        }
+        let first = self
+            .files
+            .partition_point(|(known, _)| known.as_str() < key);
+        let depth = key.matches('/').count();
+        if depth > 255 {
+            return None;
+        }
+        let m = Mod::try_from(self.files.len() + 1 + first * 256 + depth).ok()?;
+        self.folders.entry(m).or_insert_with(|| Module {
             key: key.to_owned(),
-            model,
-            package,
+            model: None,
+            package: Some(key.to_owned()),
         });
-        self.by_key.insert(key.to_owned(), m);
-        m
+        Some(m)
+    }
+
+    /// The path of the file being resolved.
+    fn facts_path(&self) -> &str {
+        self.modules[CURRENT as usize]
+            .as_ref()
+            .map_or("", |module| module.key.as_str())
     }
 }
 

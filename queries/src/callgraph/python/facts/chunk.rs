@@ -12,12 +12,13 @@
 //! text and what of its file its walk reads), the walk itself (`facts`).
 
 use super::{
-    Arg, At, Block, BlockId, Builder, Ctx, DROPPED, Expr, ExprId, MODULE_SCOPE, Model, Scope,
-    ScopeId, ScopeKind, Site, Standing, Store, StoreTarget, id_of, parse,
+    Arg, At, Block, BlockId, Builder, ChunkSpan, Ctx, DROPPED, Expr, ExprId, MODULE_SCOPE, Model,
+    Scope, ScopeId, ScopeKind, Site, Standing, Store, StoreTarget, id_of, parse,
 };
 use crate::extract::fields::{ChildByField as _, python as fields};
 use crate::extract::kinds::KindName as _;
 use rustc_hash::FxHashSet as HashSet;
+use std::sync::Arc;
 use tree_sitter::{Node, Tree};
 
 /// A fragment as its file's walk meets it.
@@ -62,6 +63,22 @@ pub(crate) struct Chunk {
     /// How many statement positions it takes.
     statements: u32,
     /// Whether it extends `__all__` with something other than literals.
+    all_unknown: bool,
+    /// What splicing it adds to the skeleton, shared with its file's layout.
+    part: Arc<SkeletonPart>,
+}
+
+/// What splicing a chunk adds to the skeleton, without the chunk's own ids: per skeleton
+/// scope, the names it binds there (and whether each floats, as `global` makes it) and
+/// the `self` attributes it stores, the names it declares; its extension of `__all__`.
+/// Two chunks that add the same differ only in what their own ids hold, which only an
+/// evaluation of their expressions reads (`resolve::replay` compares these).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct SkeletonPart {
+    bindings: Vec<Vec<(super::Name, bool)>>,
+    self_stores: Vec<Vec<Box<str>>>,
+    names: Vec<ScopeNames>,
+    all: Option<Vec<Box<str>>>,
     all_unknown: bool,
 }
 
@@ -130,7 +147,7 @@ fn walk(
         Some(node) => builder.statement(node, ctx),
         None => builder.pos += 1,
     }
-    let names = (0..skeleton)
+    let names: Vec<ScopeNames> = (0..skeleton)
         .map(|index| {
             [
                 sorted(&builder.binds[index]),
@@ -143,6 +160,32 @@ fn walk(
     for scope in &mut builder.model.scopes[skeleton..] {
         scope.sort_bindings();
     }
+    let skeleton_scopes = &builder.model.scopes[..skeleton];
+    let part = Arc::new(SkeletonPart {
+        bindings: skeleton_scopes
+            .iter()
+            .map(|scope| {
+                scope
+                    .bindings
+                    .iter()
+                    .map(|binding| (binding.name.clone(), binding.floating))
+                    .collect()
+            })
+            .collect(),
+        self_stores: skeleton_scopes
+            .iter()
+            .map(|scope| {
+                scope
+                    .self_stores
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .collect()
+            })
+            .collect(),
+        names: names.clone(),
+        all: builder.model.all.clone(),
+        all_unknown: builder.all_unknown,
+    });
     Chunk {
         model: builder.model,
         skeleton,
@@ -152,6 +195,7 @@ fn walk(
         class_names,
         statements: builder.pos,
         all_unknown: builder.all_unknown,
+        part,
     }
 }
 
@@ -247,6 +291,24 @@ impl<'s> Builder<'s> {
                 .iter()
                 .map(|&expr| relocation.expr_id(expr)),
         );
+        let sites = id_of(self.sites.len());
+        let stores = id_of(self.stores.len());
+        let start = node.start_byte().saturating_sub(self.byte_base);
+        let line_start = self.src[..start]
+            .rfind('\n')
+            .map_or(0, |newline| newline + 1);
+        let end = node.end_byte().saturating_sub(self.byte_base);
+        self.chunk_spans.push(ChunkSpan {
+            bytes: line_start..end,
+            skeleton: Arc::clone(&chunk.part),
+            exprs: relocation.first_expr..relocation.first_expr + id_of(chunk.model.exprs.len()),
+            scopes: relocation.first_scope..relocation.first_scope + own_scopes,
+            blocks: relocation.first_block
+                ..relocation.first_block + id_of(chunk.model.blocks.len() - chunk.skeleton),
+            sites: sites..sites + id_of(chunk.sites.len()),
+            stores: stores..stores + id_of(chunk.stores.len()),
+            positions: self.pos..self.pos + chunk.statements,
+        });
         self.model
             .exprs
             .extend(chunk.model.exprs.iter().map(|expr| relocation.expr(expr)));
@@ -611,7 +673,12 @@ def tail():
             left_out: HashSet::default(),
         };
         let content: Arc<[u8]> = source.as_bytes().into();
-        read("pkg/mod.py", &content, &standing, fragments)
+        let facts = read("pkg/mod.py", &content, &standing, fragments);
+        // A walk that spliced fragments says where; the facts proper must be equal.
+        Facts {
+            layout: Default::default(),
+            ..facts
+        }
     }
 
     #[test]
