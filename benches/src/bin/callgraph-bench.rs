@@ -19,7 +19,7 @@
 use keel_benches::count_arg;
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
-use keel_queries::callgraph::python::{GroupCounts, group_counts};
+use keel_queries::callgraph::python::{GroupCounts, group_counts, interfaces_reused};
 use keel_queries::callgraph::{
     CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
 };
@@ -87,8 +87,10 @@ struct Run {
     cold: Duration,
     warm: Vec<Duration>,
     answer: (usize, usize, usize),
-    /// The first target's edits: Python groups of sites evaluated and replayed.
+    /// The first target's edits: Python groups of sites evaluated and replayed, and
+    /// interfaces reused.
     groups: GroupCounts,
+    interfaces: u64,
 }
 
 /// A file to edit: its path, its line count and its edited versions.
@@ -148,6 +150,7 @@ fn run(options: &Options) -> Result<(), String> {
     let mut warm: Vec<Vec<Duration>> = targets.iter().map(|_| Vec::new()).collect();
     let mut answer = (0, 0, 0);
     let mut groups = GroupCounts::default();
+    let mut interfaces = 0;
     for _ in 0..options.runs {
         // Each run on a new thread: the parse hints are per thread, so a cold run on a
         // thread that already parsed these files would not be cold.
@@ -163,6 +166,7 @@ fn run(options: &Options) -> Result<(), String> {
         }
         answer = run.answer;
         groups = run.groups;
+        interfaces = run.interfaces;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let median = |samples: &mut Vec<Duration>| {
@@ -188,9 +192,10 @@ fn run(options: &Options) -> Result<(), String> {
     let edits = targets[0].edits.len().max(1) as u64;
     if groups.evaluated + groups.replayed > 0 {
         println!(
-            "  Python groups of sites per edit: {} evaluated, {} replayed from the last resolution",
+            "  Python groups of sites per edit: {} evaluated, {} replayed from the last resolution; interface reused in {} of {edits} edits",
             groups.evaluated / edits,
-            groups.replayed / edits
+            groups.replayed / edits,
+            interfaces
         );
     }
     if options.each_file {
@@ -242,6 +247,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
     let mut warm = Vec::with_capacity(targets.len());
     let mut edited_answer = answer;
     let mut groups = GroupCounts::default();
+    let mut interfaces = 0;
     let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     for target in targets {
         let mut times = Vec::with_capacity(target.edits.len());
@@ -253,6 +259,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
                 }
             }
             let before = group_counts();
+            let reused_before = interfaces_reused();
             let started = Instant::now();
             db.set_sources(tree, graph_inputs(&next));
             edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
@@ -261,6 +268,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
                 let after = group_counts();
                 groups.evaluated += after.evaluated - before.evaluated;
                 groups.replayed += after.replayed - before.replayed;
+                interfaces += interfaces_reused() - reused_before;
             }
         }
         times.sort();
@@ -283,6 +291,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
         warm,
         answer,
         groups,
+        interfaces,
     })
 }
 

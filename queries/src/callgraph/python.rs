@@ -23,8 +23,9 @@
 //! events). The file's resolution itself replays its previous one (`resolve::replay`,
 //! kept per path beside the memos, as the parse hints are): only the groups of sites the
 //! edit can change are evaluated again — the edited function's, those that read it, and
-//! those that read a flow slot whose entries it changed. The answer is the one a fresh
-//! resolution gives (`tests/it/callgraph_edits.rs`, and the edit cases of
+//! those that read a flow slot whose entries it changed. Its interface is the one made
+//! before when the edited function's own interface is (`interface::of`). The answers are
+//! the ones a fresh database gives (`tests/it/callgraph_edits.rs`, and the edit cases of
 //! `tests/it/callgraph_python.rs`).
 //!
 //! Module roots: a file's absolute imports are looked for under its script root (the
@@ -76,6 +77,7 @@ mod builtins;
 mod facts;
 mod fragments;
 mod interface;
+mod kept;
 mod resolve;
 
 use super::{FileGraph, Sources, tree_paths, unit_nodes};
@@ -86,6 +88,7 @@ use crate::images::{Image, image_bytes, image_units};
 use facts::Facts;
 use fragments::ImageFragments;
 use interface::Interface;
+pub use interface::interfaces_reused;
 use keel_engine::Db;
 use resolve::Resolved;
 pub use resolve::{GroupCounts, group_counts};
@@ -140,7 +143,9 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
 /// interface, so the program of its tree is the same interned value.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Interface {
-    Interface::new(interface::build(python_facts(db, image)))
+    // An image whose bytes cannot be read has facts `unread`, which splice nothing.
+    let source = image_bytes(db, image).unwrap_or_else(|_| std::sync::Arc::from([]));
+    interface::of(image.path(db), &source, python_facts(db, image))
 }
 
 /// Every Python file of a tree with its interface, sorted by path, shared (a file's
@@ -175,7 +180,7 @@ pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgr
 fn interface_at(db: &dyn Db, tree: Sources, path: String) -> Interface {
     match tree.image(db, &path) {
         Some(image) if !tree.past_bound(db, image) => python_interface(db, image).clone(),
-        _ => Interface::new(interface::build(&facts::unread())),
+        _ => Interface::new(interface::build(&facts::unread().model)),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use crate::support::{count, fresh_graph as graph, graph_in, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
-use keel_queries::callgraph::python::{GroupCounts, group_counts};
+use keel_queries::callgraph::python::{GroupCounts, group_counts, interfaces_reused};
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// `caller -> callee` for every edge.
@@ -782,4 +782,62 @@ fn an_edit_that_grows_a_function_shifts_the_replayed_ids_after_it() {
         edges(&warm)
     );
     assert!(counts.replayed > 0, "{counts:?}");
+}
+
+const MAKER_PY: &str = "class Alpha:
+    def go(self):
+        pass
+
+class Beta:
+    def go(self):
+        pass
+
+def make():
+    return Alpha()
+
+def other():
+    pass
+";
+
+const USER_PY: &str = "from maker import make
+
+def use():
+    make().go()
+";
+
+#[test]
+fn an_edit_inside_one_function_keeps_the_interface_unless_that_function_changes_it() {
+    let mut db = KeelDatabase::detached();
+    let tree = source_tree(&db, &[("maker.py", MAKER_PY), ("user.py", USER_PY)]);
+    let cold = call_graph(&db, tree).clone();
+    assert!(
+        has(&cold, "user.py#use -> maker.py#Alpha.go"),
+        "{:?}",
+        edges(&cold)
+    );
+
+    // A body edit that returns nothing new: the interface is the one made before.
+    let quiet = MAKER_PY.replace("def other():\n    pass", "def other():\n    value = 1");
+    let files = [("maker.py", quiet.as_str()), ("user.py", USER_PY)];
+    let before = interfaces_reused();
+    db.set_sources(tree, graph_inputs(&hashed_files(&db, &files)));
+    let warm = call_graph(&db, tree).clone();
+    assert_eq!(
+        interfaces_reused() - before,
+        1,
+        "maker.py's interface is reused"
+    );
+    assert_eq!(warm, graph(&files), "a warm answer equals a cold one");
+
+    // `make` now returns a `Beta`: `user.py`'s call must follow it.
+    let loud = quiet.replace("return Alpha()", "return Beta()");
+    let files = [("maker.py", loud.as_str()), ("user.py", USER_PY)];
+    db.set_sources(tree, graph_inputs(&hashed_files(&db, &files)));
+    let warm = call_graph(&db, tree).clone();
+    assert!(
+        has(&warm, "user.py#use -> maker.py#Beta.go"),
+        "{:?}",
+        edges(&warm)
+    );
+    assert_eq!(warm, graph(&files), "a warm answer equals a cold one");
 }

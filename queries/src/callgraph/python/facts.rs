@@ -449,13 +449,35 @@ pub(crate) struct Layout {
     pub(crate) chunks: Vec<ChunkSpan>,
 }
 
+impl Layout {
+    /// The one fragment whose text differs between this layout, of file text `old`, and
+    /// `new`, of file text `source`, when the two texts are equal outside it and the
+    /// layouts have as many fragments.
+    pub(crate) fn single_change(&self, old: &[u8], new: &Layout, source: &[u8]) -> Option<usize> {
+        if self.chunks.len() != new.chunks.len() {
+            return None;
+        }
+        let mut differing = self
+            .chunks
+            .iter()
+            .zip(&new.chunks)
+            .enumerate()
+            .filter(|(_, (was, now))| old.get(was.bytes.clone()) != source.get(now.bytes.clone()));
+        let (x, (was, now)) = differing.next()?;
+        let equal_outside = differing.next().is_none()
+            && old.get(..was.bytes.start) == source.get(..now.bytes.start)
+            && old.get(was.bytes.end..) == source.get(now.bytes.end..);
+        equal_outside.then_some(x)
+    }
+}
+
 /// One fragment's place in its file's text and facts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct ChunkSpan {
     /// Its text in the file's: from its first line's start to its end.
     pub(crate) bytes: std::ops::Range<usize>,
-    /// What its splice adds to the skeleton's scopes and positions.
-    pub(crate) skeleton: std::sync::Arc<chunk::SkeletonPart>,
+    /// Its chunk (shared with its memo).
+    pub(crate) chunk: std::sync::Arc<Chunk>,
     pub(crate) exprs: std::ops::Range<ExprId>,
     pub(crate) scopes: std::ops::Range<ScopeId>,
     pub(crate) blocks: std::ops::Range<BlockId>,

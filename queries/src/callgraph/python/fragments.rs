@@ -14,6 +14,7 @@ use crate::extract::kinds::KindName as _;
 use keel_engine::Db;
 use std::cell::RefCell;
 use std::ops::Range;
+use std::sync::Arc;
 use tree_sitter::{Node, Tree};
 
 /// What a fragment's walk reads: its text (from its first line's start), the class whose
@@ -29,9 +30,10 @@ pub(crate) struct PythonFragment<'db> {
     pub(crate) units: Vec<String>,
 }
 
-/// The facts of one fragment, with ids local to it.
+/// The facts of one fragment, with ids local to it; shared with the layouts of the files
+/// spliced from it.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db>) -> Chunk {
+pub(crate) fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db>) -> Arc<Chunk> {
     let text = fragment.text(db);
     let class = fragment
         .class(db)
@@ -42,9 +44,10 @@ pub(crate) fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db
     if let Some(at_hand) = &at_hand
         && let Some(node) = at_hand.node(text.len())
     {
-        return facts::walk_in_tree(text, class, units, node, at_hand.text.start, at_hand.row);
+        let chunk = facts::walk_in_tree(text, class, units, node, at_hand.text.start, at_hand.row);
+        return Arc::new(chunk);
     }
-    facts::walk_alone(text, class, units)
+    Arc::new(facts::walk_alone(text, class, units))
 }
 
 /// The fragment a caller is about to ask for: its file's tree, where its text lies in
@@ -112,7 +115,7 @@ impl<'db> ImageFragments<'db> {
 }
 
 impl Fragments for ImageFragments<'_> {
-    fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
+    fn chunk(&self, fragment: &Fragment<'_>) -> &Arc<Chunk> {
         // Borrowed: the key is copied only when it is new.
         let key = PythonFragment::new(
             self.db,

@@ -8,11 +8,20 @@
 //! bases, members (class-level bindings reaching the end of the class body) and instance
 //! attributes (`self.x = …`), each function's parameters, returns and yields, and the
 //! local bindings and nested scopes those read, renumbered in a canonical order.
+//!
+//! Also owns reusing a file's last interface across an edit inside one fragment
+//! ([`of`]): the interface is a function of the skeleton and of each fragment's chunk, and
+//! reads a chunk only through what the chunk's own interface holds (its function's
+//! parameters, returns and yields and what they read, and what it binds or stores in the
+//! skeleton's scopes), so when the edited fragment's chunk has the same interface as
+//! before and the text around it is equal, so is the file's.
 //! Does not own: reading the facts (`facts`) or evaluating them (`resolve`).
 
 use super::facts::{
-    Binding, Block, Expr, ExprId, Facts, MODULE_SCOPE, Model, Name, Scope, ScopeId, ScopeKind,
+    Binding, Block, Chunk, Expr, ExprId, Facts, Layout, MODULE_SCOPE, Model, Name, Scope, ScopeId,
+    ScopeKind,
 };
+use super::kept::Kept;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
@@ -69,8 +78,7 @@ impl std::fmt::Debug for Interface {
 }
 
 /// The interface of a module whose facts are `facts`.
-pub(crate) fn build(facts: &Facts) -> Model {
-    let model = &facts.model;
+pub(crate) fn build(model: &Model) -> Model {
     let mut builder = Builder {
         old: model,
         new: Model {
@@ -107,6 +115,71 @@ pub(crate) fn build(facts: &Facts) -> Model {
         scope.sort_bindings();
     }
     builder.new
+}
+
+/// The interface of `facts`, the file `path` of text `source`: the last one made for the
+/// path when the file differs from that one inside one fragment only and the fragment's
+/// chunk has the same interface as before; built otherwise.
+pub(crate) fn of(path: &str, source: &Arc<[u8]>, facts: &Facts) -> Interface {
+    let reused = KEPT
+        .recall(path)
+        .into_iter()
+        .find_map(|record| record.answer(source, &facts.layout));
+    if reused.is_some() {
+        REUSED.with(|count| count.set(count.get() + 1));
+    }
+    let interface = reused.unwrap_or_else(|| Interface::new(build(&facts.model)));
+    if !facts.layout.chunks.is_empty() {
+        KEPT.remember(
+            path,
+            Record {
+                source: Arc::clone(source),
+                layout: facts.layout.clone(),
+                interface: interface.clone(),
+            },
+        );
+    }
+    interface
+}
+
+/// The interfaces last made for each path.
+static KEPT: Kept<Record> = Kept::new();
+
+thread_local! {
+    static REUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many interfaces this thread took from the last one made for their path instead
+/// of building them, since it started: what tests and benches read to see the reuse.
+pub fn interfaces_reused() -> u64 {
+    REUSED.with(std::cell::Cell::get)
+}
+
+/// The interface last made for a path, with what it was made of.
+struct Record {
+    source: Arc<[u8]>,
+    layout: Layout,
+    interface: Interface,
+}
+
+impl Record {
+    /// This interface, when it is the interface of the file of text `source` and
+    /// layout `layout`.
+    fn answer(&self, source: &[u8], layout: &Layout) -> Option<Interface> {
+        let x = self.layout.single_change(&self.source, layout, source)?;
+        let (old, new) = (&self.layout.chunks[x].chunk, &layout.chunks[x].chunk);
+        (chunk_interface(old) == chunk_interface(new)).then(|| self.interface.clone())
+    }
+}
+
+/// The interface of one chunk alone: what a file's interface reads of it.
+fn chunk_interface(chunk: &Chunk) -> Model {
+    let mut model = chunk.model.clone();
+    // The skeleton's scopes hold only what the fragment binds in them, in walk order.
+    for scope in &mut model.scopes[..chunk.skeleton] {
+        scope.sort_bindings();
+    }
+    build(&model)
 }
 
 enum Work {

@@ -68,10 +68,10 @@ pub(crate) fn resolve(
 ) -> Resolved {
     let replay = replay::recall(path)
         .into_iter()
-        .find_map(|record| Replay::new(record, path, source, files, facts));
+        .find_map(|record| Replay::new(record, source, files, facts));
     let mut eval = Eval::new(path, facts, files);
     let (resolved, rounds) = eval.run(replay);
-    replay::remember(Record::new(path, source, files, facts, rounds));
+    replay::remember(path, Record::new(source, files, facts, rounds));
     resolved
 }
 

@@ -39,7 +39,7 @@ pub(crate) struct Fragment<'a> {
 
 /// Where a file's walk takes its fragments' chunks from.
 pub(crate) trait Fragments {
-    fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk;
+    fn chunk(&self, fragment: &Fragment<'_>) -> &Arc<Chunk>;
 }
 
 /// The names one scope binds, declares `global` and declares `nonlocal`, sorted.
@@ -50,8 +50,9 @@ type ScopeNames = [Box<[Box<str>]>; 3];
 pub(crate) struct Chunk {
     /// The skeleton's scopes first (the module, then the class when there is one), each
     /// with its top block, then the fragment's own.
-    model: Model,
-    skeleton: usize,
+    pub(crate) model: Model,
+    /// How many of `model`'s scopes are the skeleton's.
+    pub(crate) skeleton: usize,
     sites: Vec<Site>,
     stores: Vec<Store>,
     /// Per skeleton scope: what the fragment bound and declared in it.
@@ -64,8 +65,8 @@ pub(crate) struct Chunk {
     statements: u32,
     /// Whether it extends `__all__` with something other than literals.
     all_unknown: bool,
-    /// What splicing it adds to the skeleton, shared with its file's layout.
-    part: Arc<SkeletonPart>,
+    /// What splicing it adds to the skeleton.
+    pub(crate) part: SkeletonPart,
 }
 
 /// What splicing a chunk adds to the skeleton, without the chunk's own ids: per skeleton
@@ -73,7 +74,7 @@ pub(crate) struct Chunk {
 /// the `self` attributes it stores, the names it declares; its extension of `__all__`.
 /// Two chunks that add the same differ only in what their own ids hold, which only an
 /// evaluation of their expressions reads (`resolve::replay` compares these).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct SkeletonPart {
     bindings: Vec<Vec<(super::Name, bool)>>,
     self_stores: Vec<Vec<Box<str>>>,
@@ -161,7 +162,7 @@ fn walk(
         scope.sort_bindings();
     }
     let skeleton_scopes = &builder.model.scopes[..skeleton];
-    let part = Arc::new(SkeletonPart {
+    let part = SkeletonPart {
         bindings: skeleton_scopes
             .iter()
             .map(|scope| {
@@ -185,7 +186,7 @@ fn walk(
         names: names.clone(),
         all: builder.model.all.clone(),
         all_unknown: builder.all_unknown,
-    });
+    };
     Chunk {
         model: builder.model,
         skeleton,
@@ -224,7 +225,7 @@ impl<'s> Builder<'s> {
 
     /// The chunk of `node` when the walk takes fragments and `node`, read in `ctx`, is
     /// one.
-    pub(super) fn fragment_chunk(&self, node: Node<'_>, ctx: Ctx) -> Option<&'s Chunk> {
+    pub(super) fn fragment_chunk(&self, node: Node<'_>, ctx: Ctx) -> Option<&'s Arc<Chunk>> {
         let (fragments, tree) = self.fragments?;
         let definition = match node.kind_name() {
             "function_definition" => node,
@@ -265,7 +266,7 @@ impl<'s> Builder<'s> {
 
     /// Adds `chunk`, the fragment `node` read in `ctx`, as if its statement were walked
     /// here.
-    pub(super) fn splice(&mut self, chunk: &Chunk, node: Node<'_>, ctx: Ctx) {
+    pub(super) fn splice(&mut self, chunk: &Arc<Chunk>, node: Node<'_>, ctx: Ctx) {
         let skeleton = [MODULE_SCOPE, ctx.scope];
         let skeleton = &skeleton[..chunk.skeleton];
         let blocks: Vec<BlockId> = skeleton
@@ -300,7 +301,7 @@ impl<'s> Builder<'s> {
         let end = node.end_byte().saturating_sub(self.byte_base);
         self.chunk_spans.push(ChunkSpan {
             bytes: line_start..end,
-            skeleton: Arc::clone(&chunk.part),
+            chunk: Arc::clone(chunk),
             exprs: relocation.first_expr..relocation.first_expr + id_of(chunk.model.exprs.len()),
             scopes: relocation.first_scope..relocation.first_scope + own_scopes,
             blocks: relocation.first_block
@@ -633,7 +634,7 @@ def tail():
     }
 
     impl Fragments for Walked {
-        fn chunk(&self, fragment: &Fragment<'_>) -> &Chunk {
+        fn chunk(&self, fragment: &Fragment<'_>) -> &Arc<Chunk> {
             self.count.set(self.count.get() + 1);
             let units: Vec<String> = self
                 .units
@@ -656,7 +657,7 @@ def tail():
                     fragment.row_base,
                 )
             };
-            Box::leak(Box::new(chunk))
+            Box::leak(Box::new(Arc::new(chunk)))
         }
     }
 

@@ -31,11 +31,12 @@
 
 use super::super::Program;
 use super::super::facts::{ExprId, Facts, Layout, ScopeId};
+use super::super::kept::Kept;
 use super::{ItemStore, Mod, Value};
 use crate::callgraph::NodeId;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The module number of the file being resolved (as in `resolve`).
 const CURRENT: Mod = 0;
@@ -149,7 +150,6 @@ impl GroupRun {
 
 /// One resolution of one file.
 pub(super) struct Record {
-    path: String,
     /// The file's text, and every Python file of the tree with its interface.
     source: Arc<[u8]>,
     program: Program,
@@ -162,14 +162,12 @@ pub(super) struct Record {
 
 impl Record {
     pub(super) fn new(
-        path: &str,
         source: &Arc<[u8]>,
         program: &Program,
         facts: &Facts,
         rounds: Vec<Vec<Arc<GroupRun>>>,
     ) -> Self {
         Self {
-            path: path.to_owned(),
             source: Arc::clone(source),
             program: Arc::clone(program),
             layout: facts.layout.clone(),
@@ -223,46 +221,17 @@ pub(super) fn count(replayed: bool) {
     });
 }
 
-/// How many records are kept: the latest few of each file path (two databases may
-/// resolve the same path in turn), the oldest dropped first.
-const KEPT: usize = 256;
-const KEPT_PER_PATH: usize = 4;
-
-static RECORDS: Mutex<Vec<Arc<Record>>> = Mutex::new(Vec::new());
+/// The resolutions last made for each path.
+static KEPT: Kept<Record> = Kept::new();
 
 /// Keeps `record` as one of its path's latest resolutions.
-pub(super) fn remember(record: Record) {
-    // A poisoned lock only means another resolution panicked while holding it; the
-    // records are hints, each kept or dropped whole.
-    let mut records = RECORDS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let same_path = records
-        .iter()
-        .filter(|kept| kept.path == record.path)
-        .count();
-    if same_path >= KEPT_PER_PATH
-        && let Some(oldest) = records.iter().position(|kept| kept.path == record.path)
-    {
-        records.remove(oldest);
-    }
-    if records.len() >= KEPT {
-        records.remove(0);
-    }
-    records.push(Arc::new(record));
+pub(super) fn remember(path: &str, record: Record) {
+    KEPT.remember(path, record);
 }
 
 /// The latest resolutions of `path` kept, the most recent first.
 pub(super) fn recall(path: &str) -> Vec<Arc<Record>> {
-    let records = RECORDS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    records
-        .iter()
-        .rev()
-        .filter(|kept| kept.path == path)
-        .cloned()
-        .collect()
+    KEPT.recall(path)
 }
 
 /// The kinds of id a record holds.
@@ -338,29 +307,15 @@ impl Replay {
     /// fragment whose chunk adds the same to the skeleton, and the program is equal.
     pub(super) fn new(
         record: Arc<Record>,
-        path: &str,
         source: &[u8],
         program: &Program,
         facts: &Facts,
     ) -> Option<Self> {
-        let (old, new) = (&record.layout, &facts.layout);
-        if record.path != path || old.chunks.len() != new.chunks.len() {
-            return None;
-        }
-        fn text<'s>(source: &'s [u8], bytes: &Range<usize>) -> Option<&'s [u8]> {
-            source.get(bytes.clone())
-        }
-        let mut differing = old
-            .chunks
-            .iter()
-            .zip(&new.chunks)
-            .enumerate()
-            .filter(|(_, (old, new))| text(&record.source, &old.bytes) != text(source, &new.bytes));
-        let (x, (old_x, new_x)) = differing.next()?;
-        if differing.next().is_some()
-            || old_x.skeleton != new_x.skeleton
-            || record.source.get(..old_x.bytes.start) != source.get(..new_x.bytes.start)
-            || record.source.get(old_x.bytes.end..) != source.get(new_x.bytes.end..)
+        let x = record
+            .layout
+            .single_change(&record.source, &facts.layout, source)?;
+        let (old_x, new_x) = (&record.layout.chunks[x], &facts.layout.chunks[x]);
+        if old_x.chunk.part != new_x.chunk.part
             || !(Arc::ptr_eq(&record.program, program) || *record.program == **program)
         {
             return None;
