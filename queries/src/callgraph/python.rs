@@ -4,8 +4,8 @@
 //! Owns: reading Python call sites and resolving them, in four memoized steps:
 //! - `python_facts` (per image): one parse, the file's scopes, bindings, call sites and
 //!   stores (`facts`), spliced from the memos of its fragments (each function defined
-//!   in the module's body or a top-level class's body: `fragments`), so that an edit of
-//!   one body walks that function only;
+//!   in the module's body or a top-level class's body, directly or in a block there:
+//!   `fragments`), so that an edit of one body walks that function only;
 //! - `python_interface` (per image): what other files may read of it — its export
 //!   table (module-level names, `__all__`, star imports), classes (bases, members,
 //!   instance attributes) and functions (parameters, returns) — with no line or call site

@@ -9,7 +9,8 @@
 //! keel's unit names, `extract::python`), and where a call belongs (the nearest named
 //! scope that is a standing unit; the module otherwise). A file that parses cleanly is
 //! walked in fragments: each function of the module's body or of a top-level class's body
-//! is walked alone and spliced (`chunk`), the rest in place; the facts are equal.
+//! (directly or in a block there) is walked alone and spliced (`chunk`), the rest in
+//! place; the facts are equal.
 //! Does not own: what the values are (`resolve`), what other files may read (`interface`),
 //! memoizing fragments (`fragments`).
 

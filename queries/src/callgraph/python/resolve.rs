@@ -15,7 +15,8 @@
 //!
 //! How a file is evaluated: in rounds, each of which evaluates the file's groups of sites
 //! and stores in file order (a fragment's — a function defined in the module's or a
-//! top-level class's body — or the skeleton's run between two fragments;
+//! top-level class's body, directly or in a block there — or the skeleton's run between
+//! two fragments;
 //! [`replay::groups`]). A group is evaluated with caches of its own, from its sites, the
 //! facts it reads, the other files' interfaces and the flow slots it reads, and adds what
 //! it finds to the slots; rounds go on until one adds nothing (at most [`MAX_ROUNDS`]),

@@ -1,7 +1,8 @@
 //! Fragments: a file's facts in pieces that an edit elsewhere in the file leaves equal.
 //!
-//! Owns: which statements are fragments (a `def`, decorated or not, directly in the
-//! module's body or directly in the body of a class whose scope is the module's), the walk
+//! Owns: which statements are fragments (a `def`, decorated or not, in the module's body
+//! or in the body of a class whose scope is the module's, directly or in a block there:
+//! an `if`, a `try`, a loop), the walk
 //! of one fragment alone into a [`Chunk`] (ids local to it: the module and the class
 //! around it stand in as a skeleton of the scopes it may bind into; its lines count from
 //! its first line), and the splice of a chunk at its place in a file's walk: scopes,
@@ -96,19 +97,23 @@ pub(crate) fn walk_in_tree(
     walk(text, class, units, Some(node), byte_base, row_base)
 }
 
-/// The chunk of a fragment's text parsed alone (a member in a class of its own):
-/// equal to [`walk_in_tree`]'s.
+/// The chunk of a fragment's text parsed alone (a member in a class of its own; an
+/// indented module-level one, which sits in a block, in an `if` of its own): equal to
+/// [`walk_in_tree`]'s.
 pub(crate) fn walk_alone(text: &str, class: Option<(&str, bool)>, units: &[String]) -> Chunk {
-    let (source, row_base) = match class {
-        Some(_) => (format!("class _:\n{text}"), 1),
-        None => (text.to_owned(), 0),
+    let indented = text.starts_with([' ', '\t']);
+    let (source, row_base) = match (class, indented) {
+        (Some(_), _) => (format!("class _:\n{text}"), 1),
+        (None, true) => (format!("if _:\n{text}"), 1),
+        (None, false) => (text.to_owned(), 0),
     };
     let tree = parse(&source);
     let node = tree.as_ref().and_then(|tree| {
         let first = tree.root_node().named_child(0)?;
-        match class {
-            Some(_) => first.field(&fields::BODY)?.named_child(0),
-            None => Some(first),
+        match (class, indented) {
+            (Some(_), _) => first.field(&fields::BODY)?.named_child(0),
+            (None, true) => first.field(&fields::CONSEQUENCE)?.named_child(0),
+            (None, false) => Some(first),
         }
     });
     walk(&source, class, units, node, 0, row_base)
@@ -235,7 +240,7 @@ impl<'s> Builder<'s> {
             _ => return None,
         };
         let scope = &self.model.scopes[ctx.scope as usize];
-        if ctx.block != scope.top || ctx.owner == DROPPED {
+        if ctx.owner == DROPPED {
             return None;
         }
         let class = match (scope.kind, scope.parent) {
@@ -269,10 +274,15 @@ impl<'s> Builder<'s> {
     pub(super) fn splice(&mut self, chunk: &Arc<Chunk>, node: Node<'_>, ctx: Ctx) {
         let skeleton = [MODULE_SCOPE, ctx.scope];
         let skeleton = &skeleton[..chunk.skeleton];
-        let blocks: Vec<BlockId> = skeleton
+        // The skeleton's scopes' top blocks, but the fragment's own statement sits in
+        // `ctx.block`: its scope's top block, or a block in it (an `if`, a `try`).
+        let mut blocks: Vec<BlockId> = skeleton
             .iter()
             .map(|&scope| self.model.scopes[scope as usize].top)
             .collect();
+        if let Some(last) = blocks.last_mut() {
+            *last = ctx.block;
+        }
         let relocation = Relocation {
             scopes: skeleton,
             blocks: &blocks,
@@ -689,10 +699,10 @@ def tail():
             let walked = Walked::new(alone, SOURCE);
             let spliced = facts(SOURCE, Some(&walked));
             // register, run, tail; Base's __init__, make, first, wrap, wrapped, fetch;
-            // Windows's __init__ (a class in an `if` is still the module's). Not
-            // Inner.go, maybe, platform: not directly in the module's or a top-level
-            // class's body.
-            assert_eq!(walked.count.get(), 10, "fragments taken (alone: {alone})");
+            // Windows's __init__ (a class in an `if` is still the module's); `maybe` and
+            // `platform`, in an `if` in the class's and the module's bodies. Not
+            // Inner.go: its class is not the module's.
+            assert_eq!(walked.count.get(), 12, "fragments taken (alone: {alone})");
             assert_eq!(spliced, whole, "alone: {alone}");
         }
     }
