@@ -143,9 +143,7 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
 /// interface, so the program of its tree is the same interned value.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Interface {
-    // An image whose bytes cannot be read has facts `unread`, which splice nothing.
-    let source = image_bytes(db, image).unwrap_or_else(|_| std::sync::Arc::from([]));
-    interface::of(image.path(db), &source, python_facts(db, image))
+    interface::of(image.path(db), python_facts(db, image))
 }
 
 /// Every Python file of a tree with its interface, sorted by path, shared (a file's
@@ -194,8 +192,5 @@ pub(crate) fn python_resolve<'db>(
     program: PythonProgram<'db>,
 ) -> Resolved {
     let facts = python_facts(db, image);
-    // An image whose bytes cannot be read has facts `unread`, which splice nothing, and
-    // no text to replay against.
-    let source = image_bytes(db, image).unwrap_or_else(|_| std::sync::Arc::from([]));
-    resolve::resolve(image.path(db), &source, facts, program.files(db))
+    resolve::resolve(image.path(db), facts, program.files(db))
 }

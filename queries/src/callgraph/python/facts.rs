@@ -446,18 +446,21 @@ pub(crate) struct Facts {
 /// (`resolve` replays a resolution across such an edit).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub(crate) struct Layout {
+    /// The text the chunks' byte ranges index (the file's, decoded when it declares an
+    /// encoding); empty when nothing was spliced.
+    pub(crate) source: std::sync::Arc<[u8]>,
     /// In file order.
     pub(crate) chunks: Vec<ChunkSpan>,
 }
 
 impl Layout {
-    /// The one fragment whose text differs between this layout, of file text `old`, and
-    /// `new`, of file text `source`, when the two texts are equal outside it and the
-    /// layouts have as many fragments.
-    pub(crate) fn single_change(&self, old: &[u8], new: &Layout, source: &[u8]) -> Option<usize> {
-        if self.chunks.len() != new.chunks.len() {
+    /// The one fragment whose text differs between this layout and `new`, when their
+    /// texts are equal outside it and they have as many fragments.
+    pub(crate) fn single_change(&self, new: &Layout) -> Option<usize> {
+        if self.chunks.is_empty() || self.chunks.len() != new.chunks.len() {
             return None;
         }
+        let (old, source) = (&self.source, &new.source);
         let mut differing = self
             .chunks
             .iter()
@@ -533,6 +536,13 @@ pub(crate) fn read(
     builder.module(tree.root_node());
     let mut facts = builder.finish();
     facts.partial = partial;
+    if !facts.layout.chunks.is_empty() {
+        // The decoded text is most often the content itself: shared, not copied.
+        facts.layout.source = match source.as_bytes() == content.as_ref() {
+            true => std::sync::Arc::clone(content),
+            false => std::sync::Arc::from(source.as_bytes()),
+        };
+    }
     facts
 }
 
@@ -552,14 +562,11 @@ pub(crate) fn unread() -> Facts {
 
 /// The ids below `len` outside `ranges` (ascending, disjoint), as ranges.
 fn complement(
-    ranges: &[std::ops::Range<u32>],
+    ranges: impl Iterator<Item = std::ops::Range<u32>> + Clone,
     len: u32,
-) -> impl Iterator<Item = std::ops::Range<u32>> + '_ {
-    let starts = std::iter::once(0).chain(ranges.iter().map(|range| range.end));
-    let ends = ranges
-        .iter()
-        .map(|range| range.start)
-        .chain(std::iter::once(len));
+) -> impl Iterator<Item = std::ops::Range<u32>> {
+    let starts = std::iter::once(0).chain(ranges.clone().map(|range| range.end));
+    let ends = ranges.map(|range| range.start).chain(std::iter::once(len));
     starts
         .zip(ends)
         .filter(|(start, end)| start < end)
@@ -620,14 +627,11 @@ struct Builder<'s> {
     /// The `self` parameter's name of each plain method scope.
     self_name: HashMap<ScopeId, Box<str>>,
     all_unknown: bool,
-    /// What spliced chunks settled already, in splice order: the expressions whose names
-    /// they resolved and the scopes whose bindings they sorted.
-    spliced_exprs: Vec<std::ops::Range<ExprId>>,
-    spliced_scopes: Vec<std::ops::Range<ScopeId>>,
     /// Names spliced chunks read in their class's body (decorators, defaults), which
     /// only the whole class resolves.
     pending_names: Vec<ExprId>,
-    /// The spliced chunks' places.
+    /// The spliced chunks' places, in splice order: a chunk resolved its expressions'
+    /// names and sorted its scopes' bindings already.
     chunk_spans: Vec<ChunkSpan>,
 }
 
@@ -649,8 +653,6 @@ impl<'s> Builder<'s> {
             nonlocals: Vec::new(),
             self_name: HashMap::default(),
             all_unknown: false,
-            spliced_exprs: Vec::new(),
-            spliced_scopes: Vec::new(),
             pending_names: Vec::new(),
             chunk_spans: Vec::new(),
         };
@@ -662,8 +664,9 @@ impl<'s> Builder<'s> {
         if self.all_unknown {
             self.model.all = None;
         }
-        let spliced = std::mem::take(&mut self.spliced_exprs);
-        for range in complement(&spliced, id_of(self.model.exprs.len())) {
+        let spans = std::mem::take(&mut self.chunk_spans);
+        let spliced_exprs = spans.iter().map(|span| span.exprs.clone());
+        for range in complement(spliced_exprs, id_of(self.model.exprs.len())) {
             for expr in range {
                 self.resolve_name(expr);
             }
@@ -671,8 +674,8 @@ impl<'s> Builder<'s> {
         for expr in std::mem::take(&mut self.pending_names) {
             self.resolve_name(expr);
         }
-        let unsorted = complement(&self.spliced_scopes, id_of(self.model.scopes.len()));
-        for range in unsorted {
+        let spliced_scopes = spans.iter().map(|span| span.scopes.clone());
+        for range in complement(spliced_scopes, id_of(self.model.scopes.len())) {
             for scope in &mut self.model.scopes[range.start as usize..range.end as usize] {
                 scope.sort_bindings();
             }
@@ -683,7 +686,8 @@ impl<'s> Builder<'s> {
             stores: self.stores,
             partial: false,
             layout: Layout {
-                chunks: self.chunk_spans,
+                source: std::sync::Arc::from([]),
+                chunks: spans,
             },
         }
     }

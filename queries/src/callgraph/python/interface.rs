@@ -117,14 +117,14 @@ pub(crate) fn build(model: &Model) -> Model {
     builder.new
 }
 
-/// The interface of `facts`, the file `path` of text `source`: the last one made for the
-/// path when the file differs from that one inside one fragment only and the fragment's
-/// chunk has the same interface as before; built otherwise.
-pub(crate) fn of(path: &str, source: &Arc<[u8]>, facts: &Facts) -> Interface {
+/// The interface of `facts`, the file at `path`: the last one made for the path when the
+/// file differs from that one inside one fragment only and the fragment's chunk has the
+/// same interface as before; built otherwise.
+pub(crate) fn of(path: &str, facts: &Facts) -> Interface {
     let reused = KEPT
         .recall(path)
         .into_iter()
-        .find_map(|record| record.answer(source, &facts.layout));
+        .find_map(|record| record.answer(&facts.layout));
     if reused.is_some() {
         REUSED.with(|count| count.set(count.get() + 1));
     }
@@ -133,7 +133,6 @@ pub(crate) fn of(path: &str, source: &Arc<[u8]>, facts: &Facts) -> Interface {
         KEPT.remember(
             path,
             Record {
-                source: Arc::clone(source),
                 layout: facts.layout.clone(),
                 interface: interface.clone(),
             },
@@ -157,16 +156,14 @@ pub fn interfaces_reused() -> u64 {
 
 /// The interface last made for a path, with what it was made of.
 struct Record {
-    source: Arc<[u8]>,
     layout: Layout,
     interface: Interface,
 }
 
 impl Record {
-    /// This interface, when it is the interface of the file of text `source` and
-    /// layout `layout`.
-    fn answer(&self, source: &[u8], layout: &Layout) -> Option<Interface> {
-        let x = self.layout.single_change(&self.source, layout, source)?;
+    /// This interface, when it is the interface of the file of layout `layout`.
+    fn answer(&self, layout: &Layout) -> Option<Interface> {
+        let x = self.layout.single_change(layout)?;
         let (old, new) = (&self.layout.chunks[x].chunk, &layout.chunks[x].chunk);
         (chunk_interface(old) == chunk_interface(new)).then(|| self.interface.clone())
     }

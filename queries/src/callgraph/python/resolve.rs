@@ -56,23 +56,18 @@ pub(crate) struct Resolved {
     pub(crate) unresolved: Vec<UnresolvedSite>,
 }
 
-/// Resolves the sites of `facts` (the file at `path`, of text `source`) against `files`:
+/// Resolves the sites of `facts` (the file at `path`) against `files`:
 /// every Python file of the tree with its interface, sorted by path. The previous
 /// resolution of the same path, when kept and when the file differs from it inside one
 /// fragment only, answers every group of sites the edit cannot change ([`replay`]); the
 /// answer is the same either way.
-pub(crate) fn resolve(
-    path: &str,
-    source: &std::sync::Arc<[u8]>,
-    facts: &Facts,
-    files: &super::Program,
-) -> Resolved {
+pub(crate) fn resolve(path: &str, facts: &Facts, files: &super::Program) -> Resolved {
     let replay = replay::recall(path)
         .into_iter()
-        .find_map(|record| Replay::new(record, source, files, facts));
+        .find_map(|record| Replay::new(record, files, facts));
     let mut eval = Eval::new(path, facts, files);
     let (resolved, rounds) = eval.run(replay);
-    replay::remember(path, Record::new(source, files, facts, rounds));
+    replay::remember(path, Record::new(files, facts, rounds));
     resolved
 }
 

@@ -291,11 +291,7 @@ impl<'s> Builder<'s> {
             first_expr: id_of(self.model.exprs.len()),
             pos: self.pos,
         };
-        self.spliced_exprs
-            .push(relocation.first_expr..relocation.first_expr + id_of(chunk.model.exprs.len()));
         let own_scopes = id_of(chunk.model.scopes.len() - chunk.skeleton);
-        self.spliced_scopes
-            .push(relocation.first_scope..relocation.first_scope + own_scopes);
         self.pending_names.extend(
             chunk
                 .class_names

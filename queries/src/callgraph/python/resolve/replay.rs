@@ -150,8 +150,7 @@ impl GroupRun {
 
 /// One resolution of one file.
 pub(super) struct Record {
-    /// The file's text, and every Python file of the tree with its interface.
-    source: Arc<[u8]>,
+    /// Every Python file of the tree with its interface.
     program: Program,
     layout: Layout,
     /// Whether each chunk holds a class scope.
@@ -161,14 +160,8 @@ pub(super) struct Record {
 }
 
 impl Record {
-    pub(super) fn new(
-        source: &Arc<[u8]>,
-        program: &Program,
-        facts: &Facts,
-        rounds: Vec<Vec<Arc<GroupRun>>>,
-    ) -> Self {
+    pub(super) fn new(program: &Program, facts: &Facts, rounds: Vec<Vec<Arc<GroupRun>>>) -> Self {
         Self {
-            source: Arc::clone(source),
             program: Arc::clone(program),
             layout: facts.layout.clone(),
             classes: classes_per_chunk(facts),
@@ -305,15 +298,8 @@ impl Replay {
     /// The replay of `record` for `facts`, the file `path` of text `source` against
     /// `program`, when its text differs from the recorded one inside exactly one
     /// fragment whose chunk adds the same to the skeleton, and the program is equal.
-    pub(super) fn new(
-        record: Arc<Record>,
-        source: &[u8],
-        program: &Program,
-        facts: &Facts,
-    ) -> Option<Self> {
-        let x = record
-            .layout
-            .single_change(&record.source, &facts.layout, source)?;
+    pub(super) fn new(record: Arc<Record>, program: &Program, facts: &Facts) -> Option<Self> {
+        let x = record.layout.single_change(&facts.layout)?;
         let (old_x, new_x) = (&record.layout.chunks[x], &facts.layout.chunks[x]);
         if old_x.chunk.part != new_x.chunk.part
             || !(Arc::ptr_eq(&record.program, program) || *record.program == **program)
