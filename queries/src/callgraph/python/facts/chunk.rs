@@ -66,22 +66,49 @@ pub(crate) struct Chunk {
     statements: u32,
     /// Whether it extends `__all__` with something other than literals.
     all_unknown: bool,
-    /// What splicing it adds to the skeleton.
-    pub(crate) part: SkeletonPart,
 }
 
-/// What splicing a chunk adds to the skeleton, without the chunk's own ids: per skeleton
-/// scope, the names it binds there (and whether each floats, as `global` makes it) and
-/// the `self` attributes it stores, the names it declares; its extension of `__all__`.
-/// Two chunks that add the same differ only in what their own ids hold, which only an
-/// evaluation of their expressions reads (`resolve::replay` compares these).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct SkeletonPart {
-    bindings: Vec<Vec<(super::Name, bool)>>,
-    self_stores: Vec<Vec<Box<str>>>,
-    names: Vec<ScopeNames>,
-    all: Option<Vec<Box<str>>>,
-    all_unknown: bool,
+impl Chunk {
+    /// Whether splicing this chunk adds to the skeleton what splicing `other` adds, its
+    /// own ids aside: per skeleton scope, the names bound there (and whether each floats,
+    /// as `global` makes it), the `self` attributes stored, the names declared; and the
+    /// extension of `__all__`. Two such chunks differ only in what their own ids hold,
+    /// which only an evaluation of their expressions reads (`resolve::replay`).
+    pub(crate) fn adds_to_skeleton_as(&self, other: &Chunk) -> bool {
+        let same_scope = |(a, b): (&Scope, &Scope)| {
+            a.bindings.len() == b.bindings.len()
+                && a.bindings
+                    .iter()
+                    .zip(&b.bindings)
+                    .all(|(a, b)| a.name == b.name && a.floating == b.floating)
+                && a.self_stores.len() == b.self_stores.len()
+                && a.self_stores
+                    .iter()
+                    .zip(&b.self_stores)
+                    .all(|((a, _), (b, _))| a == b)
+        };
+        self.skeleton == other.skeleton
+            && self.names == other.names
+            && self.model.all == other.model.all
+            && self.all_unknown == other.all_unknown
+            && self
+                .skeleton_scopes()
+                .iter()
+                .zip(other.skeleton_scopes())
+                .all(same_scope)
+    }
+
+    /// The module's stand-in, then the class's: what the fragment adds to them.
+    fn skeleton_scopes(&self) -> &[Scope] {
+        &self.model.scopes[..self.skeleton]
+    }
+
+    /// Whether a class is defined inside the fragment.
+    pub(crate) fn holds_class(&self) -> bool {
+        self.model.scopes[self.skeleton..]
+            .iter()
+            .any(|scope| scope.kind == ScopeKind::Class)
+    }
 }
 
 /// The chunk of a fragment walked in its file's tree: `node` is the fragment, `text`
@@ -166,32 +193,6 @@ fn walk(
     for scope in &mut builder.model.scopes[skeleton..] {
         scope.sort_bindings();
     }
-    let skeleton_scopes = &builder.model.scopes[..skeleton];
-    let part = SkeletonPart {
-        bindings: skeleton_scopes
-            .iter()
-            .map(|scope| {
-                scope
-                    .bindings
-                    .iter()
-                    .map(|binding| (binding.name.clone(), binding.floating))
-                    .collect()
-            })
-            .collect(),
-        self_stores: skeleton_scopes
-            .iter()
-            .map(|scope| {
-                scope
-                    .self_stores
-                    .iter()
-                    .map(|(name, _)| name.clone())
-                    .collect()
-            })
-            .collect(),
-        names: names.clone(),
-        all: builder.model.all.clone(),
-        all_unknown: builder.all_unknown,
-    };
     Chunk {
         model: builder.model,
         skeleton,
@@ -201,7 +202,6 @@ fn walk(
         class_names,
         statements: builder.pos,
         all_unknown: builder.all_unknown,
-        part,
     }
 }
 
@@ -701,6 +701,25 @@ def tail():
             assert_eq!(walked.count.get(), 12, "fragments taken (alone: {alone})");
             assert_eq!(spliced, whole, "alone: {alone}");
         }
+    }
+
+    #[test]
+    fn a_chunk_adds_to_the_skeleton_what_it_binds_and_stores_there_only() {
+        let class = Some(("C", true));
+        let method = |body: &str| walk_alone(&format!("    def f(self):\n{body}"), class, &[]);
+        let base = method("        self.a = g()\n");
+        // A body edit that binds and stores the same outside the method.
+        let same = method("        x = 1\n        self.a = h(x)\n");
+        assert!(base.adds_to_skeleton_as(&same));
+        // Another attribute stored on `self`, a name made global and bound.
+        let other_store = method("        self.b = g()\n");
+        assert!(!base.adds_to_skeleton_as(&other_store));
+        let global = method("        global g\n        g = 1\n        self.a = g\n");
+        assert!(!base.adds_to_skeleton_as(&global));
+        // A class defined inside the method is the fragment's own.
+        let nested = method("        class K:\n            pass\n        self.a = K()\n");
+        assert!(nested.holds_class() && !base.holds_class());
+        assert!(base.adds_to_skeleton_as(&nested));
     }
 
     #[test]

@@ -16,8 +16,10 @@
 //! evaluated with caches of its own, from its sites, the facts it reads, the other files'
 //! interfaces and the flow slots it reads, so its run is a function of those. A record
 //! answers a group when the new file's text differs from the recorded one only inside
-//! one fragment (`x`), whose chunk adds the same names and stores to the skeleton, and
-//! the other files' interfaces are equal: then the two files' facts are equal outside
+//! one fragment (`x`), whose chunk adds the same names and stores to the skeleton
+//! (`Chunk::adds_to_skeleton_as`; what reaches the module's or a class's end is in the
+//! file's interface too, so the program's equality already holds most of it), and the
+//! other files' interfaces are equal: then the two files' facts are equal outside
 //! `x`'s ids, the ids after it shifted. And the group must have read nothing of `x` (its
 //! expressions and scopes are reached only by evaluating `x`'s expressions, which marks
 //! it; looking through every class of the file counts as reading `x` when `x` holds a
@@ -153,8 +155,6 @@ pub(super) struct Record {
     /// Every Python file of the tree with its interface.
     program: Program,
     layout: Layout,
-    /// Whether each chunk holds a class scope.
-    classes: Vec<bool>,
     /// Per round, per group.
     rounds: Vec<Vec<Arc<GroupRun>>>,
 }
@@ -164,23 +164,9 @@ impl Record {
         Self {
             program: Arc::clone(program),
             layout: facts.layout.clone(),
-            classes: classes_per_chunk(facts),
             rounds,
         }
     }
-}
-
-fn classes_per_chunk(facts: &Facts) -> Vec<bool> {
-    facts
-        .layout
-        .chunks
-        .iter()
-        .map(|chunk| {
-            facts.model.scopes[chunk.scopes.start as usize..chunk.scopes.end as usize]
-                .iter()
-                .any(|scope| scope.kind == super::super::facts::ScopeKind::Class)
-        })
-        .collect()
 }
 
 /// How many groups of Python call sites this thread evaluated and how many a replay
@@ -301,16 +287,15 @@ impl Replay {
     pub(super) fn new(record: Arc<Record>, program: &Program, facts: &Facts) -> Option<Self> {
         let x = record.layout.single_change(&facts.layout)?;
         let (old_x, new_x) = (&record.layout.chunks[x], &facts.layout.chunks[x]);
-        if old_x.chunk.part != new_x.chunk.part
+        if !old_x.chunk.adds_to_skeleton_as(&new_x.chunk)
             || !(Arc::ptr_eq(&record.program, program) || *record.program == **program)
         {
             return None;
         }
         let len = |range: &Range<u32>| range.end - range.start;
-        let new_classes = classes_per_chunk(facts);
         Some(Self {
             x,
-            x_classes: record.classes[x] || new_classes[x],
+            x_classes: old_x.chunk.holds_class() || new_x.chunk.holds_class(),
             exprs: Shift {
                 old: old_x.exprs.clone(),
                 new_len: len(&new_x.exprs),
