@@ -296,10 +296,19 @@ struct Eval<'a> {
 
 impl<'a> Eval<'a> {
     fn new(path: &str, facts: &'a Facts, files: &'a [(String, Interface)]) -> Self {
-        let mut eval = Self {
+        let current = Module {
+            key: path.to_owned(),
+            model: Some(&facts.model),
+            package: package_dir(path),
+        };
+        // The current file at 0, then a slot per file of the tree (see `module`).
+        let modules = std::iter::once(Some(current))
+            .chain(files.iter().map(|_| None))
+            .collect();
+        Self {
             facts,
             files,
-            modules: Vec::new(),
+            modules,
             folders: HashMap::default(),
             roots: HashMap::default(),
             memo: HashMap::default(),
@@ -321,14 +330,7 @@ impl<'a> Eval<'a> {
             slots: Vec::new(),
             slots_seen: HashSet::default(),
             attempts: Vec::new(),
-        };
-        eval.modules = (0..=files.len()).map(|_| None).collect();
-        eval.modules[CURRENT as usize] = Some(Module {
-            key: path.to_owned(),
-            model: Some(&facts.model),
-            package: package_dir(path),
-        });
-        eval
+        }
     }
 
     fn model(&self, m: Mod) -> Option<&'a Model> {

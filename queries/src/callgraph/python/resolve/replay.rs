@@ -253,6 +253,10 @@ struct Shift {
 }
 
 impl Shift {
+    fn keeps_size(&self) -> bool {
+        self.old.end - self.old.start == self.new_len
+    }
+
     fn map(&self, id: u32) -> Option<u32> {
         if id < self.old.start {
             Some(id)
@@ -292,31 +296,25 @@ impl Replay {
         {
             return None;
         }
-        let len = |range: &Range<u32>| range.end - range.start;
+        let shift = |old: &Range<u32>, new: &Range<u32>| Shift {
+            old: old.clone(),
+            new_len: new.end - new.start,
+        };
+        let exprs = shift(&old_x.exprs, &new_x.exprs);
+        let scopes = shift(&old_x.scopes, &new_x.scopes);
+        let blocks = shift(&old_x.blocks, &new_x.blocks);
+        let positions = shift(&old_x.positions, &new_x.positions);
         Some(Self {
             x,
             x_classes: old_x.chunk.holds_class() || new_x.chunk.holds_class(),
-            exprs: Shift {
-                old: old_x.exprs.clone(),
-                new_len: len(&new_x.exprs),
-            },
-            scopes: Shift {
-                old: old_x.scopes.clone(),
-                new_len: len(&new_x.scopes),
-            },
-            blocks: Shift {
-                old: old_x.blocks.clone(),
-                new_len: len(&new_x.blocks),
-            },
-            positions: Shift {
-                old: old_x.positions.clone(),
-                new_len: len(&new_x.positions),
-            },
+            same_size: [&exprs, &scopes, &blocks, &positions]
+                .iter()
+                .all(|shift| shift.keeps_size()),
+            exprs,
+            scopes,
+            blocks,
+            positions,
             changed: HashSet::default(),
-            same_size: len(&old_x.exprs) == len(&new_x.exprs)
-                && len(&old_x.scopes) == len(&new_x.scopes)
-                && len(&old_x.blocks) == len(&new_x.blocks)
-                && len(&old_x.positions) == len(&new_x.positions),
             record,
         })
     }
