@@ -19,7 +19,7 @@
 use keel_benches::count_arg;
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
-use keel_queries::callgraph::python::{GroupCounts, group_counts, interfaces_reused};
+use keel_queries::callgraph::python::{ReuseCounts, reuse_counts};
 use keel_queries::callgraph::{
     CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
 };
@@ -87,10 +87,8 @@ struct Run {
     cold: Duration,
     warm: Vec<Duration>,
     answer: (usize, usize, usize),
-    /// The first target's edits: Python groups of sites evaluated and replayed, and
-    /// interfaces reused.
-    groups: GroupCounts,
-    interfaces: u64,
+    /// What kept values answered during the first target's edits.
+    reuse: ReuseCounts,
 }
 
 /// A file to edit: its path, its line count and its edited versions.
@@ -149,8 +147,7 @@ fn run(options: &Options) -> Result<(), String> {
     let mut cold = Vec::new();
     let mut warm: Vec<Vec<Duration>> = targets.iter().map(|_| Vec::new()).collect();
     let mut answer = (0, 0, 0);
-    let mut groups = GroupCounts::default();
-    let mut interfaces = 0;
+    let mut reuse = ReuseCounts::default();
     for _ in 0..options.runs {
         // Each run on a new thread: the parse hints are per thread, so a cold run on a
         // thread that already parsed these files would not be cold.
@@ -165,8 +162,7 @@ fn run(options: &Options) -> Result<(), String> {
             samples.push(time);
         }
         answer = run.answer;
-        groups = run.groups;
-        interfaces = run.interfaces;
+        reuse = run.reuse;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let median = |samples: &mut Vec<Duration>| {
@@ -190,12 +186,12 @@ fn run(options: &Options) -> Result<(), String> {
         targets[0].path
     );
     let edits = targets[0].edits.len().max(1) as u64;
-    if groups.evaluated + groups.replayed > 0 {
+    if reuse.groups_evaluated + reuse.groups_replayed > 0 {
         println!(
             "  Python groups of sites per edit: {} evaluated, {} replayed from the last resolution; interface reused in {} of {edits} edits",
-            groups.evaluated / edits,
-            groups.replayed / edits,
-            interfaces
+            reuse.groups_evaluated / edits,
+            reuse.groups_replayed / edits,
+            reuse.interfaces_reused
         );
     }
     if options.each_file {
@@ -246,11 +242,11 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
     let mut next = files.clone();
     let mut warm = Vec::with_capacity(targets.len());
     let mut edited_answer = answer;
-    let mut groups = GroupCounts::default();
-    let mut interfaces = 0;
+    let mut reuse = ReuseCounts::default();
     let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     for target in targets {
         let mut times = Vec::with_capacity(target.edits.len());
+        let start = reuse_counts();
         for edited in &target.edits {
             let blob = db.objects().insert_blob(edited);
             for (path, oid) in &mut next {
@@ -258,18 +254,13 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
                     *oid = blob;
                 }
             }
-            let before = group_counts();
-            let reused_before = interfaces_reused();
             let started = Instant::now();
             db.set_sources(tree, graph_inputs(&next));
             edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
             times.push(started.elapsed());
-            if warm.is_empty() {
-                let after = group_counts();
-                groups.evaluated += after.evaluated - before.evaluated;
-                groups.replayed += after.replayed - before.replayed;
-                interfaces += interfaces_reused() - reused_before;
-            }
+        }
+        if warm.is_empty() {
+            reuse = reuse_counts().since(start);
         }
         times.sort();
         warm.push(times[times.len() / 2]);
@@ -290,8 +281,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
         cold,
         warm,
         answer,
-        groups,
-        interfaces,
+        reuse,
     })
 }
 

@@ -88,10 +88,9 @@ use crate::images::{Image, image_bytes, image_units};
 use facts::Facts;
 use fragments::ImageFragments;
 use interface::Interface;
-pub use interface::interfaces_reused;
 use keel_engine::Db;
+pub use kept::{ReuseCounts, reuse_counts};
 use resolve::Resolved;
-pub use resolve::{GroupCounts, group_counts};
 
 /// The per-image part of a Python file's graph (parse, facts, interface), which needs no
 /// other file: what threads share out before the graph is assembled.

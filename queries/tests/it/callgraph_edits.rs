@@ -21,7 +21,7 @@
 use crate::support::{count, fresh_graph, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
 use keel_fixtures::rng::SeededRng;
-use keel_queries::callgraph::python::group_counts;
+use keel_queries::callgraph::python::reuse_counts;
 use keel_queries::callgraph::{call_graph, graph_inputs};
 
 /// The walk's seed.
@@ -339,11 +339,11 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
         kinds[kind] += 1;
         let files = walk.files();
         db.set_sources(tree, graph_inputs(&hashed_files(&db, &texts(&files))));
-        let before = group_counts();
+        let before = reuse_counts();
         let warm = call_graph(&db, tree).clone();
-        let after = group_counts();
-        replayed += after.replayed - before.replayed;
-        replaying_steps += usize::from(after.replayed > before.replayed);
+        let step_replayed = reuse_counts().since(before).groups_replayed;
+        replayed += step_replayed;
+        replaying_steps += usize::from(step_replayed > 0);
         walked += count(&db.take_executed_queries(), "python_fragment");
         met += files
             .iter()

@@ -5,7 +5,7 @@
 
 use crate::support::{count, fresh_graph as graph, graph_in, hashed_files, source_tree};
 use keel_engine::KeelDatabase;
-use keel_queries::callgraph::python::{GroupCounts, group_counts, interfaces_reused};
+use keel_queries::callgraph::python::{ReuseCounts, reuse_counts};
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// `caller -> callee` for every edge.
@@ -658,23 +658,19 @@ fn an_edit_of_one_body_walks_that_function_alone() {
 /// Resolves `before` cold in a long-lived database, then `after` (the same file edited
 /// inside one function) in it: the warm graph, and how many groups of sites the warm
 /// resolution replayed and evaluated. The warm graph must equal a fresh database's.
-fn replayed_edit(before: &str, after: &str) -> (CallGraph, GroupCounts) {
+fn replayed_edit(before: &str, after: &str) -> (CallGraph, ReuseCounts) {
     let mut db = KeelDatabase::detached();
     let tree = source_tree(&db, &[("mod.py", before)]);
     let _ = call_graph(&db, tree);
     db.set_sources(tree, graph_inputs(&hashed_files(&db, &[("mod.py", after)])));
-    let start = group_counts();
+    let start = reuse_counts();
     let warm = call_graph(&db, tree).clone();
-    let end = group_counts();
+    let counts = reuse_counts().since(start);
     assert_eq!(
         warm,
         graph(&[("mod.py", after)]),
         "a warm answer equals a cold one"
     );
-    let counts = GroupCounts {
-        evaluated: end.evaluated - start.evaluated,
-        replayed: end.replayed - start.replayed,
-    };
     (warm, counts)
 }
 
@@ -711,7 +707,7 @@ fn an_edit_that_passes_another_argument_re_resolves_the_callee_it_flows_into() {
         edges(&warm)
     );
     assert!(
-        counts.replayed > 0 && counts.evaluated > 0,
+        counts.groups_replayed > 0 && counts.groups_evaluated > 0,
         "the edit replays the groups it cannot change: {counts:?}"
     );
 }
@@ -749,7 +745,7 @@ fn an_edit_that_stores_another_attribute_re_resolves_the_readers_of_that_attribu
         "{:?}",
         edges(&warm)
     );
-    assert!(counts.replayed > 0, "{counts:?}");
+    assert!(counts.groups_replayed > 0, "{counts:?}");
 }
 
 const SHIFTED_PY: &str = "def helper():
@@ -781,7 +777,7 @@ fn an_edit_that_grows_a_function_shifts_the_replayed_ids_after_it() {
         "{:?}",
         edges(&warm)
     );
-    assert!(counts.replayed > 0, "{counts:?}");
+    assert!(counts.groups_replayed > 0, "{counts:?}");
 }
 
 const MAKER_PY: &str = "class Alpha:
@@ -819,11 +815,11 @@ fn an_edit_inside_one_function_keeps_the_interface_unless_that_function_changes_
     // A body edit that returns nothing new: the interface is the one made before.
     let quiet = MAKER_PY.replace("def other():\n    pass", "def other():\n    value = 1");
     let files = [("maker.py", quiet.as_str()), ("user.py", USER_PY)];
-    let before = interfaces_reused();
+    let before = reuse_counts();
     db.set_sources(tree, graph_inputs(&hashed_files(&db, &files)));
     let warm = call_graph(&db, tree).clone();
     assert_eq!(
-        interfaces_reused() - before,
+        reuse_counts().since(before).interfaces_reused,
         1,
         "maker.py's interface is reused"
     );

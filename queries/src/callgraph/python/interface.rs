@@ -126,7 +126,7 @@ pub(crate) fn of(path: &str, facts: &Facts) -> Interface {
         .into_iter()
         .find_map(|record| record.answer(&facts.layout));
     if reused.is_some() {
-        REUSED.with(|count| count.set(count.get() + 1));
+        super::kept::count(|counts| counts.interfaces_reused += 1);
     }
     let interface = reused.unwrap_or_else(|| Interface::new(build(&facts.model)));
     if !facts.layout.chunks.is_empty() {
@@ -143,16 +143,6 @@ pub(crate) fn of(path: &str, facts: &Facts) -> Interface {
 
 /// The interfaces last made for each path.
 static KEPT: Kept<Record> = Kept::new();
-
-thread_local! {
-    static REUSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// How many interfaces this thread took from the last one made for their path instead
-/// of building them, since it started: what tests and benches read to see the reuse.
-pub fn interfaces_reused() -> u64 {
-    REUSED.with(std::cell::Cell::get)
-}
 
 /// The interface last made for a path, with what it was made of.
 struct Record {

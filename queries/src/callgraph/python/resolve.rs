@@ -35,8 +35,6 @@
 
 mod replay;
 
-pub use replay::{GroupCounts, counts as group_counts};
-
 use super::builtins::is_builtin;
 use super::facts::{
     Arg, At, Expr, ExprId, Facts, Flavor, Key, MODULE_SCOPE, Model, ParamKind, ScopeId, ScopeKind,
@@ -361,7 +359,10 @@ impl<'a> Eval<'a> {
                 let reused = replay
                     .as_ref()
                     .and_then(|replay| replay.reusable(round, group, index));
-                replay::count(reused.is_some());
+                super::kept::count(|counts| match reused.is_some() {
+                    true => counts.groups_replayed += 1,
+                    false => counts.groups_evaluated += 1,
+                });
                 let run = match reused {
                     Some(run) => {
                         for attempt in &run.attempts {

@@ -169,37 +169,6 @@ impl Record {
     }
 }
 
-/// How many groups of Python call sites this thread evaluated and how many a replay
-/// answered, since it started: what tests and benches read to see a replay at work.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct GroupCounts {
-    pub evaluated: u64,
-    pub replayed: u64,
-}
-
-thread_local! {
-    static COUNTS: std::cell::Cell<GroupCounts> = const {
-        std::cell::Cell::new(GroupCounts { evaluated: 0, replayed: 0 })
-    };
-}
-
-/// This thread's [`GroupCounts`].
-pub fn counts() -> GroupCounts {
-    COUNTS.with(std::cell::Cell::get)
-}
-
-/// Counts one group, evaluated or replayed.
-pub(super) fn count(replayed: bool) {
-    COUNTS.with(|cell| {
-        let mut counts = cell.get();
-        match replayed {
-            true => counts.replayed += 1,
-            false => counts.evaluated += 1,
-        }
-        cell.set(counts);
-    });
-}
-
 /// The resolutions last made for each path.
 static KEPT: Kept<Record> = Kept::new();
 
