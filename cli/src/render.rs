@@ -287,6 +287,11 @@ pub(crate) fn executed_counts(executed: &[String], parses: ParseCounts) -> WorkC
 
 /// One JSON line of work counters.
 pub(crate) fn stats_line(counts: WorkCounts) -> String {
+    stats_json(counts).to_string()
+}
+
+/// The `--stats` counters as a JSON object, for a command that adds its own.
+pub(crate) fn stats_json(counts: WorkCounts) -> serde_json::Value {
     serde_json::json!({
         "images_parsed": counts.images_parsed,
         "hunk_sets_diffed": counts.hunk_sets_diffed,
@@ -295,5 +300,4 @@ pub(crate) fn stats_line(counts: WorkCounts) -> String {
         "parsed_incrementally": counts.parses.incremental - counts.parses.retried,
         "parsed_spliced": counts.parses.spliced,
     })
-    .to_string()
 }

@@ -463,14 +463,14 @@ fn names_head(rev: &str, branch: &str) -> bool {
 }
 
 /// The fields keel keeps of a commit object.
-struct RawCommit {
-    parents: Vec<Oid>,
-    tree: Oid,
-    message: String,
-    committer_time: i64,
+pub(crate) struct RawCommit {
+    pub(crate) parents: Vec<Oid>,
+    pub(crate) tree: Oid,
+    pub(crate) message: String,
+    pub(crate) committer_time: i64,
 }
 
-fn read_commit(
+pub(crate) fn read_commit(
     repo: &gix::Repository,
     id: Oid,
     shallow: &HashSet<Oid>,

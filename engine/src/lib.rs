@@ -22,6 +22,7 @@ pub mod events;
 pub mod hook;
 pub mod inputs;
 mod jsonl;
+pub mod kept_lint;
 pub mod memo;
 pub mod message;
 pub mod objects;

@@ -86,8 +86,9 @@ pub struct MemoFileInfo {
 pub enum MemoDiscard {
     #[error("written by another keel build ({0})")]
     OtherBuild(String),
-    #[error("not a keel memo of format {FORMAT}")]
-    OtherFormat,
+    /// Not a file of the expected format (named: `keel-memo 3`).
+    #[error("not a keel file of format {0}")]
+    OtherFormat(&'static str),
     #[error("truncated or corrupt (its length or digest does not match)")]
     Corrupt,
     #[error("its body could not be read ({0})")]
@@ -147,25 +148,15 @@ impl KeelDatabase {
         body.extend_from_slice(&(index.len() as u64).to_le_bytes());
         body.extend_from_slice(&index);
         body.extend_from_slice(&salsa);
-        let io = |err: std::io::Error| EngineError::Unreadable {
-            path: path.clone(),
-            reason: err.to_string(),
-        };
         if body.len() > MAX_BYTES {
             return match std::fs::remove_file(&path) {
-                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(io(err)),
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                    Err(io_error(&path, &err))
+                }
                 _ => Ok(()),
             };
         }
-        let folder = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(folder).map_err(io)?;
-        let mut temporary = tempfile::NamedTempFile::new_in(folder).map_err(io)?;
-        temporary
-            .write_all(header(build, &body).as_bytes())
-            .and_then(|()| temporary.write_all(&body))
-            .map_err(io)?;
-        temporary.persist(&path).map_err(|err| io(err.error))?;
-        Ok(())
+        write_atomically(&path, &header(FORMAT, build, &body), &body)
     }
 
     /// What the memo file holds, for `keel cache info`.
@@ -175,12 +166,12 @@ impl KeelDatabase {
             return Ok(MemoInfo { path, file: None });
         };
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-        let (written_by, checked) = match split(&bytes) {
+        let (written_by, checked) = match split(FORMAT, &bytes) {
             Some((fields, body)) => (
                 fields.build.to_owned(),
                 fields.check(build, body).map(|()| body),
             ),
-            None => (String::new(), Err(MemoDiscard::OtherFormat)),
+            None => (String::new(), Err(MemoDiscard::OtherFormat(FORMAT))),
         };
         Ok(MemoInfo {
             file: Some(MemoFileInfo {
@@ -220,10 +211,9 @@ impl KeelDatabase {
                 });
             }
         };
-        let Some((fields, body)) = split(&bytes) else {
-            return Ok(Some(Err(MemoDiscard::OtherFormat)));
-        };
-        Ok(Some(fields.check(build, body).map(|()| body.to_vec())))
+        Ok(Some(
+            checked_body(FORMAT, build, &bytes).map(<[u8]>::to_vec),
+        ))
     }
 
     /// Reads a checked body into this fresh database: salsa's memos and inputs, then the
@@ -265,7 +255,7 @@ impl KeelDatabase {
     /// What decides which commits an id names besides the id: the shallow boundary, the
     /// grafts file and the replace refs (git applies them when reading). A memo written
     /// under other ones is discarded whole.
-    fn history_fingerprint(&self) -> Result<String, EngineError> {
+    pub(crate) fn history_fingerprint(&self) -> Result<String, EngineError> {
         let Some(repo) = self.objects_store().fresh_handle() else {
             return Err(self.unreadable(&"no repository is open"));
         };
@@ -323,15 +313,48 @@ impl Fields<'_> {
     }
 }
 
-fn header(build: &str, body: &[u8]) -> String {
-    format!("{FORMAT} {build} {} {}\n", digest(body), body.len())
+/// The header line of a file of `format` (its first word and version) holding `body`.
+pub(crate) fn header(format: &str, build: &str, body: &[u8]) -> String {
+    format!("{format} {build} {} {}\n", digest(body), body.len())
 }
 
-/// The header's fields and the body after it; `None` when the file is no keel memo.
-fn split(bytes: &[u8]) -> Option<(Fields<'_>, &[u8])> {
+/// The body of a file of `format` that `build` wrote, checked against its header.
+pub(crate) fn checked_body<'a>(
+    format: &'static str,
+    build: &str,
+    bytes: &'a [u8],
+) -> Result<&'a [u8], MemoDiscard> {
+    let (fields, body) = split(format, bytes).ok_or(MemoDiscard::OtherFormat(format))?;
+    fields.check(build, body).map(|()| body)
+}
+
+/// Writes `header` and `body` to `path` through a temporary file in the same folder and a
+/// rename: a reader sees the old file or the new one, never a mix.
+pub(crate) fn write_atomically(path: &Path, header: &str, body: &[u8]) -> Result<(), EngineError> {
+    let io = |err: std::io::Error| io_error(path, &err);
+    let folder = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder).map_err(io)?;
+    let mut temporary = tempfile::NamedTempFile::new_in(folder).map_err(io)?;
+    temporary
+        .write_all(header.as_bytes())
+        .and_then(|()| temporary.write_all(body))
+        .map_err(io)?;
+    temporary.persist(path).map_err(|err| io(err.error))?;
+    Ok(())
+}
+
+pub(crate) fn io_error(path: &Path, err: &std::io::Error) -> EngineError {
+    EngineError::Unreadable {
+        path: path.to_owned(),
+        reason: err.to_string(),
+    }
+}
+
+/// The header's fields and the body after it; `None` when the file is not of `format`.
+fn split<'a>(format: &str, bytes: &'a [u8]) -> Option<(Fields<'a>, &'a [u8])> {
     let newline = bytes.iter().position(|&byte| byte == b'\n')?;
     let line = std::str::from_utf8(&bytes[..newline]).ok()?;
-    let rest = line.strip_prefix(FORMAT)?.strip_prefix(' ')?;
+    let rest = line.strip_prefix(format)?.strip_prefix(' ')?;
     let mut words = rest.split(' ');
     let fields = Fields {
         build: words.next()?,

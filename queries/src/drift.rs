@@ -40,7 +40,7 @@ pub struct Anchor<'db> {
 }
 
 /// Which paths a bare folder or glob entry covers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PathPattern {
     /// Every file under this folder.
     Folder(String),
@@ -48,9 +48,12 @@ pub enum PathPattern {
     Glob(String),
 }
 
+/// A predicate on repository paths.
+pub type PathMatcher = Box<dyn Fn(&str) -> bool>;
+
 impl PathPattern {
     /// A predicate on repository paths.
-    pub fn matcher(&self) -> Box<dyn Fn(&str) -> bool> {
+    pub fn matcher(&self) -> PathMatcher {
         match self {
             Self::Folder(folder) => {
                 let prefix = format!("{folder}/");

@@ -71,6 +71,9 @@ pub(crate) fn cmd_cache(args: &CacheArgs) -> Result<ExitStatus, CommandError> {
             } else {
                 println!("no memo at {}", path.display());
             }
+            if db.clear_kept_lint()? {
+                println!("removed {}", db.kept_lint_path()?.display());
+            }
             Ok(ExitStatus::Clean)
         }
     }
@@ -78,11 +81,26 @@ pub(crate) fn cmd_cache(args: &CacheArgs) -> Result<ExitStatus, CommandError> {
 
 fn info(repo: &Path) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(repo)?;
+    memo_info(&db)?;
+    let answer = db.kept_lint_path()?;
+    match std::fs::metadata(&answer) {
+        Ok(meta) => println!(
+            "answer   {} ({} bytes: the last `keel lint` answer, extended by the next)",
+            answer.display(),
+            meta.len()
+        ),
+        Err(_) => println!("answer   none yet (the next `keel lint` keeps its answer)"),
+    }
+    Ok(ExitStatus::Clean)
+}
+
+/// The memo's lines of `keel cache info`.
+fn memo_info(db: &KeelDatabase) -> Result<(), CommandError> {
     let info = db.memo_info(BUILD)?;
     println!("memo     {}", info.path.display());
     let Some(file) = info.file else {
         println!("status   none yet (the next `keel lint` writes it)");
-        return Ok(ExitStatus::Clean);
+        return Ok(());
     };
     println!("size     {} bytes", file.bytes);
     match file.entries {
@@ -104,5 +122,5 @@ fn info(repo: &Path) -> Result<ExitStatus, CommandError> {
             }
         );
     }
-    Ok(ExitStatus::Clean)
+    Ok(())
 }

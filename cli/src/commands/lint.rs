@@ -4,15 +4,19 @@
 //! the text of a run on a branch with no commits in a repository that has some.
 //! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
 
-use super::cache::{open_repo, save_memo};
+use super::cache::{BUILD, open_repo, save_memo};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::{github, render, sarif};
+use keel_engine::memo::MemoDiscard;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid, WORKTREE};
 
 use keel_queries::anchors::LineRange;
-use keel_queries::extract::ParseCounts;
-use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses, unit_lines};
+use keel_queries::extract::{ParseCounts, thread_parse_counts};
+use keel_queries::lint::{
+    KeptLint, LintError, LintReport, LintState, Scope, extend, lint_state_counting_parses,
+    unit_lines,
+};
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -73,6 +77,10 @@ impl From<Format> for LintFormat {
 }
 
 pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
+    let at_head = args.pending.is_none() && args.rev.is_none() && !args.worktree;
+    if at_head && let Some(status) = lint_from_kept(args)? {
+        return Ok(status);
+    }
     let mut db = open_repo(&args.repo)?;
     let mut worktree = None;
     let scope = match &args.pending {
@@ -93,19 +101,91 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
         }
     };
     let progress = render::Progress::start(args.format == LintFormat::Text, "judging the specs");
-    let (mut report, parses) = lint_or_refuse(&db, scope)?;
+    let (state, mut report, parses) = lint_state_or_refuse(&db, scope)?;
     progress.finish();
     name_worktree(&mut report, worktree);
     print_report(&db, &report, args.format)?;
     let counts = render::work_counts(&db, parses);
     if args.stats {
-        eprintln!("{}", render::stats_line(counts));
+        eprintln!("{}", stats_line(counts, None));
     }
     save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    if scope == Scope::Full
+        && !args.worktree
+        && let Some(state) = state
+    {
+        keep_answer(&db, &state);
+    }
     // The process exits next: the OS takes the database's memory back at once, where
     // dropping it would free every memo one by one.
     std::mem::forget(db);
     Ok(status_of(&report))
+}
+
+/// At most this many new commits are judged on top of the kept answer; past them a whole
+/// lint (from the memo) runs.
+const MOST_SINCE_KEPT: usize = 64;
+
+/// `keel lint` at HEAD answered from the answer kept on disk, extended by the commits
+/// since it (`keel_queries::lint::extend`), without reading the history or the memo:
+/// `None` when there is no usable kept answer, HEAD is not a few one-parent commits past
+/// it, or those commits could change more than their own records. It keeps the new
+/// answer; it never writes the memo, which it did not read.
+fn lint_from_kept(args: &LintArgs) -> Result<Option<ExitStatus>, CommandError> {
+    let mut db = KeelDatabase::open_objects(&args.repo)?;
+    let kept = match db.read_kept_lint::<KeptLint>(BUILD)? {
+        Some(Ok(kept)) => kept.into_state(),
+        // Another build or history: the memo, written with it, says so once.
+        Some(Err(MemoDiscard::OtherBuild(_) | MemoDiscard::OtherHistory)) | None => {
+            return Ok(None);
+        }
+        Some(Err(reason)) => {
+            eprintln!("warning: the kept lint answer was {reason}; it is ignored and rewritten");
+            return Ok(None);
+        }
+    };
+    let Some(kept_tip) = Oid::from_hex(kept.tip()) else {
+        return Ok(None);
+    };
+    let Some(since) = db.tip_since(kept_tip, MOST_SINCE_KEPT)? else {
+        return Ok(None);
+    };
+    let Some(tip) = keel_engine::inputs::Tip::get(&db).commit(&db) else {
+        return Ok(None);
+    };
+    let before = thread_parse_counts();
+    let extended = extend(&db, &kept, tip, &since).map_err(|err| CommandError::objects(&err))?;
+    let Some((state, report)) = extended else {
+        return Ok(None);
+    };
+    let parses = thread_parse_counts().since(before);
+    print_report(&db, &report, args.format)?;
+    if args.stats {
+        eprintln!(
+            "{}",
+            stats_line(render::work_counts(&db, parses), Some(since.len()))
+        );
+    }
+    if !since.is_empty() {
+        keep_answer(&db, &state);
+    }
+    std::mem::forget(db);
+    Ok(Some(status_of(&report)))
+}
+
+/// Keeps `state` on disk for the next run; a failed write is one warning line.
+fn keep_answer(db: &KeelDatabase, state: &LintState) {
+    if let Err(err) = db.write_kept_lint(BUILD, &KeptLint::of(state)) {
+        eprintln!("warning: the kept lint answer was not written: {err}");
+    }
+}
+
+/// The `--stats` line: the work counters, and how many new commits were judged on top of
+/// the kept answer (`null`: the whole lint ran).
+fn stats_line(counts: render::WorkCounts, extended_by: Option<usize>) -> String {
+    let mut line = render::stats_json(counts);
+    line["kept_answer_extended_by"] = serde_json::json!(extended_by);
+    line.to_string()
 }
 
 /// Runs lint on every core, also counting how images were parsed; a spec or `keel.toml`
@@ -114,7 +194,15 @@ pub(crate) fn lint_or_refuse(
     db: &KeelDatabase,
     scope: Scope,
 ) -> Result<(LintReport, ParseCounts), CommandError> {
-    lint_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
+    lint_state_or_refuse(db, scope).map(|(_, report, parses)| (report, parses))
+}
+
+/// [`lint_or_refuse`], also giving the state the report was assembled from.
+fn lint_state_or_refuse(
+    db: &KeelDatabase,
+    scope: Scope,
+) -> Result<(Option<LintState>, LintReport, ParseCounts), CommandError> {
+    lint_state_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
             match errors.len() {

@@ -18,6 +18,7 @@ mod fresh;
 #[cfg(unix)]
 mod hook;
 mod impact;
+mod kept_answer;
 mod limits;
 mod memo;
 mod messages_inputs;

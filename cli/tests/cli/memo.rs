@@ -28,6 +28,12 @@ fn memo(repo: &FixtureRepo) -> PathBuf {
     repo.path().join(".git/keel/memo.bin")
 }
 
+/// Removes the kept lint answer, so the next `keel lint` reads the memo (with it, a lint
+/// at the same tip or a few commits on reads neither history nor memo).
+fn forget_answer(repo: &FixtureRepo) {
+    std::fs::remove_file(repo.path().join(".git/keel/lint.bin")).expect("a kept answer");
+}
+
 /// `keel lint --stats --format json`: the report, the stats line, stderr's other lines.
 fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<String>) {
     let run = lint(dir, &["--stats", "--format", "json"]);
@@ -49,6 +55,7 @@ fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     );
     assert!(memo(&repo).exists(), "the first run writes the memo");
 
+    forget_answer(&repo);
     let (again, stats, warnings) = lint_with_stats(repo.path());
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(again, first);
@@ -60,6 +67,7 @@ fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     // of them from the other's tree.
     repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
     let changed = repo.commit("Change f").expect("commit");
+    forget_answer(&repo);
     let (warm, stats, _) = lint_with_stats(repo.path());
     assert_eq!(
         stats["images_parsed"], 2,
@@ -76,6 +84,7 @@ fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     )
     .expect("add k");
     let added = repo.commit("Add k").expect("commit");
+    forget_answer(&repo);
     let (warm, stats, _) = lint_with_stats(repo.path());
     assert_eq!(stats["images_parsed"], 1, "only the new app.py: {stats}");
     assert_eq!(stats["hunk_sets_diffed"], 1, "only its hunks: {stats}");
@@ -130,10 +139,15 @@ fn an_unusable_memo_is_discarded_with_one_warning_and_the_cold_answer() {
         ),
         ("one byte flipped", flipped, "truncated or corrupt"),
         ("another build", foreign, "another keel build"),
-        ("not a memo", b"hello\n".to_vec(), "not a keel memo"),
+        (
+            "not a memo",
+            b"hello\n".to_vec(),
+            "not a keel file of format keel-memo",
+        ),
     ];
     for (what, bytes, reason) in cases {
         std::fs::write(memo(&repo), &bytes).expect("spoil the memo");
+        forget_answer(&repo);
         let (report, stats, warnings) = lint_with_stats(repo.path());
         assert_eq!(report, cold, "{what}: the cold answer");
         assert_eq!(warnings.len(), 1, "{what}: one warning: {warnings:?}");

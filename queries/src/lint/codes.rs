@@ -110,6 +110,24 @@ pub fn code_doc(code: &str) -> Option<&'static CodeDoc> {
     FINDING_CODES.iter().find(|doc| doc.code == code)
 }
 
+/// A finding's code: one of [`FINDING_CODES`]. (A name of its own, not `&'static str`
+/// written out: serde would borrow such a field from its input, and a kept answer is read
+/// from a buffer that does not live for the program.)
+pub type Code = &'static str;
+
+/// Reads a finding's code back as the catalogue's own `&'static str`; a code the
+/// catalogue does not hold is refused (an answer kept on disk by another build).
+pub(super) fn known_code<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Code, D::Error> {
+    let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+    FINDING_CODES
+        .iter()
+        .map(|doc| doc.code)
+        .find(|code| *code == text)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown finding code `{text}`")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

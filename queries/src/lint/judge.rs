@@ -13,7 +13,7 @@ use crate::images::{FileBound, tip_units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
 use crate::tree::{RepoPath, tip_entry};
-use crate::window::{Node, Window, node_base, window};
+use crate::window::{Node, node_base, window};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -89,6 +89,87 @@ pub(super) fn scoped_window<'db>(
     Ok(changes)
 }
 
+/// What an entry's window was read for, as the tip resolved the entry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(super) enum Governed {
+    /// A scoped entry's file: the window commits that hit or missed its selectors.
+    Units {
+        path: String,
+        selectors: Vec<Selector>,
+    },
+    /// A bare entry's file: the window commits that authored a change to it.
+    File(String),
+    /// A bare folder or glob entry: the window commits that authored a change to a file
+    /// it covers.
+    Files(PathPattern),
+}
+
+/// An entry's window as records, newest first in walk order.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(super) struct EntryWindow {
+    pub(super) governed: Governed,
+    /// `Units`: the commits that hit a selector; otherwise every authoring commit.
+    pub(super) hits: Vec<HitRecord>,
+    /// `Units`: the commits that changed the file outside every selector.
+    pub(super) missed: Vec<HitRecord>,
+}
+
+impl EntryWindow {
+    fn new(governed: Governed) -> Self {
+        Self {
+            governed,
+            hits: Vec::new(),
+            missed: Vec::new(),
+        }
+    }
+
+    /// Records what `commit` did to the scoped file (`then`: its path at that commit,
+    /// when it differs from the entry's). The one conversion of a [`ScopedChange`] into
+    /// records, for a whole window and for a window extended by new commits alike.
+    pub(super) fn record(
+        &mut self,
+        db: &dyn Db,
+        selectors: &[Selector],
+        commit: Commit,
+        then: Option<String>,
+        change: ScopedChange,
+    ) {
+        match change {
+            ScopedChange::Untouched => {}
+            ScopedChange::Missed => self.missed.push(change_record(db, commit, then)),
+            ScopedChange::Hit(mut selector_hits) => {
+                selector_hits.sort_by_key(|h| selectors.iter().position(|s| *s == h.selector));
+                let label = commit_label(db, commit);
+                self.hits.push(HitRecord {
+                    commit: label.id,
+                    path: then,
+                    subject: label.subject,
+                    selectors: selector_hits
+                        .iter()
+                        .map(|h| h.selector.to_string())
+                        .collect(),
+                    side: selector_hits.iter().map(|h| h.side).reduce(Side::join),
+                    conservative: selector_hits.iter().any(|h| h.conservative),
+                });
+            }
+        }
+    }
+
+    /// Records `commit` as one that authored a change to the governed files.
+    pub(super) fn record_authoring(&mut self, db: &dyn Db, commit: Commit, then: Option<String>) {
+        self.hits.push(change_record(db, commit, then));
+    }
+}
+
+/// One entry judged: the findings its tip alone decides, and its window (`None` when the
+/// tip ended the judgement: a link, an extractor that cannot run, a path naming nothing).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(super) struct EntryState {
+    pub(super) tip: Vec<Finding>,
+    pub(super) unverified: Vec<Unverified>,
+    pub(super) window: Option<EntryWindow>,
+}
+
 /// A finding before the node and path are filled in.
 struct Draft {
     severity: Severity,
@@ -99,33 +180,118 @@ struct Draft {
     repair: String,
 }
 
-/// Judges one node's entries, appending findings in declaration order.
-pub(super) struct NodeJudge<'a, 'db> {
-    pub(super) db: &'db dyn Db,
-    pub(super) tip: Commit,
-    pub(super) node: &'a SpecNode,
-    pub(super) scoped_miss: ScopedCodeMiss,
-    /// `[lint] max_file_bytes` of the tip.
-    pub(super) bound: FileBound,
-    pub(super) findings: &'a mut Vec<Finding>,
-    pub(super) unverified: &'a mut Vec<Unverified>,
+impl Draft {
+    fn finding(self, node: &SpecNode, entry: &Entry) -> Finding {
+        Finding {
+            node: node.id.0.clone(),
+            severity: self.severity,
+            code: self.code,
+            path: entry.target.path().to_owned(),
+            selectors: self.selectors,
+            hits: self.hits,
+            message: self.message,
+            repair: self.repair,
+        }
+    }
 }
 
-impl<'db> NodeJudge<'_, 'db> {
-    pub(super) fn entry(&mut self, entry: &Entry) -> Result<(), ObjectError> {
+/// Judges one node's entries at the tip: the findings the tip decides, gathered until
+/// [`NodeJudge::take`], and each entry's window.
+pub(super) struct NodeJudge<'a, 'db> {
+    db: &'db dyn Db,
+    tip: Commit,
+    node: &'a SpecNode,
+    /// `[lint] max_file_bytes` of the tip.
+    bound: FileBound,
+    findings: Vec<Finding>,
+    unverified: Vec<Unverified>,
+}
+
+impl<'a, 'db> NodeJudge<'a, 'db> {
+    pub(super) fn new(db: &'db dyn Db, tip: Commit, node: &'a SpecNode, bound: FileBound) -> Self {
+        Self {
+            db,
+            tip,
+            node,
+            bound,
+            findings: Vec::new(),
+            unverified: Vec::new(),
+        }
+    }
+
+    /// The findings and unverified anchors gathered since the last call.
+    pub(super) fn take(&mut self) -> (Vec<Finding>, Vec<Unverified>) {
+        (
+            std::mem::take(&mut self.findings),
+            std::mem::take(&mut self.unverified),
+        )
+    }
+
+    /// Judges `entry` over its whole window.
+    pub(super) fn entry(&mut self, entry: &Entry) -> Result<EntryState, ObjectError> {
+        let governed = self.entry_tip(entry)?;
+        let window = governed.map(|g| self.window_of(g)).transpose()?;
+        let (tip, unverified) = self.take();
+        Ok(EntryState {
+            tip,
+            unverified,
+            window,
+        })
+    }
+
+    /// Gathers the findings `entry`'s tip alone decides; what its window is read for,
+    /// unless the tip ended its judgement.
+    pub(super) fn entry_tip(&mut self, entry: &Entry) -> Result<Option<Governed>, ObjectError> {
         match &entry.target {
-            Target::Scoped { path, selectors } => self.scoped(entry, path, selectors),
+            Target::Scoped { path, selectors } => self.scoped_tip(entry, path, selectors),
             Target::Path(path) => self.bare_path(entry, path),
             Target::Folder(folder) => self.path_set(entry, PathPattern::Folder(folder.clone())),
             Target::Glob(glob) => self.path_set(entry, PathPattern::Glob(glob.clone())),
         }
     }
 
+    /// The window's records of what `governed` names.
+    fn window_of(&self, governed: Governed) -> Result<EntryWindow, ObjectError> {
+        let db = self.db;
+        let node = Node::new(db, self.node.id.clone());
+        let mut records = EntryWindow::new(governed.clone());
+        match governed {
+            Governed::Units { path, selectors } => {
+                let events = scoped_window(
+                    db,
+                    self.tip,
+                    node,
+                    &path,
+                    &selectors,
+                    self.bound,
+                    Share::ALL,
+                )?;
+                for event in events {
+                    let then = (event.path != path).then_some(event.path);
+                    records.record(db, &selectors, event.commit, then, event.change);
+                }
+            }
+            Governed::File(path) => {
+                for event in window(db, self.tip, node)?.authoring(&path)? {
+                    let then = (event.path != path).then_some(event.path);
+                    records.record_authoring(db, event.commit, then);
+                }
+            }
+            Governed::Files(pattern) => {
+                let matches = pattern.matcher();
+                for commit in window(db, self.tip, node)?.authoring_any(|path| matches(path))? {
+                    records.record_authoring(db, commit, None);
+                }
+            }
+        }
+        Ok(records)
+    }
+
     /// A node whose window reaches past a shallow clone's boundary (or whose base is a
     /// shallow commit) cannot be judged: its history is unknown. One error, and every
     /// anchor of the node listed as unverified, so the run cannot pass.
     pub(super) fn shallow_history(&mut self) -> Result<(), ObjectError> {
-        let window = self.window()?;
+        let window = window(self.db, self.tip, Node::new(self.db, self.node.id.clone()))?;
         if !window.truncated {
             return Ok(());
         }
@@ -153,27 +319,8 @@ impl<'db> NodeJudge<'_, 'db> {
         Ok(())
     }
 
-    fn window(&self) -> Result<Window<'db>, ObjectError> {
-        window(self.db, self.tip, Node::new(self.db, self.node.id.clone()))
-    }
-
-    fn version_label(&self) -> Result<String, ObjectError> {
-        let node = Node::new(self.db, self.node.id.clone());
-        Ok(node_base(self.db, self.tip, node)?
-            .map_or_else(|| "(none)".to_owned(), |v| v.id(self.db).short(12)))
-    }
-
     fn push(&mut self, entry: &Entry, draft: Draft) {
-        self.findings.push(Finding {
-            node: self.node.id.0.clone(),
-            severity: draft.severity,
-            code: draft.code,
-            path: entry.target.path().to_owned(),
-            selectors: draft.selectors,
-            hits: draft.hits,
-            message: draft.message,
-            repair: draft.repair,
-        });
+        self.findings.push(draft.finding(self.node, entry));
     }
 
     /// Integrity errors for code entries are warnings for related ones (related never blocks).
@@ -184,136 +331,34 @@ impl<'db> NodeJudge<'_, 'db> {
         }
     }
 
-    fn scoped(
+    fn scoped_tip(
         &mut self,
         entry: &Entry,
         path: &str,
         selectors: &[Selector],
-    ) -> Result<(), ObjectError> {
+    ) -> Result<Option<Governed>, ObjectError> {
         let db = self.db;
         let at = RepoPath::new(db, path.to_owned());
         if tip_entry(db, self.tip, at)?.is_some_and(|e| e.symlink) {
             self.symlink_anchor(entry, path, selectors);
-            return Ok(());
+            return Ok(None);
         }
         let units = tip_units_within(db, tip_image(db, self.tip, at)?, self.bound);
         if let ImageUnits::Extracted(Err(crate::extract::ExtractError::Unavailable { reason })) =
             units
         {
             self.extractor_unavailable(entry, path, selectors, reason);
-            return Ok(());
+            return Ok(None);
         }
         let verdicts: Vec<(Selector, Verdict)> = selectors
             .iter()
             .map(|s| (s.clone(), classify(units, s)))
             .collect();
         self.integrity(entry, path, &verdicts);
-        let mut hits = Vec::new();
-        let mut missed = Vec::new();
-        let node = Node::new(db, self.node.id.clone());
-        for event in scoped_window(db, self.tip, node, path, selectors, self.bound, Share::ALL)? {
-            let (commit, then) = (event.commit, (event.path != path).then_some(event.path));
-            match event.change {
-                ScopedChange::Untouched => {}
-                ScopedChange::Missed => missed.push(change_record(db, commit, then)),
-                ScopedChange::Hit(mut selector_hits) => {
-                    selector_hits.sort_by_key(|h| selectors.iter().position(|s| *s == h.selector));
-                    let label = commit_label(db, commit);
-                    hits.push(HitRecord {
-                        commit: label.id,
-                        path: then,
-                        subject: label.subject,
-                        selectors: selector_hits
-                            .iter()
-                            .map(|h| h.selector.to_string())
-                            .collect(),
-                        side: selector_hits.iter().map(|h| h.side).reduce(Side::join),
-                        conservative: selector_hits.iter().any(|h| h.conservative),
-                    });
-                }
-            }
-        }
-        if !hits.is_empty() {
-            self.hit_finding(entry, path, selectors, hits)?;
-        }
-        if !missed.is_empty()
-            && entry.relation == Relation::Code
-            && self.scoped_miss == ScopedCodeMiss::Warn
-        {
-            let n = missed.len();
-            self.push(
-                entry,
-                Draft {
-                    severity: Severity::Warning,
-                    code: "scoped-code-miss",
-                    selectors: Vec::new(),
-                    hits: missed,
-                    message: format!("{path} changed outside the anchored units in {} since the spec's last version {}", commits(n), self.version_label()?),
-                    repair: "review the change; to silence this advisory set `scoped_code_miss = \"ignore\"` under [lint] in keel.toml".to_owned(),
-                },
-            );
-        }
-        Ok(())
-    }
-
-    fn hit_finding(
-        &mut self,
-        entry: &Entry,
-        path: &str,
-        selectors: &[Selector],
-        hits: Vec<HitRecord>,
-    ) -> Result<(), ObjectError> {
-        let hit_selectors: Vec<String> = selectors
-            .iter()
-            .map(ToString::to_string)
-            .filter(|s| hits.iter().any(|h| h.selectors.contains(s)))
-            .collect();
-        let n = hits.len();
-        let names = hit_selectors.join(", ");
-        let version = self.version_label()?;
-        let mut message = match entry.relation {
-            Relation::Code => format!(
-                "{} since the spec's last version {version} changed anchored units {names} in {path}",
-                commits(n)
-            ),
-            Relation::Related => format!(
-                "{} since the spec's last version {version} changed related units {names} in {path}",
-                commits(n)
-            ),
-        };
-        if hits.iter().any(|h| h.conservative) {
-            message.push_str(
-                " (conservative hits: a change to lines that do not parse, a binary change, or a file past max_file_bytes)",
-            );
-        }
-        let spec = self.node.id.spec_path();
-        let node = &self.node.id;
-        let (severity, code, repair) = match entry.relation {
-            Relation::Code => (
-                Severity::Error,
-                "anchor-hit",
-                format!(
-                    "review the change against {spec}; update the spec (a new version) or add a `Spec-OK: {node}` trailer to the commits that keep it true"
-                ),
-            ),
-            Relation::Related => (
-                Severity::Warning,
-                "related-hit",
-                format!("check that {spec} still reads true; related entries never block"),
-            ),
-        };
-        self.push(
-            entry,
-            Draft {
-                severity,
-                code,
-                selectors: hit_selectors,
-                hits,
-                message,
-                repair,
-            },
-        );
-        Ok(())
+        Ok(Some(Governed::Units {
+            path: path.to_owned(),
+            selectors: selectors.to_vec(),
+        }))
     }
 
     fn integrity(&mut self, entry: &Entry, path: &str, verdicts: &[(Selector, Verdict)]) {
@@ -532,7 +577,7 @@ impl<'db> NodeJudge<'_, 'db> {
         );
     }
 
-    fn bare_path(&mut self, entry: &Entry, path: &str) -> Result<(), ObjectError> {
+    fn bare_path(&mut self, entry: &Entry, path: &str) -> Result<Option<Governed>, ObjectError> {
         let db = self.db;
         let at_tip = tip_entry(db, self.tip, RepoPath::new(db, path.to_owned()))?;
         match at_tip.map(|e| e.kind) {
@@ -542,29 +587,21 @@ impl<'db> NodeJudge<'_, 'db> {
                     format!("{path} does not exist at the tip (deleted or renamed)"),
                     "follow the rename: point the entry at the current path, or remove it",
                 );
-                return Ok(());
+                Ok(None)
             }
-            Some(EntryKind::Tree) => {
-                return self.path_set(entry, PathPattern::Folder(path.to_owned()));
-            }
-            Some(_) => {}
+            Some(EntryKind::Tree) => self.path_set(entry, PathPattern::Folder(path.to_owned())),
+            Some(_) => Ok(Some(Governed::File(path.to_owned()))),
         }
-        let changed = self
-            .window()?
-            .authoring(path)?
-            .into_iter()
-            .map(|event| {
-                let then = (event.path != path).then_some(event.path);
-                change_record(db, event.commit, then)
-            })
-            .collect();
-        self.drift_finding(entry, path, changed)
     }
 
     /// A folder or glob entry: advisory drift over the files it covers; `dead-path` when
     /// it covers no file at the tip. A glob whose path exists literally at the tip is that
     /// path (`app/[slug]/page.tsx`).
-    fn path_set(&mut self, entry: &Entry, pattern: PathPattern) -> Result<(), ObjectError> {
+    fn path_set(
+        &mut self,
+        entry: &Entry,
+        pattern: PathPattern,
+    ) -> Result<Option<Governed>, ObjectError> {
         let db = self.db;
         let pattern = match pattern {
             PathPattern::Glob(glob) => match super::nodes::literal_at(db, self.tip, &glob)? {
@@ -593,15 +630,9 @@ impl<'db> NodeJudge<'_, 'db> {
                 format!("{path} covers no file at the tip (deleted, renamed or mistyped)"),
                 "point the entry at the current folder or pattern, or remove it",
             );
-            return Ok(());
+            return Ok(None);
         }
-        let changed = self
-            .window()?
-            .authoring_any(|path| matches(path))?
-            .into_iter()
-            .map(|commit| change_record(db, commit, None))
-            .collect();
-        self.drift_finding(entry, entry.target.path(), changed)
+        Ok(Some(Governed::Files(pattern)))
     }
 
     /// The entry's path (or pattern) names nothing at the tip.
@@ -618,18 +649,123 @@ impl<'db> NodeJudge<'_, 'db> {
             },
         );
     }
+}
 
-    fn drift_finding(
-        &mut self,
+/// How a node's window findings are worded: the node, its base as findings name it, and
+/// the tip's `scoped_code_miss` setting.
+pub(super) struct Wording<'a> {
+    pub(super) node: &'a SpecNode,
+    /// The base's short id, or `(none)`.
+    pub(super) version: &'a str,
+    pub(super) scoped_miss: ScopedCodeMiss,
+}
+
+impl Wording<'_> {
+    /// The base of `node` at `tip` as findings name it.
+    pub(super) fn version_of(
+        db: &dyn Db,
+        tip: Commit,
+        node: &SpecNode,
+    ) -> Result<String, ObjectError> {
+        let node = Node::new(db, node.id.clone());
+        Ok(node_base(db, tip, node)?.map_or_else(|| "(none)".to_owned(), |v| v.id(db).short(12)))
+    }
+
+    /// The findings of `entry`'s window, after those its tip decided.
+    pub(super) fn window_findings(&self, entry: &Entry, window: &EntryWindow) -> Vec<Finding> {
+        let path = entry.target.path();
+        let mut findings = Vec::new();
+        let Governed::Units { selectors, .. } = &window.governed else {
+            findings.extend(self.drift_finding(entry, path, window.hits.clone()));
+            return findings;
+        };
+        if !window.hits.is_empty() {
+            findings.push(self.hit_finding(entry, path, selectors, window.hits.clone()));
+        }
+        if !window.missed.is_empty()
+            && entry.relation == Relation::Code
+            && self.scoped_miss == ScopedCodeMiss::Warn
+        {
+            let n = window.missed.len();
+            let version = self.version;
+            findings.push(
+                Draft {
+                    severity: Severity::Warning,
+                    code: "scoped-code-miss",
+                    selectors: Vec::new(),
+                    hits: window.missed.clone(),
+                    message: format!("{path} changed outside the anchored units in {} since the spec's last version {version}", commits(n)),
+                    repair: "review the change; to silence this advisory set `scoped_code_miss = \"ignore\"` under [lint] in keel.toml".to_owned(),
+                }
+                .finding(self.node, entry),
+            );
+        }
+        findings
+    }
+
+    fn hit_finding(
+        &self,
         entry: &Entry,
         path: &str,
-        changed: Vec<HitRecord>,
-    ) -> Result<(), ObjectError> {
+        selectors: &[Selector],
+        hits: Vec<HitRecord>,
+    ) -> Finding {
+        let hit_selectors: Vec<String> = selectors
+            .iter()
+            .map(ToString::to_string)
+            .filter(|s| hits.iter().any(|h| h.selectors.contains(s)))
+            .collect();
+        let n = hits.len();
+        let names = hit_selectors.join(", ");
+        let version = self.version;
+        let mut message = match entry.relation {
+            Relation::Code => format!(
+                "{} since the spec's last version {version} changed anchored units {names} in {path}",
+                commits(n)
+            ),
+            Relation::Related => format!(
+                "{} since the spec's last version {version} changed related units {names} in {path}",
+                commits(n)
+            ),
+        };
+        if hits.iter().any(|h| h.conservative) {
+            message.push_str(
+                " (conservative hits: a change to lines that do not parse, a binary change, or a file past max_file_bytes)",
+            );
+        }
+        let spec = self.node.id.spec_path();
+        let node = &self.node.id;
+        let (severity, code, repair) = match entry.relation {
+            Relation::Code => (
+                Severity::Error,
+                "anchor-hit",
+                format!(
+                    "review the change against {spec}; update the spec (a new version) or add a `Spec-OK: {node}` trailer to the commits that keep it true"
+                ),
+            ),
+            Relation::Related => (
+                Severity::Warning,
+                "related-hit",
+                format!("check that {spec} still reads true; related entries never block"),
+            ),
+        };
+        Draft {
+            severity,
+            code,
+            selectors: hit_selectors,
+            hits,
+            message,
+            repair,
+        }
+        .finding(self.node, entry)
+    }
+
+    fn drift_finding(&self, entry: &Entry, path: &str, changed: Vec<HitRecord>) -> Option<Finding> {
         if changed.is_empty() {
-            return Ok(());
+            return None;
         }
         let n = changed.len();
-        let version = self.version_label()?;
+        let version = self.version;
         let node = &self.node.id;
         let (code, message) = match entry.relation {
             Relation::Code => (
@@ -651,8 +787,7 @@ impl<'db> NodeJudge<'_, 'db> {
             "review the change; update {} or add a `Spec-OK: {node}` trailer",
             node.spec_path()
         );
-        self.push(
-            entry,
+        Some(
             Draft {
                 severity: Severity::Warning,
                 code,
@@ -660,9 +795,9 @@ impl<'db> NodeJudge<'_, 'db> {
                 hits: changed,
                 message,
                 repair,
-            },
-        );
-        Ok(())
+            }
+            .finding(self.node, entry),
+        )
     }
 }
 

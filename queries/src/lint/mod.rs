@@ -10,10 +10,12 @@
 
 pub mod candidate;
 pub mod codes;
+mod extend;
 mod judge;
 mod nodes;
 mod report;
 mod settings;
+mod state;
 
 pub use nodes::{spec_node, spec_nodes};
 pub use report::{
@@ -28,9 +30,12 @@ use crate::images::{FileBound, tip_units_within};
 use crate::spec::Target;
 use crate::tree::RepoPath;
 use crate::window::Node;
-use judge::{NodeJudge, Share, scoped_window};
+pub use extend::extend;
+use judge::{NodeJudge, Share, Wording, scoped_window};
 use keel_engine::Db;
 use keel_engine::inputs::Tip;
+use state::NodeState;
+pub use state::{KeptLint, LintState};
 
 /// Which nodes a lint judges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,59 +82,56 @@ pub fn lint_at(
     tip: Option<keel_engine::inputs::Commit>,
     scope: Scope,
 ) -> Result<LintReport, LintError> {
+    Ok(lint_state_at(db, tip, scope)?.1)
+}
+
+/// [`lint_at`], also giving the state the report was assembled from (`None` without a
+/// tip), which a later process can extend ([`extend`]).
+pub fn lint_state_at(
+    db: &dyn Db,
+    tip: Option<keel_engine::inputs::Commit>,
+    scope: Scope,
+) -> Result<(Option<LintState>, LintReport), LintError> {
     let Some(tip) = tip else {
-        return Ok(LintReport {
+        let report = LintReport {
             schema: LINT_SCHEMA,
             tip: None,
             findings: Vec::new(),
             unverified: Vec::new(),
             summary: Summary::default(),
             nodes: Vec::new(),
-        });
+        };
+        return Ok((None, report));
     };
     let lint_settings = tip_settings(db, tip)?.map_err(LintError::Settings)?.lint;
-    let scoped_miss = lint_settings.scoped_code_miss;
     let bound = FileBound(lint_settings.max_file_bytes);
-    let (nodes, mut findings) = judged_nodes(db, tip, scope)?;
-    let mut unverified = Vec::new();
-    let mut anchors = 0;
+    let (nodes, leading) = judged_nodes(db, tip, scope)?;
+    let mut judged = Vec::with_capacity(nodes.len());
     for node in &nodes {
-        findings.extend(nodes::empty_node_finding(node));
-        let mut judge = NodeJudge {
-            db,
-            tip,
-            node,
-            scoped_miss,
-            bound,
-            findings: &mut findings,
-            unverified: &mut unverified,
-        };
+        let mut judge = NodeJudge::new(db, tip, node, bound);
         judge.shallow_history()?;
-        for entry in &node.entries {
-            if let Target::Scoped { selectors, .. } = &entry.target {
-                anchors += selectors.len();
-            }
-            judge.entry(entry)?;
-        }
+        let (mut findings, unverified) = judge.take();
+        findings.splice(0..0, nodes::empty_node_finding(node));
+        let entries = node
+            .entries
+            .iter()
+            .map(|entry| judge.entry(entry))
+            .collect::<Result<_, _>>()?;
+        judged.push(NodeState {
+            id: node.id.0.clone(),
+            version: Wording::version_of(db, tip, node)?,
+            findings,
+            unverified,
+            entries,
+        });
     }
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let summary = Summary {
-        nodes: nodes.len(),
-        anchors,
-        errors,
-        warnings: findings.len() - errors,
+    let state = LintState {
+        tip: tip.id(db).to_string(),
+        leading,
+        nodes: judged,
     };
-    Ok(LintReport {
-        schema: LINT_SCHEMA,
-        tip: Some(tip.id(db).to_string()),
-        findings,
-        unverified,
-        summary,
-        nodes: nodes.iter().map(|n| n.id.0.clone()).collect(),
-    })
+    let report = state.report(&nodes, lint_settings.scoped_code_miss);
+    Ok((Some(state), report))
 }
 
 /// Lints the tip after warming the expensive memos on up to `threads` threads (capped at
@@ -151,6 +153,15 @@ pub fn lint_counting_parses<D: Db + Clone + Send>(
     threads: usize,
     scope: Scope,
 ) -> Result<(LintReport, ParseCounts), LintError> {
+    lint_state_counting_parses(db, threads, scope).map(|(_, report, parses)| (report, parses))
+}
+
+/// [`lint_counting_parses`], also giving the state the report was assembled from.
+pub fn lint_state_counting_parses<D: Db + Clone + Send>(
+    db: &D,
+    threads: usize,
+    scope: Scope,
+) -> Result<(Option<LintState>, LintReport, ParseCounts), LintError> {
     let threads = threads.min(MAX_THREADS);
     let mut parses = ParseCounts::default();
     if threads > 1 {
@@ -174,8 +185,12 @@ pub fn lint_counting_parses<D: Db + Clone + Send>(
         });
     }
     let before = thread_parse_counts();
-    let report = lint_scope(db, scope)?;
-    Ok((report, parses.plus(thread_parse_counts().since(before))))
+    let (state, report) = lint_state_at(db, Tip::get(db).commit(db), scope)?;
+    Ok((
+        state,
+        report,
+        parses.plus(thread_parse_counts().since(before)),
+    ))
 }
 
 /// More threads than this only contend for the same few files.

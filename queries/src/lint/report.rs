@@ -13,7 +13,7 @@ use keel_engine::Db;
 use keel_engine::inputs::Tip;
 use keel_engine::objects::ObjectError;
 use keel_engine::settings::SettingsError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// The whole lint answer at the tip.
@@ -31,7 +31,7 @@ pub struct LintReport {
 }
 
 /// How much a finding weighs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Blocks: lint exits 1.
@@ -40,13 +40,16 @@ pub enum Severity {
     Warning,
 }
 
-/// One finding about one entry of one node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One finding about one entry of one node. Deserializes too, for the last answer keel
+/// keeps on disk (`super::state`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub node: String,
     pub severity: Severity,
-    /// A kebab-case kind, e.g. `anchor-hit`, `dead-anchor`, `code-drift`.
-    pub code: &'static str,
+    /// A kebab-case kind, e.g. `anchor-hit`, `dead-anchor`, `code-drift`: one of
+    /// [`super::codes::FINDING_CODES`].
+    #[serde(deserialize_with = "super::codes::known_code")]
+    pub code: super::codes::Code,
     pub path: String,
     pub selectors: Vec<String>,
     pub hits: Vec<HitRecord>,
@@ -55,14 +58,15 @@ pub struct Finding {
 }
 
 /// One window commit's share of a finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HitRecord {
     pub commit: Arc<str>,
     /// The file's path at that commit when it differs from the entry's: the commit came
     /// before a rename and is judged under the path it had then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// The commit's subject line, for readers; not part of `keel.lint.v1`.
+    /// The commit's subject line, for readers; not part of `keel.lint.v1` (the last
+    /// answer on disk keeps the subjects beside its findings).
     #[serde(skip)]
     pub subject: Arc<str>,
     pub selectors: Vec<String>,
@@ -71,7 +75,7 @@ pub struct HitRecord {
 }
 
 /// Anchors that were skipped because their extractor cannot run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unverified {
     pub node: String,
     pub path: String,

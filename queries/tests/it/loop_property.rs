@@ -31,10 +31,12 @@
 
 use crate::loop_events::{assert_same, hit_commits};
 use crate::support::repo;
+use keel_engine::Oid;
+use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::rng::SeededRng;
-use keel_queries::lint::lint;
+use keel_queries::lint::{KeptLint, LintReport, Scope, extend, lint, lint_state_at};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The build name the walk's memo is written and read under.
@@ -690,7 +692,7 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
     let mut kinds: BTreeMap<Kind, usize> = BTreeMap::new();
     let mut findings: BTreeMap<&'static str, usize> = BTreeMap::new();
     let (mut hits, mut worktree_hits, mut fresh_checks, mut merges) = (0, 0, 0, 0);
-    let mut memo_checks = 0;
+    let (mut memo_checks, mut extended, mut judged_whole) = (0, 0, 0);
     for step in 0..MOVES {
         let roll = walk.rng.below(100);
         let mut kind = WEIGHTS[0].0;
@@ -714,8 +716,8 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
         let changes = db
             .apply_changes(&[event])
             .unwrap_or_else(|err| panic!("{err}\n{}", walk.history()));
-        let report =
-            lint(&db).unwrap_or_else(|err| panic!("lint refused: {err:?}\n{}", walk.history()));
+        let (state, report) = lint_state_at(&db, Tip::get(&db).commit(&db), Scope::Full)
+            .unwrap_or_else(|err| panic!("lint refused: {err:?}\n{}", walk.history()));
         let tip = changes
             .worktree
             .map_or_else(|| walk.head(), |commit| commit.to_string());
@@ -748,6 +750,20 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
                 );
                 worktree_hits += 1;
             }
+        }
+
+        if event != ChangeEvent::Worktree {
+            match extended_answer(&walk.repo) {
+                Some(answer) => {
+                    let context = format!("the kept answer extended, after {}", walk.history());
+                    assert_same(&answer, &report, &context);
+                    extended += 1;
+                }
+                None => judged_whole += 1,
+            }
+            let state = state.expect("a committed tip has a state");
+            db.write_kept_lint(MEMO_BUILD, &KeptLint::of(&state))
+                .expect("the answer is kept");
         }
 
         if first_of_kind || step % FRESH_EVERY == FRESH_EVERY - 1 {
@@ -813,4 +829,26 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
         memo_checks, fresh_checks,
         "every fresh comparison checks the memo too"
     );
+    assert!(
+        extended >= 200 && judged_whole >= 100,
+        "committed moves answered by extending the kept answer: {extended}, judged whole: {judged_whole}"
+    );
+}
+
+/// What a new process answers from the answer the walk kept on disk, extended by the
+/// commits since it (`keel lint` at HEAD), or `None` when it would judge the whole
+/// history instead.
+fn extended_answer(repo: &FixtureRepo) -> Option<LintReport> {
+    let mut next = KeelDatabase::open_objects(repo.path()).expect("the repository opens");
+    let kept: KeptLint = next
+        .read_kept_lint(MEMO_BUILD)
+        .expect("the kept answer is read")?
+        .expect("the kept answer is this build's");
+    let kept = kept.into_state();
+    let kept_tip = Oid::from_hex(kept.tip()).expect("a commit id");
+    let since = next.tip_since(kept_tip, 64).expect("HEAD is read")?;
+    let tip = Tip::get(&next).commit(&next)?;
+    extend(&next, &kept, tip, &since)
+        .expect("the new commits are read")
+        .map(|(_, report)| report)
 }

@@ -1,0 +1,219 @@
+//! The kept lint answer, through the real binary: `keel lint` at HEAD a few one-parent
+//! commits past the answer it kept judges only those commits (`kept_answer_extended_by` in
+//! `--stats`) and answers what a whole lint of a clone answers; every commit that could
+//! move more than its own records (a spec or `keel.toml` edit, a `Spec-OK` trailer, a
+//! merge, a governed file added, deleted or renamed, a tip that is no descendant) is
+//! judged whole instead, with the same answer; a spoiled kept answer is discarded with
+//! one warning.
+
+use super::support::{APP_PY, lint, spec};
+use crate::APP_PY_F_CHANGED;
+use keel_fixtures::FixtureRepo;
+use std::path::Path;
+
+/// `app.py` (node `app` anchors `f`), `docs/guide.md` (node `docs`: the bare file, the
+/// folder `lib`, and the glob `tools/*.py`), and files no node governs.
+fn governed_repo() -> FixtureRepo {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write("docs/guide.md", "# Guide\n"))
+        .and_then(|r| r.write("lib/a.py", "def a():\n    return 1\n"))
+        .and_then(|r| r.write("tools/t.py", "def t():\n    return 1\n"))
+        .and_then(|r| r.write("other.py", "def h():\n    return 1\n"))
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .and_then(|r| {
+            r.write(
+                ".spec/docs/spec.md",
+                &spec(&["docs/guide.md", "lib/", "tools/*.py"]),
+            )
+        })
+        .expect("write");
+    repo.commit("Add the code and its specs").expect("commit");
+    repo
+}
+
+/// `keel lint --stats --format json`: the report, the stats line, stderr's other lines.
+fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<String>) {
+    let run = lint(dir, &["--stats", "--format", "json"]);
+    run.assert_no_panic();
+    let mut lines: Vec<String> = run.stderr.lines().map(str::to_owned).collect();
+    let stats = lines.pop().expect("a stats line");
+    let stats = serde_json::from_str(&stats)
+        .unwrap_or_else(|err| panic!("stats are JSON ({err}):\n{}", run.stderr));
+    (run.json(), stats, lines)
+}
+
+/// The report of a whole lint: `keel lint` in a fresh clone (no memo, no kept answer) of
+/// the repository at its HEAD.
+fn whole_lint(repo: &FixtureRepo) -> serde_json::Value {
+    let clone = tempfile::tempdir().expect("a temporary folder");
+    let target = clone.path().join("clone");
+    let cloned = keel_fixtures::pinned_git(repo.path())
+        .args(["clone", "--quiet", "--no-hardlinks", "."])
+        .arg(&target)
+        .status()
+        .expect("git runs");
+    assert!(cloned.success(), "the clone");
+    let (report, stats, _) = lint_with_stats(&target);
+    assert!(stats["kept_answer_extended_by"].is_null(), "{stats}");
+    report
+}
+
+/// Lints after a move and checks the answer against a whole lint: extended by `extended`
+/// commits (`None`: judged whole).
+fn lint_after(repo: &FixtureRepo, what: &str, extended: Option<u64>) -> serde_json::Value {
+    let (report, stats, warnings) = lint_with_stats(repo.path());
+    assert!(warnings.is_empty(), "{what}: {warnings:?}");
+    assert_eq!(
+        stats["kept_answer_extended_by"].as_u64(),
+        extended,
+        "{what}: {stats}"
+    );
+    assert_eq!(report, whole_lint(repo), "{what}: the whole lint's answer");
+    report
+}
+
+#[test]
+fn new_commits_extend_the_kept_answer_and_answer_as_a_whole_lint() {
+    let mut repo = governed_repo();
+    lint_after(&repo, "the first lint", None);
+    let again = lint_after(&repo, "the same tip", Some(0));
+    assert!(
+        again["findings"].as_array().is_some_and(Vec::is_empty),
+        "{again}"
+    );
+
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    let hit = repo.commit("Change f").expect("commit");
+    let report = lint_after(&repo, "an edit inside f", Some(1));
+    let hits = crate::findings_of(&report, "anchor-hit");
+    assert_eq!(hits[0]["hits"][0]["commit"], hit.as_str(), "{report}");
+
+    // Three commits at once, newest first in the records: outside f, the bare file, the
+    // folder and the glob, and a file no node governs, added.
+    repo.write(
+        "app.py",
+        &format!("{APP_PY_F_CHANGED}\n\ndef k():\n    return 3\n"),
+    )
+    .expect("add k");
+    let missed = repo.commit("Add k").expect("commit");
+    repo.write("docs/guide.md", "# Guide\n\nMore.\n")
+        .and_then(|r| r.write("lib/a.py", "def a():\n    return 2\n"))
+        .and_then(|r| r.write("tools/t.py", "def t():\n    return 2\n"))
+        .expect("write");
+    let drift = repo.commit("Edit the docs, lib and tools").expect("commit");
+    repo.write("new.py", "x = 1\n").expect("write");
+    repo.commit("Add a file no node governs").expect("commit");
+    let report = lint_after(&repo, "three commits", Some(3));
+    let misses = crate::findings_of(&report, "scoped-code-miss");
+    assert_eq!(misses[0]["hits"][0]["commit"], missed.as_str(), "{report}");
+    let drifts = crate::findings_of(&report, "code-drift");
+    assert_eq!(
+        drifts.len(),
+        3,
+        "the file, the folder and the glob: {report}"
+    );
+    for finding in drifts {
+        assert_eq!(finding["hits"][0]["commit"], drift.as_str(), "{report}");
+    }
+}
+
+/// A move on the repository.
+type Move = dyn Fn(&mut FixtureRepo);
+
+#[test]
+fn commits_that_move_more_than_their_records_are_judged_whole() {
+    let mut repo = governed_repo();
+    lint_after(&repo, "the first lint", None);
+    let moves: [(&str, &Move); 9] = [
+        ("a spec edit", &|repo| {
+            repo.write(".spec/app/spec.md", &spec(&["app.py#f,g"]))
+                .expect("write");
+            repo.commit("Anchor g too").expect("commit");
+        }),
+        ("a keel.toml edit", &|repo| {
+            repo.write("keel.toml", "[lint]\nscoped_code_miss = \"ignore\"\n")
+                .expect("write");
+            repo.commit("Ignore misses").expect("commit");
+        }),
+        ("a Spec-OK trailer", &|repo| {
+            repo.write("other.py", "def h():\n    return 9\n")
+                .expect("write");
+            repo.commit("Touch other\n\nSpec-OK: app").expect("commit");
+        }),
+        ("a file added under a governed folder", &|repo| {
+            repo.write("lib/b.py", "def b():\n    return 1\n")
+                .expect("write");
+            repo.commit("Add lib/b").expect("commit");
+        }),
+        ("a governed file renamed", &|repo| {
+            repo.git(&["mv", "tools/t.py", "tools/u.py"])
+                .expect("git mv");
+            repo.commit("Rename the tool").expect("commit");
+        }),
+        ("an anchored file deleted", &|repo| {
+            repo.remove("app.py").expect("remove");
+            repo.commit("Delete app").expect("commit");
+        }),
+        ("a tip that is no descendant", &|repo| {
+            repo.git(&["reset", "--quiet", "--hard", "HEAD~1"])
+                .expect("reset");
+        }),
+        ("an amended tip", &|repo| {
+            repo.write("other.py", "def h():\n    return 10\n")
+                .expect("write");
+            repo.git(&["commit", "--quiet", "--amend", "-am", "Amended"])
+                .expect("amend");
+        }),
+        ("a merge", &|repo| {
+            repo.git(&["checkout", "--quiet", "-b", "side", "HEAD~1"])
+                .expect("branch");
+            repo.write("side.txt", "s\n").expect("write");
+            repo.commit("Side").expect("commit");
+            repo.git(&["checkout", "--quiet", "-"]).expect("back");
+            repo.git(&["merge", "--quiet", "--no-ff", "-m", "Merge side", "side"])
+                .expect("merge");
+        }),
+    ];
+    for (what, make) in moves {
+        make(&mut repo);
+        lint_after(&repo, what, None);
+    }
+}
+
+#[test]
+fn a_spoiled_kept_answer_is_discarded_with_one_warning_and_the_whole_answer() {
+    let mut repo = governed_repo();
+    lint_after(&repo, "the first lint", None);
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    repo.commit("Change f").expect("commit");
+    let kept = repo.path().join(".git/keel/lint.bin");
+    let good = std::fs::read(&kept).expect("the answer was kept");
+    let cases: [(&str, Vec<u8>); 3] = [
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("one byte flipped", {
+            let mut bytes = good.clone();
+            let last = bytes.len() - 1;
+            bytes[last] ^= 0xff;
+            bytes
+        }),
+        ("not an answer", b"hello\n".to_vec()),
+    ];
+    for (what, bytes) in cases {
+        std::fs::write(&kept, &bytes).expect("spoil the kept answer");
+        let (report, stats, warnings) = lint_with_stats(repo.path());
+        assert_eq!(warnings.len(), 1, "{what}: one warning: {warnings:?}");
+        assert!(
+            warnings[0].contains("kept lint answer"),
+            "{what}: {warnings:?}"
+        );
+        assert!(
+            stats["kept_answer_extended_by"].is_null(),
+            "{what}: {stats}"
+        );
+        assert_eq!(report, whole_lint(&repo), "{what}");
+        let (_, stats, warnings) = lint_with_stats(repo.path());
+        assert!(warnings.is_empty(), "{what}: rewritten: {warnings:?}");
+        assert_eq!(stats["kept_answer_extended_by"], 0, "{what}: {stats}");
+    }
+}

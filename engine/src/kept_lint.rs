@@ -1,0 +1,146 @@
+//! The last lint answer kept on disk, and a database of the commits since it: what lets a
+//! `keel lint` after a few new commits judge only those commits, without reading the
+//! history or the memo.
+//!
+//! Owns: the file (`<git common folder>/keel/lint.bin`, beside the memo and written the
+//! same way: a header line naming the format, the build, the body's CRC-32 and length,
+//! then the body, through a temporary file and a rename), the history fingerprint it is
+//! checked against (as the memo is), and [`KeelDatabase::open_since`]: a database whose
+//! tip is HEAD and which knows only HEAD's commits since the kept tip.
+//! Does not own: what the answer is or how it is extended (`keel_queries::lint`), nor
+//! when to use it (the command).
+
+use crate::database::{EngineError, KeelDatabase};
+use crate::inputs::Commit;
+use crate::memo::{MemoDiscard, checked_body, header, write_atomically};
+use crate::oid::Oid;
+use salsa::Durability;
+use std::path::PathBuf;
+
+/// The header's first word and the format's version.
+const FORMAT: &str = "keel-lint 1";
+
+/// What the file's body holds: the history fingerprint it was judged under, and the
+/// answer (MessagePack, fields by name).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Body<T> {
+    history: String,
+    answer: T,
+}
+
+impl KeelDatabase {
+    /// The kept answer's path: in the common git folder, beside the memo.
+    pub fn kept_lint_path(&self) -> Result<PathBuf, EngineError> {
+        Ok(self.memo_path()?.with_file_name("lint.bin"))
+    }
+
+    /// Keeps `answer` for `build`, atomically.
+    pub fn write_kept_lint<T: serde::Serialize>(
+        &self,
+        build: &str,
+        answer: &T,
+    ) -> Result<(), EngineError> {
+        let path = self.kept_lint_path()?;
+        let body = Body {
+            history: self.history_fingerprint()?,
+            answer,
+        };
+        // Named fields: the answer's types skip empty fields (as `keel.lint.v1` does),
+        // which MessagePack's positional structs could not read back.
+        let body = rmp_serde::to_vec_named(&body).map_err(|err| self.unreadable(&err))?;
+        write_atomically(&path, &header(FORMAT, build, &body), &body)
+    }
+
+    /// The kept answer `build` wrote under this repository's history: `None` when there
+    /// is none, the reason when it cannot be used.
+    pub fn read_kept_lint<T: serde::de::DeserializeOwned>(
+        &self,
+        build: &str,
+    ) -> Result<Option<Result<T, MemoDiscard>>, EngineError> {
+        let path = self.kept_lint_path()?;
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(crate::memo::io_error(&path, &err)),
+        };
+        let body = match checked_body(FORMAT, build, &bytes) {
+            Ok(body) => body,
+            Err(reason) => return Ok(Some(Err(reason))),
+        };
+        let body: Body<T> = match rmp_serde::from_slice(body) {
+            Ok(body) => body,
+            Err(err) => return Ok(Some(Err(MemoDiscard::Unreadable(err.to_string())))),
+        };
+        if body.history != self.history_fingerprint()? {
+            return Ok(Some(Err(MemoDiscard::OtherHistory)));
+        }
+        Ok(Some(Ok(body.answer)))
+    }
+
+    /// Removes the kept answer; `false` when there was none.
+    pub fn clear_kept_lint(&self) -> Result<bool, EngineError> {
+        let path = self.kept_lint_path()?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(err) => Err(crate::memo::io_error(&path, &err)),
+        }
+    }
+
+    /// Makes HEAD the tip of this database opened for objects only
+    /// ([`KeelDatabase::open_objects`]), knowing only the commits since `kept`: when HEAD
+    /// is `kept` or descends from it through at most `most` commits of one parent each,
+    /// those commits (newest first); otherwise `None`, and no input is made. `kept` stands
+    /// in as a commit whose parents are not read (marked shallow), so nothing may judge
+    /// history past it here: the database serves what those commits did to `kept`'s tree.
+    pub fn tip_since(
+        &mut self,
+        kept: Oid,
+        most: usize,
+    ) -> Result<Option<Vec<Commit>>, EngineError> {
+        let db = self;
+        if !db.commits.is_empty() {
+            return Err(db.unreadable(&"the database already knows commits"));
+        }
+        let Some(head) = db.read_head()? else {
+            return Ok(None);
+        };
+        let mut since = Vec::new();
+        let mut at = head;
+        while at != kept {
+            if since.len() == most {
+                return Ok(None);
+            }
+            let (parents, _) = db.commit_shape(at)?;
+            let [parent] = parents.as_slice() else {
+                return Ok(None);
+            };
+            since.push(at);
+            at = *parent;
+        }
+        let Some(repo) = db.objects_store().fresh_handle() else {
+            return Err(db.unreadable(&"no repository is open"));
+        };
+        let raw = crate::database::read_commit(&repo, kept, &Default::default())
+            .map_err(|err| db.unreadable(&err))?;
+        let stand_in = Commit::builder(
+            kept,
+            Vec::new(),
+            raw.tree,
+            raw.message,
+            raw.committer_time,
+            true,
+        )
+        .durability(Durability::HIGH)
+        .new(&*db);
+        db.commits.insert(kept, stand_in);
+        db.remember_commits(&[stand_in]);
+        db.set_tip(Some(head))?;
+        let commits = since
+            .iter()
+            .map(|oid| db.commits.get(oid).copied())
+            .collect::<Option<Vec<Commit>>>()
+            .ok_or_else(|| db.unreadable(&"a commit since the kept answer was not indexed"))?;
+        Ok(Some(commits))
+    }
+}
