@@ -144,3 +144,73 @@ impl KeelDatabase {
         Ok(Some(commits))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keel_fixtures::FixtureRepo;
+
+    /// `tip_since` on a fresh objects-only database of `repo`, as commit ids.
+    fn since(repo: &FixtureRepo, kept: &str, most: usize) -> Option<Vec<String>> {
+        let mut db = KeelDatabase::open_objects(repo.path()).expect("open");
+        let kept = Oid::from_hex(kept).expect("an id");
+        let commits = db.tip_since(kept, most).expect("HEAD reads")?;
+        Some(commits.iter().map(|c| c.id(&db).to_string()).collect())
+    }
+
+    fn commit(repo: &mut FixtureRepo, n: usize) -> String {
+        repo.write("a.txt", &format!("{n}\n")).expect("write");
+        repo.commit(&format!("Commit {n}")).expect("commit")
+    }
+
+    #[test]
+    fn the_commits_since_the_kept_tip_are_one_parent_commits_newest_first_within_the_bound() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        let kept = commit(&mut repo, 0);
+        assert_eq!(
+            since(&repo, &kept, 4),
+            Some(Vec::new()),
+            "HEAD is the kept tip"
+        );
+        let (one, two) = (commit(&mut repo, 1), commit(&mut repo, 2));
+        assert_eq!(since(&repo, &kept, 4), Some(vec![two.clone(), one]));
+        assert_eq!(
+            since(&repo, &kept, 1),
+            None,
+            "two commits past a bound of one"
+        );
+        assert_eq!(since(&repo, &two, 4), Some(Vec::new()));
+
+        repo.git(&["checkout", "--quiet", "-b", "side", &kept])
+            .expect("branch");
+        commit(&mut repo, 3);
+        assert_eq!(
+            since(&repo, &two, 64),
+            None,
+            "no descendant of the kept tip"
+        );
+        repo.git(&["checkout", "--quiet", "-"]).expect("back");
+        repo.git(&[
+            "merge", "--quiet", "--no-ff", "-X", "theirs", "-m", "Merge", "side",
+        ])
+        .expect("merge");
+        assert_eq!(since(&repo, &two, 64), None, "a merge has two parents");
+    }
+
+    #[test]
+    fn a_kept_answer_is_read_back_only_by_its_build() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        commit(&mut repo, 0);
+        let db = KeelDatabase::open_objects(repo.path()).expect("open");
+        assert_eq!(db.read_kept_lint::<Vec<String>>("b1").expect("reads"), None);
+        let answer = vec!["one".to_owned(), "two".to_owned()];
+        db.write_kept_lint("b1", &answer).expect("written");
+        assert_eq!(db.read_kept_lint("b1").expect("reads"), Some(Ok(answer)));
+        assert!(matches!(
+            db.read_kept_lint::<Vec<String>>("b2").expect("reads"),
+            Some(Err(MemoDiscard::OtherBuild(build))) if build == "b1"
+        ));
+        assert!(db.clear_kept_lint().expect("removed"));
+        assert!(!db.clear_kept_lint().expect("nothing to remove"));
+    }
+}

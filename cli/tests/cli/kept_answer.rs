@@ -60,8 +60,12 @@ fn whole_lint(repo: &FixtureRepo) -> serde_json::Value {
 }
 
 /// Lints after a move and checks the answer against a whole lint: extended by `extended`
-/// commits (`None`: judged whole).
-fn lint_after(repo: &FixtureRepo, what: &str, extended: Option<u64>) -> serde_json::Value {
+/// commits (`None`: judged whole). The report and the stats.
+fn lint_after(
+    repo: &FixtureRepo,
+    what: &str,
+    extended: Option<u64>,
+) -> (serde_json::Value, serde_json::Value) {
     let (report, stats, warnings) = lint_with_stats(repo.path());
     assert!(warnings.is_empty(), "{what}: {warnings:?}");
     assert_eq!(
@@ -70,14 +74,15 @@ fn lint_after(repo: &FixtureRepo, what: &str, extended: Option<u64>) -> serde_js
         "{what}: {stats}"
     );
     assert_eq!(report, whole_lint(repo), "{what}: the whole lint's answer");
-    report
+    (report, stats)
 }
 
 #[test]
 fn new_commits_extend_the_kept_answer_and_answer_as_a_whole_lint() {
     let mut repo = governed_repo();
     lint_after(&repo, "the first lint", None);
-    let again = lint_after(&repo, "the same tip", Some(0));
+    let (again, stats) = lint_after(&repo, "the same tip", Some(0));
+    assert_eq!(stats["images_parsed"], 0, "{stats}");
     assert!(
         again["findings"].as_array().is_some_and(Vec::is_empty),
         "{again}"
@@ -85,7 +90,12 @@ fn new_commits_extend_the_kept_answer_and_answer_as_a_whole_lint() {
 
     repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
     let hit = repo.commit("Change f").expect("commit");
-    let report = lint_after(&repo, "an edit inside f", Some(1));
+    let (report, stats) = lint_after(&repo, "an edit inside f", Some(1));
+    assert_eq!(
+        stats["images_parsed"], 2,
+        "the commit's two app.py images: {stats}"
+    );
+    assert_eq!(stats["hunk_sets_diffed"], 1, "only its hunks: {stats}");
     let hits = crate::findings_of(&report, "anchor-hit");
     assert_eq!(hits[0]["hits"][0]["commit"], hit.as_str(), "{report}");
 
@@ -104,7 +114,11 @@ fn new_commits_extend_the_kept_answer_and_answer_as_a_whole_lint() {
     let drift = repo.commit("Edit the docs, lib and tools").expect("commit");
     repo.write("new.py", "x = 1\n").expect("write");
     repo.commit("Add a file no node governs").expect("commit");
-    let report = lint_after(&repo, "three commits", Some(3));
+    let (report, stats) = lint_after(&repo, "three commits", Some(3));
+    assert_eq!(
+        stats["hunk_sets_diffed"], 1,
+        "app.py's, which k only adds to: {stats}"
+    );
     let misses = crate::findings_of(&report, "scoped-code-miss");
     assert_eq!(misses[0]["hits"][0]["commit"], missed.as_str(), "{report}");
     let drifts = crate::findings_of(&report, "code-drift");

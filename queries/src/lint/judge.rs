@@ -1,8 +1,13 @@
-//! Judging one node's entries at the tip: integrity through the one classifier, then the
-//! window folded into findings (one error per debt naming its commits and selectors).
+//! Judging one node's entries at the tip: what the tip alone decides (integrity through
+//! the one classifier, dead paths, links), then the window as records (which commits hit,
+//! missed or changed what the entry governs), then the records worded as findings (one
+//! per debt naming its commits and selectors).
 //!
-//! Owns: lint's wording of each finding and its repair. Does not own: what a commit did
-//! to a file (`drift`) or which events are in a window (`window`).
+//! Owns: those three steps ([`NodeJudge`] for the first two, [`Wording`] for the last),
+//! the one conversion of what a commit did into records ([`EntryWindow::record`]), and
+//! lint's wording of each finding and its repair. Does not own: what a commit did to a
+//! file (`drift`), which events are in a window (`window`), nor a window extended by new
+//! commits (`extend`).
 
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};

@@ -4,8 +4,9 @@
 //! [`lint_on_threads`] with its warm-up, which hands out stretches of window events from a
 //! shared counter) and their error. The report types live in `report`, reading the nodes
 //! at the tip in `nodes`, reading `keel.toml` at the tip in `settings`, the per-entry
-//! judgement with lint's own wording in `judge`, and the `--pending` scope and the
-//! governor-transition check in `candidate`.
+//! judgement with lint's own wording in `judge`, the state a report is assembled from in
+//! `state` ([`lint_state_at`] gives it), extending a kept state by new commits in `extend`,
+//! and the `--pending` scope and the governor-transition check in `candidate`.
 //! Does not own: rendering or exit codes (`keel`), nor the per-commit judgement (`drift`).
 
 pub mod candidate;

@@ -4,7 +4,8 @@
 //! comparison means anything; `drift` pins the seed's judgement rules, `history` its rename, merge, ancestry-base and
 //! shallow-clone rules, `checkpoint` its ack checkpoints; `no_silent_pass`
 //! pins that odd or empty input gives a finding or a refusal, never a clean pass;
-//! `incremental` proves which queries re-run; `agreement` compares lint with an oracle
+//! `incremental` proves which queries re-run, `kept_answer` that a kept lint state
+//! extended by new commits reads only them; `agreement` compares lint with an oracle
 //! built from the git CLI on linear histories, `agreement_history` with an independent
 //! git-CLI oracle on branchy histories (renames, merge-owned lines, spec versions on both
 //! sides of a merge); `candidate` holds `--pending` to full lint on its nodes and checks the
@@ -26,6 +27,7 @@ mod fresh;
 mod history;
 mod impact_incremental;
 mod incremental;
+mod kept_answer;
 mod loop_events;
 mod loop_property;
 mod no_silent_pass;
