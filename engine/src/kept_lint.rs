@@ -87,14 +87,16 @@ impl KeelDatabase {
         }
     }
 
-    /// Makes HEAD the tip of this database opened for objects only
-    /// ([`KeelDatabase::open_objects`]), knowing only the commits since `kept`: when HEAD
-    /// is `kept` or descends from it through at most `most` commits of one parent each,
-    /// those commits (newest first); otherwise `None`, and no input is made. `kept` stands
-    /// in as a commit whose parents are not read (marked shallow), so nothing may judge
-    /// history past it here: the database serves what those commits did to `kept`'s tree.
+    /// Makes `tip` (`None`: HEAD) the tip of this database opened for objects only
+    /// ([`KeelDatabase::open_objects`]), knowing only the commits since `kept`: when the
+    /// tip is `kept` or descends from it through at most `most` commits of one parent
+    /// each, those commits (newest first); otherwise `None`, and no input is made. `kept`
+    /// stands in as a commit whose parents are not read (marked shallow), so nothing may
+    /// judge history past it here: the database serves what those commits did to `kept`'s
+    /// tree.
     pub fn tip_since(
         &mut self,
+        tip: Option<Oid>,
         kept: Oid,
         most: usize,
     ) -> Result<Option<Vec<Commit>>, EngineError> {
@@ -102,11 +104,15 @@ impl KeelDatabase {
         if !db.commits.is_empty() {
             return Err(db.unreadable(&"the database already knows commits"));
         }
-        let Some(head) = db.read_head()? else {
-            return Ok(None);
+        let target = match tip {
+            Some(tip) => tip,
+            None => match db.read_head()? {
+                Some(head) => head,
+                None => return Ok(None),
+            },
         };
         let mut since = Vec::new();
-        let mut at = head;
+        let mut at = target;
         while at != kept {
             if since.len() == most {
                 return Ok(None);
@@ -135,7 +141,7 @@ impl KeelDatabase {
         .new(&*db);
         db.commits.insert(kept, stand_in);
         db.remember_commits(&[stand_in]);
-        db.set_tip(Some(head))?;
+        db.set_tip(Some(target))?;
         let commits = since
             .iter()
             .map(|oid| db.commits.get(oid).copied())
@@ -154,7 +160,7 @@ mod tests {
     fn since(repo: &FixtureRepo, kept: &str, most: usize) -> Option<Vec<String>> {
         let mut db = KeelDatabase::open_objects(repo.path()).expect("open");
         let kept = Oid::from_hex(kept).expect("an id");
-        let commits = db.tip_since(kept, most).expect("HEAD reads")?;
+        let commits = db.tip_since(None, kept, most).expect("HEAD reads")?;
         Some(commits.iter().map(|c| c.id(&db).to_string()).collect())
     }
 

@@ -11,7 +11,7 @@
 //! (`keel_queries::lint`).
 
 use super::CommandError;
-use super::lint::lint_or_refuse;
+use super::lint::{KeptRun, lint_or_refuse};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::hook::Operation;
@@ -160,7 +160,10 @@ fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
 
 /// Judges each update that brings a new commit; exit 1 with the refusal when one blocks.
 /// Plumbing, and a commit that touches nothing any spec governs, are told apart first, on
-/// a database that reads no history, so they cost no lint and no memo.
+/// a database that reads no history, so they cost no lint and no memo. A candidate a few
+/// one-parent commits past the kept lint answer (a commit on the branch `keel lint` or
+/// the hook last judged) is judged by extending that answer ([`KeptRun`]); only another
+/// candidate opens the memo and judges its history.
 fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
     let objects = KeelDatabase::open_objects(repo)?;
     let mut candidates: Vec<&Update> = Vec::new();
@@ -176,12 +179,27 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
     if candidates.is_empty() {
         return Ok(ExitStatus::Clean);
     }
-    let mut db = super::cache::open_repo(repo)?;
+    let mut whole: Option<KeelDatabase> = None;
     for update in candidates {
+        let candidate = update.new.to_string();
+        if let Some(kept) = KeptRun::of(repo, Some(&candidate), Scope::Pending)? {
+            if !kept.report.blocks() {
+                // The ref moves to the candidate: the next lint at HEAD starts from it.
+                kept.keep();
+                continue;
+            }
+            let operation = kept.db.operation_in_progress()?;
+            eprint!("{}", refusal(&kept.report, update, operation));
+            return Ok(ExitStatus::Blocked);
+        }
+        let db = match &mut whole {
+            Some(db) => db,
+            None => whole.insert(super::cache::open_repo(repo)?),
+        };
         db.apply_changes(&[ChangeEvent::TipAt(update.new)])?;
-        let (report, parses) = lint_or_refuse(&db, Scope::Pending)?;
-        let counts = render::work_counts(&db, parses);
-        super::cache::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+        let (report, parses) = lint_or_refuse(db, Scope::Pending)?;
+        let counts = render::work_counts(db, parses);
+        super::cache::save_memo(db, counts.images_parsed + counts.hunk_sets_diffed > 0);
         if report.blocks() {
             eprint!("{}", refusal(&report, update, db.operation_in_progress()?));
             return Ok(ExitStatus::Blocked);

@@ -77,9 +77,21 @@ impl From<Format> for LintFormat {
 }
 
 pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
-    let at_head = args.pending.is_none() && args.rev.is_none() && !args.worktree;
-    if at_head && let Some(status) = lint_from_kept(args)? {
-        return Ok(status);
+    if args.rev.is_none() && !args.worktree {
+        let (tip, scope) = match &args.pending {
+            Some(rev) => (Some(rev.as_str()), Scope::Pending),
+            None => (None, Scope::Full),
+        };
+        if let Some(kept) = KeptRun::of(&args.repo, tip, scope)? {
+            print_report(&kept.db, &kept.report, args.format)?;
+            if args.stats {
+                let counts = render::work_counts(&kept.db, kept.parses);
+                eprintln!("{}", stats_line(counts, Some(kept.extended_by)));
+            }
+            let status = status_of(&kept.report);
+            kept.keep();
+            return Ok(status);
+        }
     }
     let mut db = open_repo(&args.repo)?;
     let mut worktree = None;
@@ -126,51 +138,75 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
 /// lint (from the memo) runs.
 const MOST_SINCE_KEPT: usize = 64;
 
-/// `keel lint` at HEAD answered from the answer kept on disk, extended by the commits
-/// since it (`keel_queries::lint::extend`), without reading the history or the memo:
-/// `None` when there is no usable kept answer, HEAD is not a few one-parent commits past
-/// it, or those commits could change more than their own records. It keeps the new
-/// answer; it never writes the memo, which it did not read.
-fn lint_from_kept(args: &LintArgs) -> Result<Option<ExitStatus>, CommandError> {
-    let mut db = KeelDatabase::open_objects(&args.repo)?;
-    let kept = match db.read_kept_lint::<KeptLint>(BUILD)? {
-        Some(Ok(kept)) => kept.into_state(),
-        // Another build or history: the memo, written with it, says so once.
-        Some(Err(MemoDiscard::OtherBuild(_) | MemoDiscard::OtherHistory)) | None => {
+/// A lint answered from the answer kept on disk, extended by the commits since it
+/// (`keel_queries::lint::extend`), without reading the history or the memo.
+pub(crate) struct KeptRun {
+    /// A database of the commits since the kept answer alone (never saved as the memo:
+    /// it read none).
+    pub(crate) db: KeelDatabase,
+    pub(crate) report: LintReport,
+    /// Every node's state at the judged commit, to keep.
+    state: LintState,
+    pub(crate) parses: ParseCounts,
+    /// How many commits were judged on top of the kept answer.
+    pub(crate) extended_by: usize,
+}
+
+impl KeptRun {
+    /// The lint of `tip` (a revision; `None`: HEAD) in `scope` from the kept answer:
+    /// `None` when there is no usable kept answer, the tip is not a few one-parent commits
+    /// past it, or those commits could change more than their own records.
+    pub(crate) fn of(
+        repo: &std::path::Path,
+        tip: Option<&str>,
+        scope: Scope,
+    ) -> Result<Option<Self>, CommandError> {
+        let mut db = KeelDatabase::open_objects(repo)?;
+        let kept = match db.read_kept_lint::<KeptLint>(BUILD)? {
+            Some(Ok(kept)) => kept.into_state(),
+            // Another build or history: the memo, written with it, says so once.
+            Some(Err(MemoDiscard::OtherBuild(_) | MemoDiscard::OtherHistory)) | None => {
+                return Ok(None);
+            }
+            Some(Err(reason)) => {
+                eprintln!(
+                    "warning: the kept lint answer was {reason}; it is ignored and rewritten"
+                );
+                return Ok(None);
+            }
+        };
+        let Some(kept_tip) = Oid::from_hex(kept.tip()) else {
             return Ok(None);
-        }
-        Some(Err(reason)) => {
-            eprintln!("warning: the kept lint answer was {reason}; it is ignored and rewritten");
+        };
+        let target = tip.map(|rev| db.resolve_commit(rev)).transpose()?;
+        let Some(since) = db.tip_since(target, kept_tip, MOST_SINCE_KEPT)? else {
             return Ok(None);
+        };
+        let Some(tip) = keel_engine::inputs::Tip::get(&db).commit(&db) else {
+            return Ok(None);
+        };
+        let before = thread_parse_counts();
+        let extended = extend(&db, &kept, tip, &since, scope);
+        let Some((state, report)) = extended.map_err(|err| CommandError::objects(&err))? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            db,
+            report,
+            state,
+            parses: thread_parse_counts().since(before),
+            extended_by: since.len(),
+        }))
+    }
+
+    /// Keeps the new answer when there were new commits, and lets the process exit
+    /// without freeing the database memo by memo.
+    pub(crate) fn keep(self) {
+        if self.extended_by > 0 {
+            keep_answer(&self.db, &self.state);
         }
-    };
-    let Some(kept_tip) = Oid::from_hex(kept.tip()) else {
-        return Ok(None);
-    };
-    let Some(since) = db.tip_since(kept_tip, MOST_SINCE_KEPT)? else {
-        return Ok(None);
-    };
-    let Some(tip) = keel_engine::inputs::Tip::get(&db).commit(&db) else {
-        return Ok(None);
-    };
-    let before = thread_parse_counts();
-    let extended = extend(&db, &kept, tip, &since).map_err(|err| CommandError::objects(&err))?;
-    let Some((state, report)) = extended else {
-        return Ok(None);
-    };
-    let parses = thread_parse_counts().since(before);
-    print_report(&db, &report, args.format)?;
-    if args.stats {
-        eprintln!(
-            "{}",
-            stats_line(render::work_counts(&db, parses), Some(since.len()))
-        );
+        std::mem::forget(self.db);
     }
-    if !since.is_empty() {
-        keep_answer(&db, &state);
-    }
-    std::mem::forget(db);
-    Ok(Some(status_of(&report)))
 }
 
 /// Keeps `state` on disk for the next run; a failed write is one warning line.

@@ -231,3 +231,81 @@ fn a_spoiled_kept_answer_is_discarded_with_one_warning_and_the_whole_answer() {
         assert_eq!(stats["kept_answer_extended_by"], 0, "{what}: {stats}");
     }
 }
+
+#[test]
+fn a_candidate_past_the_kept_answer_is_judged_by_extending_it() {
+    let repo = governed_repo();
+    lint_after(&repo, "the first lint", None);
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    repo.git(&["add", "app.py"]).expect("stage");
+    let candidate = repo
+        .git(&[
+            "commit-tree",
+            "-p",
+            "HEAD",
+            "-m",
+            "Change f",
+            repo.git(&["write-tree"]).expect("a tree").trim(),
+        ])
+        .expect("a candidate")
+        .trim()
+        .to_owned();
+    let run = lint(
+        repo.path(),
+        &["--pending", &candidate, "--stats", "--format", "json"],
+    );
+    run.assert_no_panic();
+    let stats: serde_json::Value =
+        serde_json::from_str(run.stderr.lines().last().expect("stats")).expect("JSON");
+    assert_eq!(stats["kept_answer_extended_by"], 1, "{stats}");
+    std::fs::remove_file(repo.path().join(".git/keel/lint.bin")).expect("a kept answer");
+    let whole = lint(repo.path(), &["--pending", &candidate, "--format", "json"]);
+    assert_eq!(run.json(), whole.json(), "the candidate judged whole");
+    assert_eq!(run.code, 1, "the hit blocks");
+}
+
+#[test]
+fn the_hook_refuses_a_commit_past_the_kept_answer_without_reading_the_memo() {
+    let mut repo = governed_repo();
+    let repo_arg = repo.path().display().to_string();
+    let installed = super::support::run(repo.path(), &["hook", "install", "--repo", &repo_arg]);
+    assert_eq!(installed.code, 0, "{}", installed.stderr);
+    lint_after(&repo, "the first lint", None);
+    let memo = repo.path().join(".git/keel/memo.bin");
+    let before = std::fs::read(&memo).expect("the memo");
+    let head = repo.git(&["rev-parse", "HEAD"]).expect("HEAD");
+
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    assert!(
+        repo.commit("Change f").is_err(),
+        "the hook refuses the commit"
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD"]).expect("HEAD"),
+        head,
+        "HEAD stays"
+    );
+    assert_eq!(
+        std::fs::read(&memo).expect("the memo"),
+        before,
+        "the memo was not read"
+    );
+
+    // A governed file the hook judges (a warning, which does not block).
+    repo.write("docs/guide.md", "# Guide\n\nMore.\n")
+        .expect("edit the guide");
+    repo.git(&["checkout", "--quiet", "HEAD", "--", "app.py"])
+        .expect("drop the edit of f");
+    repo.commit("Edit the guide")
+        .expect("the hook lets it pass");
+    let (_, stats) = lint_after(&repo, "the commit the hook let pass", Some(0));
+    assert_eq!(
+        stats["images_parsed"], 0,
+        "the hook kept its answer: {stats}"
+    );
+    assert_eq!(
+        std::fs::read(&memo).expect("the memo"),
+        before,
+        "still not read"
+    );
+}

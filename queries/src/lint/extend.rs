@@ -25,7 +25,7 @@ use super::judge::{EntryState, EntryWindow, Governed, NodeJudge};
 use super::nodes::spec_nodes;
 use super::settings::tip_settings;
 use super::state::{LintState, NodeState};
-use super::{LintError, LintReport};
+use super::{LintError, LintReport, Scope, judged_nodes};
 use crate::drift::{Anchor, PathMatcher, PathPattern, scoped_change};
 use crate::events::authored;
 use crate::history::{ChangeKind, commit_facts, path_changed};
@@ -37,15 +37,23 @@ use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use keel_engine::settings::SETTINGS_FILE;
 
-/// The answer at `tip`, which is `since` (newest first) on top of `kept`'s tip; `None`
-/// when those commits could change more than their own records (see the module doc),
-/// or when the tip's specs or settings are refused (a whole lint reports that).
+/// The state at `tip`, which is `since` (newest first) on top of `kept`'s tip, and the
+/// report of the nodes `scope` judges there; `None` when those commits could change more
+/// than their own records (see the module doc), or when the tip's specs or settings are
+/// refused (a whole lint reports that). The state is every node's, whatever the scope: a
+/// candidate's scope only chooses which of them its report shows.
 pub fn extend(
     db: &dyn Db,
     kept: &LintState,
     tip: Commit,
     since: &[Commit],
+    scope: Scope,
 ) -> Result<Option<(LintState, LintReport)>, ObjectError> {
+    // A candidate's scope reads the tip's parents, which the kept tip itself stands in
+    // for without (its database knows no commit before it).
+    if scope == Scope::Pending && since.is_empty() {
+        return Ok(None);
+    }
     let settings = match tip_settings(db, tip)? {
         Ok(settings) => settings.lint,
         Err(_) => return Ok(None),
@@ -123,7 +131,12 @@ pub fn extend(
         leading: Vec::new(),
         nodes: states,
     };
-    let report = state.report(&nodes, settings.scoped_code_miss);
+    let (judged, leading) = match judged_nodes(db, tip, scope) {
+        Ok(judged) => judged,
+        Err(LintError::Object(err)) => return Err(err),
+        Err(_) => return Ok(None),
+    };
+    let report = state.report_scoped(&judged, &leading, settings.scoped_code_miss);
     Ok(Some((state, report)))
 }
 

@@ -52,10 +52,29 @@ impl LintState {
     /// The report of this state, whose nodes are `nodes` (the same, in the same order)
     /// worded with the tip's `scoped_miss` setting.
     pub(super) fn report(&self, nodes: &[SpecNode], scoped_miss: ScopedCodeMiss) -> LintReport {
-        let mut findings = self.leading.clone();
+        self.report_scoped(nodes, &self.leading, scoped_miss)
+    }
+
+    /// The report of `nodes` (all of this state's, or some: a candidate's scope) after
+    /// `leading` findings, worded with the tip's `scoped_miss` setting.
+    pub(super) fn report_scoped(
+        &self,
+        nodes: &[SpecNode],
+        leading: &[Finding],
+        scoped_miss: ScopedCodeMiss,
+    ) -> LintReport {
+        let mut findings = leading.to_vec();
         let mut unverified = Vec::new();
         let mut anchors = 0;
-        for (node, state) in nodes.iter().zip(&self.nodes) {
+        for node in nodes {
+            // Sorted by id, as `nodes` are; a node the state lacks is never asked for.
+            let Ok(at) = self
+                .nodes
+                .binary_search_by(|state| state.id.as_str().cmp(&node.id.0))
+            else {
+                continue;
+            };
+            let state = &self.nodes[at];
             findings.extend(state.findings.iter().cloned());
             unverified.extend(state.unverified.iter().cloned());
             let wording = Wording {

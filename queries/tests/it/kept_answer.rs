@@ -33,12 +33,12 @@ fn extending_a_kept_state_judges_only_the_commits_since_it() {
     let mut db = KeelDatabase::open_objects(repo.path()).expect("open");
     let kept_tip = Oid::from_hex(kept.tip()).expect("an id");
     let since = db
-        .tip_since(kept_tip, 8)
+        .tip_since(None, kept_tip, 8)
         .expect("HEAD")
         .expect("two commits");
     let tip = Tip::get(&db).commit(&db).expect("a tip");
     db.take_executed_queries();
-    let (_, report) = extend(&db, &kept, tip, &since)
+    let (_, report) = extend(&db, &kept, tip, &since, Scope::Full)
         .expect("the commits read")
         .expect("nothing moves more than its records");
     let executed = db.take_executed_queries();

@@ -36,7 +36,7 @@ use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::rng::SeededRng;
-use keel_queries::lint::{KeptLint, LintReport, Scope, extend, lint, lint_state_at};
+use keel_queries::lint::{KeptLint, LintReport, Scope, extend, lint, lint_at, lint_state_at};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The build name the walk's memo is written and read under.
@@ -692,7 +692,7 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
     let mut kinds: BTreeMap<Kind, usize> = BTreeMap::new();
     let mut findings: BTreeMap<&'static str, usize> = BTreeMap::new();
     let (mut hits, mut worktree_hits, mut fresh_checks, mut merges) = (0, 0, 0, 0);
-    let (mut memo_checks, mut extended, mut judged_whole) = (0, 0, 0);
+    let (mut memo_checks, mut extended, mut extended_candidates, mut judged_whole) = (0, 0, 0, 0);
     for step in 0..MOVES {
         let roll = walk.rng.below(100);
         let mut kind = WEIGHTS[0].0;
@@ -753,11 +753,19 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
         }
 
         if event != ChangeEvent::Worktree {
-            match extended_answer(&walk.repo) {
+            match extended_answer(&walk.repo, Scope::Full) {
                 Some(answer) => {
                     let context = format!("the kept answer extended, after {}", walk.history());
                     assert_same(&answer, &report, &context);
                     extended += 1;
+                    // A candidate's scope extends unless it is the kept tip itself.
+                    if let Some(pending) = extended_answer(&walk.repo, Scope::Pending) {
+                        let whole = lint_at(&db, Tip::get(&db).commit(&db), Scope::Pending)
+                            .unwrap_or_else(|err| panic!("{err:?}\n{}", walk.history()));
+                        let context = format!("the candidate's scope, after {}", walk.history());
+                        assert_same(&pending, &whole, &context);
+                        extended_candidates += 1;
+                    }
                 }
                 None => judged_whole += 1,
             }
@@ -830,15 +838,16 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
         "every fresh comparison checks the memo too"
     );
     assert!(
-        extended >= 200 && judged_whole >= 100,
-        "committed moves answered by extending the kept answer: {extended}, judged whole: {judged_whole}"
+        extended >= 200 && extended_candidates >= 200 && judged_whole >= 100,
+        "committed moves answered by extending the kept answer: {extended} ({extended_candidates} \
+         as candidates), judged whole: {judged_whole}"
     );
 }
 
 /// What a new process answers from the answer the walk kept on disk, extended by the
-/// commits since it (`keel lint` at HEAD), or `None` when it would judge the whole
-/// history instead.
-fn extended_answer(repo: &FixtureRepo) -> Option<LintReport> {
+/// commits since it (`keel lint` at HEAD, or `--pending HEAD` for `Scope::Pending`), or
+/// `None` when it would judge the whole history instead.
+fn extended_answer(repo: &FixtureRepo, scope: Scope) -> Option<LintReport> {
     let mut next = KeelDatabase::open_objects(repo.path()).expect("the repository opens");
     let kept: KeptLint = next
         .read_kept_lint(MEMO_BUILD)
@@ -846,9 +855,9 @@ fn extended_answer(repo: &FixtureRepo) -> Option<LintReport> {
         .expect("the kept answer is this build's");
     let kept = kept.into_state();
     let kept_tip = Oid::from_hex(kept.tip()).expect("a commit id");
-    let since = next.tip_since(kept_tip, 64).expect("HEAD is read")?;
+    let since = next.tip_since(None, kept_tip, 64).expect("HEAD is read")?;
     let tip = Tip::get(&next).commit(&next)?;
-    extend(&next, &kept, tip, &since)
+    extend(&next, &kept, tip, &since, scope)
         .expect("the new commits are read")
         .map(|(_, report)| report)
 }
