@@ -143,11 +143,13 @@ pub fn extend(
 /// Does a change at `path` move what lint judges beyond its own records: a spec or the
 /// settings?
 fn moves_judgement(path: &str) -> bool {
-    path == SETTINGS_FILE
-        || path == SPEC_ROOT
-        || path
-            .strip_prefix(SPEC_ROOT)
-            .is_some_and(|rest| rest.starts_with('/'))
+    path == SETTINGS_FILE || at_or_under(path, SPEC_ROOT)
+}
+
+/// Is `path` the path `root`, or a path under it?
+fn at_or_under(path: &str, root: &str) -> bool {
+    path.strip_prefix(root)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Which paths an entry governs, as its spec wrote it: the path itself, every path under
@@ -167,11 +169,7 @@ impl<'e> Governs<'e> {
     }
 
     fn path(&self, path: &str) -> bool {
-        path == self.target
-            || path
-                .strip_prefix(self.target)
-                .is_some_and(|rest| rest.starts_with('/'))
-            || self.glob.as_ref().is_some_and(|matches| matches(path))
+        at_or_under(path, self.target) || self.glob.as_ref().is_some_and(|matches| matches(path))
     }
 }
 
@@ -182,11 +180,7 @@ fn extended(
     since: &[Commit],
     bound: FileBound,
 ) -> Result<EntryWindow, ObjectError> {
-    let mut window = EntryWindow {
-        governed: kept.governed.clone(),
-        hits: Vec::new(),
-        missed: Vec::new(),
-    };
+    let mut window = EntryWindow::new(kept.governed.clone());
     for &commit in since {
         match &kept.governed {
             Governed::Units { path, selectors } => {
@@ -226,4 +220,58 @@ fn authored_any(db: &dyn Db, commit: Commit, pattern: &PathPattern) -> Result<bo
         }
     }
     Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Relation, Target};
+
+    fn entry(target: Target) -> Entry {
+        Entry {
+            relation: Relation::Code,
+            target,
+            raw: String::new(),
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn an_entry_governs_its_path_what_lies_under_it_and_what_its_glob_matches() {
+        let file = entry(Target::Path("app.py".to_owned()));
+        let folder = entry(Target::Folder("lib".to_owned()));
+        let glob = entry(Target::Glob("tools/*.py".to_owned()));
+        let cases: [(&Entry, &str, bool); 8] = [
+            (&file, "app.py", true),
+            (&file, "app.pyc", false),
+            (&file, "app.py/x", true),
+            (&folder, "lib/a.py", true),
+            (&folder, "libx/a.py", false),
+            (&folder, "lib", true),
+            (&glob, "tools/t.py", true),
+            (&glob, "tools/t.txt", false),
+        ];
+        for (entry, path, governed) in cases {
+            let target = entry.target.path();
+            assert_eq!(
+                Governs::new(entry).path(path),
+                governed,
+                "{target} and {path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_spec_or_the_settings_move_the_judgement_and_look_alikes_do_not() {
+        for (path, moves) in [
+            (".spec/app/spec.md", true),
+            (".spec", true),
+            ("keel.toml", true),
+            (".specs/a.md", false),
+            ("docs/keel.toml", false),
+            ("docs/.spec/a/spec.md", false),
+        ] {
+            assert_eq!(moves_judgement(path), moves, "{path}");
+        }
+    }
 }

@@ -120,7 +120,8 @@ pub(super) struct EntryWindow {
 }
 
 impl EntryWindow {
-    fn new(governed: Governed) -> Self {
+    /// A window of `governed` with no records yet.
+    pub(super) fn new(governed: Governed) -> Self {
         Self {
             governed,
             hits: Vec::new(),
