@@ -117,7 +117,11 @@ impl KeelDatabase {
             if since.len() == most {
                 return Ok(None);
             }
-            let (parents, _) = db.commit_shape(at)?;
+            // A commit that cannot be read (past a shallow boundary, pruned) ends the walk
+            // as a merge does: the whole lint reads it and says what is wrong.
+            let Ok((parents, _)) = db.commit_shape(at) else {
+                return Ok(None);
+            };
             let [parent] = parents.as_slice() else {
                 return Ok(None);
             };
@@ -201,6 +205,30 @@ mod tests {
         ])
         .expect("merge");
         assert_eq!(since(&repo, &two, 64), None, "a merge has two parents");
+    }
+
+    #[test]
+    fn a_walk_that_meets_a_commit_it_cannot_read_ends_without_an_answer() {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        let kept = commit(&mut repo, 0);
+        let tree = repo.git(&["rev-parse", "HEAD^{tree}"]).expect("a tree");
+        let orphan = format!(
+            "tree {}\nparent {}\nauthor A <a@example.com> 0 +0000\ncommitter A <a@example.com> 0 +0000\n\nLost parent\n",
+            tree.trim(),
+            "1".repeat(40)
+        );
+        let path = repo.path().join("orphan.txt");
+        std::fs::write(&path, orphan).expect("write");
+        let id = repo
+            .git(&["hash-object", "-t", "commit", "-w", "orphan.txt"])
+            .expect("a commit whose parent is missing");
+        repo.git(&["update-ref", "HEAD", id.trim()])
+            .expect("HEAD moves");
+        assert_eq!(
+            since(&repo, &kept, 8),
+            None,
+            "the missing parent ends the walk"
+        );
     }
 
     #[test]
