@@ -19,7 +19,8 @@
 //! `keel_engine::Db`, everything else through inputs), nor printing (`keel`).
 //!
 //! API boundary: `lint::lint` (and `lint_scope`, `lint_on_threads`) and the types it
-//! returns.
+//! returns; `lint::lint_state_at` for the state a report is assembled from, and
+//! `lint::extend` to answer a later tip from a kept state.
 
 #![deny(
     clippy::disallowed_methods,
