@@ -131,8 +131,9 @@ impl KeelDatabase {
         let Some(repo) = db.objects_store().fresh_handle() else {
             return Err(db.unreadable(&"no repository is open"));
         };
-        let raw = crate::database::read_commit(&repo, kept, &Default::default())
-            .map_err(|err| db.unreadable(&err))?;
+        let Ok(raw) = crate::database::read_commit(&repo, kept, &Default::default()) else {
+            return Ok(None);
+        };
         let stand_in = Commit::builder(
             kept,
             Vec::new(),
