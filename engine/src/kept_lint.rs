@@ -2,8 +2,8 @@
 //! `keel lint` after a few new commits judge only those commits, without reading the
 //! history or the memo.
 //!
-//! Owns: the file (`<git common folder>/keel/lint.bin`, beside the memo and written the
-//! same way: a header line naming the format, the build, the body's CRC-32 and length,
+//! Owns: the file (`<git common folder>/keel/lint.bin`, or `lint-<name>.bin` for a linked
+//! work tree, beside the memo and written the same way: a header line naming the format, the build, the body's CRC-32 and length,
 //! then the body, through a temporary file and a rename), the history fingerprint it is
 //! checked against (as the memo is), and [`KeelDatabase::open_since`]: a database whose
 //! tip is HEAD and which knows only HEAD's commits since the kept tip.
@@ -29,9 +29,20 @@ struct Body<T> {
 }
 
 impl KeelDatabase {
-    /// The kept answer's path: in the common git folder, beside the memo.
+    /// The kept answer's path: beside the memo, one per work tree (each has its own HEAD):
+    /// `lint.bin` for the main one, `lint-<name>.bin` for a linked one (its folder's name
+    /// under `.git/worktrees/`).
     pub fn kept_lint_path(&self) -> Result<PathBuf, EngineError> {
-        Ok(self.memo_path()?.with_file_name("lint.bin"))
+        let Some(repo) = self.objects_store().fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
+        };
+        let name = match repo.git_dir().file_name() {
+            Some(linked) if repo.git_dir() != repo.common_dir() => {
+                format!("lint-{}.bin", linked.to_string_lossy())
+            }
+            _ => "lint.bin".to_owned(),
+        };
+        Ok(self.memo_path()?.with_file_name(name))
     }
 
     /// Keeps `answer` for `build`, atomically.
@@ -77,14 +88,31 @@ impl KeelDatabase {
         Ok(Some(Ok(body.answer)))
     }
 
-    /// Removes the kept answer; `false` when there was none.
-    pub fn clear_kept_lint(&self) -> Result<bool, EngineError> {
-        let path = self.kept_lint_path()?;
-        match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(err) => Err(crate::memo::io_error(&path, &err)),
+    /// Removes every work tree's kept answer; the paths removed.
+    pub fn clear_kept_lint(&self) -> Result<Vec<PathBuf>, EngineError> {
+        let memo = self.memo_path()?;
+        let folder = memo.parent().unwrap_or(&memo);
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(err) => return Err(crate::memo::io_error(folder, &err)),
+        };
+        let mut removed = Vec::new();
+        for entry in entries {
+            let path = entry
+                .map_err(|err| crate::memo::io_error(folder, &err))?
+                .path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let kept = name.is_some_and(|n| {
+                n == "lint.bin" || (n.starts_with("lint-") && n.ends_with(".bin"))
+            });
+            if kept {
+                std::fs::remove_file(&path).map_err(|err| crate::memo::io_error(&path, &err))?;
+                removed.push(path);
+            }
         }
+        removed.sort();
+        Ok(removed)
     }
 
     /// Makes `tip` (`None`: HEAD) the tip of this database opened for objects only
@@ -245,7 +273,8 @@ mod tests {
             db.read_kept_lint::<Vec<String>>("b2").expect("reads"),
             Some(Err(MemoDiscard::OtherBuild(build))) if build == "b1"
         ));
-        assert!(db.clear_kept_lint().expect("removed"));
-        assert!(!db.clear_kept_lint().expect("nothing to remove"));
+        let path = db.kept_lint_path().expect("a path");
+        assert_eq!(db.clear_kept_lint().expect("removed"), [path]);
+        assert!(db.clear_kept_lint().expect("nothing to remove").is_empty());
     }
 }

@@ -71,8 +71,8 @@ pub(crate) fn cmd_cache(args: &CacheArgs) -> Result<ExitStatus, CommandError> {
             } else {
                 println!("no memo at {}", path.display());
             }
-            if db.clear_kept_lint()? {
-                println!("removed {}", db.kept_lint_path()?.display());
+            for removed in db.clear_kept_lint()? {
+                println!("removed {}", removed.display());
             }
             Ok(ExitStatus::Clean)
         }

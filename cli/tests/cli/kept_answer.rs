@@ -309,3 +309,37 @@ fn the_hook_refuses_a_commit_past_the_kept_answer_without_reading_the_memo() {
         "still not read"
     );
 }
+
+#[test]
+fn each_work_tree_keeps_its_own_answer() {
+    let repo = governed_repo();
+    let linked = tempfile::tempdir().expect("a temporary folder");
+    let other = linked.path().join("other");
+    let other_arg = other.display().to_string();
+    repo.git(&["worktree", "add", "--quiet", "-b", "other", &other_arg])
+        .expect("a linked work tree");
+    std::fs::write(other.join("other.py"), "def h():\n    return 7\n").expect("write");
+    let committed = keel_fixtures::pinned_git(&other)
+        .args(["commit", "--quiet", "-am", "Change other there"])
+        .status()
+        .expect("git runs");
+    assert!(committed.success(), "the linked work tree moves on");
+
+    lint_after(&repo, "the main work tree", None);
+    let (_, stats, _) = lint_with_stats(&other);
+    assert!(stats["kept_answer_extended_by"].is_null(), "{stats}");
+    let (_, stats, _) = lint_with_stats(&other);
+    assert_eq!(
+        stats["kept_answer_extended_by"], 0,
+        "its own answer: {stats}"
+    );
+    lint_after(&repo, "the main work tree again", Some(0));
+
+    let cleared = super::support::run(repo.path(), &["cache", "clear"]);
+    let removed: Vec<&str> = cleared
+        .stdout
+        .lines()
+        .filter(|line| line.contains("lint"))
+        .collect();
+    assert_eq!(removed.len(), 2, "both answers: {}", cleared.stdout);
+}
