@@ -92,7 +92,7 @@ impl KeelDatabase {
     pub fn clear_kept_lint(&self) -> Result<Vec<PathBuf>, EngineError> {
         let memo = self.memo_path()?;
         let folder = memo.parent().unwrap_or(&memo);
-        let entries = match std::fs::read_dir(&folder) {
+        let entries = match std::fs::read_dir(folder) {
             Ok(entries) => entries,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(err) => return Err(crate::memo::io_error(folder, &err)),
