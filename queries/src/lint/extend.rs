@@ -25,7 +25,7 @@ use super::judge::{EntryState, EntryWindow, Governed, NodeJudge};
 use super::nodes::spec_nodes;
 use super::settings::tip_settings;
 use super::state::{LintState, NodeState};
-use super::{LintError, LintReport, Scope, judged_nodes};
+use super::{LintError, LintReport, Scope, scoped_nodes};
 use crate::drift::{Anchor, PathMatcher, PathPattern, scoped_change};
 use crate::events::authored;
 use crate::history::{ChangeKind, commit_facts, path_changed};
@@ -131,11 +131,7 @@ pub fn extend(
         leading: Vec::new(),
         nodes: states,
     };
-    let (judged, leading) = match judged_nodes(db, tip, scope) {
-        Ok(judged) => judged,
-        Err(LintError::Object(err)) => return Err(err),
-        Err(_) => return Ok(None),
-    };
+    let (judged, leading) = scoped_nodes(db, tip, nodes, scope)?;
     let report = state.report_scoped(&judged, &leading, settings.scoped_code_miss);
     Ok(Some((state, report)))
 }

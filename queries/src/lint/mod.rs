@@ -35,6 +35,7 @@ pub use extend::extend;
 use judge::{NodeJudge, Share, Wording, scoped_window};
 use keel_engine::Db;
 use keel_engine::inputs::Tip;
+use keel_engine::objects::ObjectError;
 use state::NodeState;
 pub use state::{KeptLint, LintState};
 
@@ -60,7 +61,18 @@ fn judged_nodes(
     tip: keel_engine::inputs::Commit,
     scope: Scope,
 ) -> Result<(Vec<crate::spec::SpecNode>, Vec<Finding>), LintError> {
-    let mut nodes = spec_nodes(db, tip)?;
+    let nodes = spec_nodes(db, tip)?;
+    Ok(scoped_nodes(db, tip, nodes, scope)?)
+}
+
+/// Of the tip's `nodes`, those `scope` judges, and the findings before theirs (a
+/// candidate's governor-transition check).
+fn scoped_nodes(
+    db: &dyn Db,
+    tip: keel_engine::inputs::Commit,
+    mut nodes: Vec<crate::spec::SpecNode>,
+    scope: Scope,
+) -> Result<(Vec<crate::spec::SpecNode>, Vec<Finding>), ObjectError> {
     if scope == Scope::Full {
         return Ok((nodes, Vec::new()));
     }
@@ -110,9 +122,10 @@ pub fn lint_state_at(
     let mut judged = Vec::with_capacity(nodes.len());
     for node in &nodes {
         let mut judge = NodeJudge::new(db, tip, node, bound);
+        let mut findings: Vec<Finding> = nodes::empty_node_finding(node).into_iter().collect();
         judge.shallow_history()?;
-        let (mut findings, unverified) = judge.take();
-        findings.splice(0..0, nodes::empty_node_finding(node));
+        let (shallow, unverified) = judge.take();
+        findings.extend(shallow);
         let entries = node
             .entries
             .iter()
