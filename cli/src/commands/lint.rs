@@ -126,7 +126,7 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
         && !args.worktree
         && let Some(state) = state
     {
-        keep_answer(&db, &state);
+        keep_answer(&db, state);
     }
     // The process exits next: the OS takes the database's memory back at once, where
     // dropping it would free every memo one by one.
@@ -203,14 +203,14 @@ impl KeptRun {
     /// without freeing the database memo by memo.
     pub(crate) fn keep(self) {
         if self.extended_by > 0 {
-            keep_answer(&self.db, &self.state);
+            keep_answer(&self.db, self.state);
         }
         std::mem::forget(self.db);
     }
 }
 
 /// Keeps `state` on disk for the next run; a failed write is one warning line.
-fn keep_answer(db: &KeelDatabase, state: &LintState) {
+fn keep_answer(db: &KeelDatabase, state: LintState) {
     if let Err(err) = db.write_kept_lint(BUILD, &KeptLint::of(state)) {
         eprintln!("warning: the kept lint answer was not written: {err}");
     }

@@ -133,8 +133,7 @@ pub struct KeptLint {
 
 impl KeptLint {
     /// `state`, kept with its subjects.
-    pub fn of(state: &LintState) -> Self {
-        let mut state = state.clone();
+    pub fn of(mut state: LintState) -> Self {
         let mut seen: FxHashMap<Arc<str>, Arc<str>> = FxHashMap::default();
         for record in state.records_mut() {
             seen.entry(record.commit.clone())

@@ -770,7 +770,7 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
                 None => judged_whole += 1,
             }
             let state = state.expect("a committed tip has a state");
-            db.write_kept_lint(MEMO_BUILD, &KeptLint::of(&state))
+            db.write_kept_lint(MEMO_BUILD, &KeptLint::of(state))
                 .expect("the answer is kept");
         }
 
