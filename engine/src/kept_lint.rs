@@ -20,6 +20,9 @@ use std::path::PathBuf;
 /// The header's first word and the format's version.
 const FORMAT: &str = "keel-lint 1";
 
+/// The kept answers' file names: `<STEM>.bin`, `<STEM>-<work tree>.bin`.
+const STEM: &str = "lint";
+
 /// What the file's body holds: the history fingerprint it was judged under, and the
 /// answer (MessagePack, fields by name).
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -38,9 +41,9 @@ impl KeelDatabase {
         };
         let name = match repo.git_dir().file_name() {
             Some(linked) if repo.git_dir() != repo.common_dir() => {
-                format!("lint-{}.bin", linked.to_string_lossy())
+                format!("{STEM}-{}.bin", linked.to_string_lossy())
             }
-            _ => "lint.bin".to_owned(),
+            _ => format!("{STEM}.bin"),
         };
         Ok(self.memo_path()?.with_file_name(name))
     }
@@ -104,7 +107,9 @@ impl KeelDatabase {
                 .path();
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             let kept = name.is_some_and(|n| {
-                n == "lint.bin" || (n.starts_with("lint-") && n.ends_with(".bin"))
+                n.strip_suffix(".bin")
+                    .and_then(|n| n.strip_prefix(STEM))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
             });
             if kept {
                 std::fs::remove_file(&path).map_err(|err| crate::memo::io_error(&path, &err))?;
@@ -128,39 +133,60 @@ impl KeelDatabase {
         kept: Oid,
         most: usize,
     ) -> Result<Option<Vec<Commit>>, EngineError> {
-        let db = self;
-        if !db.commits.is_empty() {
-            return Err(db.unreadable(&"the database already knows commits"));
+        if !self.commits.is_empty() {
+            return Err(self.unreadable(&"the database already knows commits"));
         }
         let target = match tip {
             Some(tip) => tip,
-            None => match db.read_head()? {
+            None => match self.read_head()? {
                 Some(head) => head,
                 None => return Ok(None),
             },
         };
-        let mut since = Vec::new();
-        let mut at = target;
-        while at != kept {
-            if since.len() == most {
-                return Ok(None);
+        let Some(since) = self.one_parent_walk(target, kept, most) else {
+            return Ok(None);
+        };
+        if !self.stand_in(kept)? {
+            return Ok(None);
+        }
+        self.set_tip(Some(target))?;
+        let commits = since
+            .iter()
+            .map(|oid| self.commits.get(oid).copied())
+            .collect::<Option<Vec<Commit>>>()
+            .ok_or_else(|| self.unreadable(&"a commit since the kept answer was not indexed"))?;
+        Ok(Some(commits))
+    }
+
+    /// The commits from `from` back to `to` (`to` excluded, newest first) when each has
+    /// one parent and there are at most `most`; `None` otherwise. A commit that cannot be
+    /// read (past a shallow boundary, pruned) ends the walk as a merge does: the whole
+    /// lint reads it and says what is wrong.
+    fn one_parent_walk(&self, from: Oid, to: Oid, most: usize) -> Option<Vec<Oid>> {
+        let mut walked = Vec::new();
+        let mut at = from;
+        while at != to {
+            if walked.len() == most {
+                return None;
             }
-            // A commit that cannot be read (past a shallow boundary, pruned) ends the walk
-            // as a merge does: the whole lint reads it and says what is wrong.
-            let Ok((parents, _)) = db.commit_shape(at) else {
-                return Ok(None);
-            };
+            let (parents, _) = self.commit_shape(at).ok()?;
             let [parent] = parents.as_slice() else {
-                return Ok(None);
+                return None;
             };
-            since.push(at);
+            walked.push(at);
             at = *parent;
         }
-        let Some(repo) = db.objects_store().fresh_handle() else {
-            return Err(db.unreadable(&"no repository is open"));
+        Some(walked)
+    }
+
+    /// Makes the input of commit `kept` with no parents read (marked shallow); `false`
+    /// when it cannot be read.
+    fn stand_in(&mut self, kept: Oid) -> Result<bool, EngineError> {
+        let Some(repo) = self.objects_store().fresh_handle() else {
+            return Err(self.unreadable(&"no repository is open"));
         };
         let Ok(raw) = crate::database::read_commit(&repo, kept, &Default::default()) else {
-            return Ok(None);
+            return Ok(false);
         };
         let stand_in = Commit::builder(
             kept,
@@ -171,16 +197,10 @@ impl KeelDatabase {
             true,
         )
         .durability(Durability::HIGH)
-        .new(&*db);
-        db.commits.insert(kept, stand_in);
-        db.remember_commits(&[stand_in]);
-        db.set_tip(Some(target))?;
-        let commits = since
-            .iter()
-            .map(|oid| db.commits.get(oid).copied())
-            .collect::<Option<Vec<Commit>>>()
-            .ok_or_else(|| db.unreadable(&"a commit since the kept answer was not indexed"))?;
-        Ok(Some(commits))
+        .new(&*self);
+        self.commits.insert(kept, stand_in);
+        self.remember_commits(&[stand_in]);
+        Ok(true)
     }
 }
 
