@@ -6,10 +6,9 @@
 //! judged whole instead, with the same answer; a spoiled kept answer is discarded with
 //! one warning.
 
-use super::support::{APP_PY, lint, spec};
+use super::support::{APP_PY, forget_answer, lint, lint_with_stats, spec, stats_of};
 use crate::APP_PY_F_CHANGED;
 use keel_fixtures::FixtureRepo;
-use std::path::Path;
 
 /// `app.py` (node `app` anchors `f`), `docs/guide.md` (node `docs`: the bare file, the
 /// folder `lib`, and the glob `tools/*.py`), and files no node governs.
@@ -30,17 +29,6 @@ fn governed_repo() -> FixtureRepo {
         .expect("write");
     repo.commit("Add the code and its specs").expect("commit");
     repo
-}
-
-/// `keel lint --stats --format json`: the report, the stats line, stderr's other lines.
-fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<String>) {
-    let run = lint(dir, &["--stats", "--format", "json"]);
-    run.assert_no_panic();
-    let mut lines: Vec<String> = run.stderr.lines().map(str::to_owned).collect();
-    let stats = lines.pop().expect("a stats line");
-    let stats = serde_json::from_str(&stats)
-        .unwrap_or_else(|err| panic!("stats are JSON ({err}):\n{}", run.stderr));
-    (run.json(), stats, lines)
 }
 
 /// The report of a whole lint: `keel lint` in a fresh clone (no memo, no kept answer) of
@@ -255,10 +243,9 @@ fn a_candidate_past_the_kept_answer_is_judged_by_extending_it() {
         &["--pending", &candidate, "--stats", "--format", "json"],
     );
     run.assert_no_panic();
-    let stats: serde_json::Value =
-        serde_json::from_str(run.stderr.lines().last().expect("stats")).expect("JSON");
+    let (stats, _) = stats_of(&run);
     assert_eq!(stats["kept_answer_extended_by"], 1, "{stats}");
-    std::fs::remove_file(repo.path().join(".git/keel/lint.bin")).expect("a kept answer");
+    forget_answer(repo.path());
     let whole = lint(repo.path(), &["--pending", &candidate, "--format", "json"]);
     assert_eq!(run.json(), whole.json(), "the candidate judged whole");
     assert_eq!(run.code, 1, "the hit blocks");

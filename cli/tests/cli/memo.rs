@@ -5,10 +5,10 @@
 //! answer is the cold answer; two processes at once leave a readable memo; `keel cache
 //! info` and `keel cache clear` say and do what they claim.
 
-use super::support::{APP_PY, lint, run, spec};
+use super::support::{APP_PY, forget_answer, lint, lint_with_stats, run, spec};
 use crate::APP_PY_F_CHANGED;
 use keel_fixtures::FixtureRepo;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A repository with `app.py`, `other.py` and node `app` anchoring `app.py#f`.
 fn anchored_repo() -> FixtureRepo {
@@ -28,22 +28,6 @@ fn memo(repo: &FixtureRepo) -> PathBuf {
     repo.path().join(".git/keel/memo.bin")
 }
 
-/// Removes the kept lint answer, so the next `keel lint` reads the memo (with it, a lint
-/// at the same tip or a few commits on reads neither history nor memo).
-fn forget_answer(repo: &FixtureRepo) {
-    std::fs::remove_file(repo.path().join(".git/keel/lint.bin")).expect("a kept answer");
-}
-
-/// `keel lint --stats --format json`: the report, the stats line, stderr's other lines.
-fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<String>) {
-    let run = lint(dir, &["--stats", "--format", "json"]);
-    run.assert_no_panic();
-    let mut lines: Vec<String> = run.stderr.lines().map(str::to_owned).collect();
-    let stats = lines.pop().expect("a stats line");
-    let stats = serde_json::from_str(&stats).expect("stats are JSON");
-    (run.json(), stats, lines)
-}
-
 #[test]
 fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     let mut repo = anchored_repo();
@@ -55,7 +39,7 @@ fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     );
     assert!(memo(&repo).exists(), "the first run writes the memo");
 
-    forget_answer(&repo);
+    forget_answer(repo.path());
     let (again, stats, warnings) = lint_with_stats(repo.path());
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(again, first);
@@ -67,7 +51,7 @@ fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     // of them from the other's tree.
     repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
     let changed = repo.commit("Change f").expect("commit");
-    forget_answer(&repo);
+    forget_answer(repo.path());
     let (warm, stats, _) = lint_with_stats(repo.path());
     assert_eq!(
         stats["images_parsed"], 2,
@@ -84,7 +68,7 @@ fn a_second_process_parses_only_the_new_commits_images_and_answers_as_cold() {
     )
     .expect("add k");
     let added = repo.commit("Add k").expect("commit");
-    forget_answer(&repo);
+    forget_answer(repo.path());
     let (warm, stats, _) = lint_with_stats(repo.path());
     assert_eq!(stats["images_parsed"], 1, "only the new app.py: {stats}");
     assert_eq!(stats["hunk_sets_diffed"], 1, "only its hunks: {stats}");
@@ -147,7 +131,7 @@ fn an_unusable_memo_is_discarded_with_one_warning_and_the_cold_answer() {
     ];
     for (what, bytes, reason) in cases {
         std::fs::write(memo(&repo), &bytes).expect("spoil the memo");
-        forget_answer(&repo);
+        forget_answer(repo.path());
         let (report, stats, warnings) = lint_with_stats(repo.path());
         assert_eq!(report, cold, "{what}: the cold answer");
         assert_eq!(warnings.len(), 1, "{what}: one warning: {warnings:?}");

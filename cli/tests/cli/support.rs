@@ -113,6 +113,29 @@ pub(crate) fn lint(repo: &Path, args: &[&str]) -> Run {
     run(repo, &all)
 }
 
+/// The `--stats` line a run printed last on stderr, and stderr's lines before it.
+pub(crate) fn stats_of(run: &Run) -> (serde_json::Value, Vec<String>) {
+    let mut lines: Vec<String> = run.stderr.lines().map(str::to_owned).collect();
+    let stats = lines.pop().expect("a stats line");
+    let stats = serde_json::from_str(&stats)
+        .unwrap_or_else(|err| panic!("stats are JSON ({err}):\n{}", run.stderr));
+    (stats, lines)
+}
+
+/// `keel lint --stats --format json`: the report, the stats line, stderr's other lines.
+pub(crate) fn lint_with_stats(dir: &Path) -> (serde_json::Value, serde_json::Value, Vec<String>) {
+    let run = lint(dir, &["--stats", "--format", "json"]);
+    run.assert_no_panic();
+    let (stats, lines) = stats_of(&run);
+    (run.json(), stats, lines)
+}
+
+/// Removes the kept lint answer, so the next `keel lint` reads the memo (with it, a lint
+/// at the same tip or a few commits on reads neither history nor memo).
+pub(crate) fn forget_answer(repo: &Path) {
+    std::fs::remove_file(repo.join(".git/keel/lint.bin")).expect("a kept answer");
+}
+
 /// The text of a spec node whose `code:` lists `entries` (block style, one per line, so
 /// entry `i` sits on file line `i + 3`).
 pub(crate) fn spec(entries: &[&str]) -> String {
