@@ -9,6 +9,8 @@ mod commands;
 mod exit;
 mod github;
 mod html;
+#[cfg(test)]
+mod reference_docs;
 mod render;
 mod replay_html;
 mod sarif;

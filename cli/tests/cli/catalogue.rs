@@ -607,14 +607,14 @@ fn lint_settings_rows() -> Vec<Row> {
             || settings(b"[lint]\nscoped_code_miss = \"warn\"\nscoped_miss = 1\n"),
             &["lint"],
             2,
-            "error: keel.toml:3: unknown field `scoped_miss`, expected one of `scoped_code_miss`, `governed_roots`, `max_file_bytes`; repair: fix that line; the keys and their values are documented in README.md under \"Settings\"",
+            "error: keel.toml:3: unknown field `scoped_miss`, expected one of `scoped_code_miss`, `governed_roots`, `max_file_bytes`; repair: fix that line; the keys and their values are documented in docs/settings.md",
         ),
         row(
             "lint: a bad enum value in keel.toml",
             || settings(b"\n[lint]\nscoped_code_miss = \"loud\"\n"),
             &["lint"],
             2,
-            "error: keel.toml:3: unknown variant `loud`, expected `warn` or `ignore`; repair: fix that line; the keys and their values are documented in README.md under \"Settings\"",
+            "error: keel.toml:3: unknown variant `loud`, expected `warn` or `ignore`; repair: fix that line; the keys and their values are documented in docs/settings.md",
         ),
         row(
             "lint: a keel.toml that is not UTF-8",
@@ -628,14 +628,14 @@ fn lint_settings_rows() -> Vec<Row> {
             || settings(b"[lint\n"),
             &["lint"],
             2,
-            "error: keel.toml:1: unclosed table, expected `]`; repair: fix that line; the keys and their values are documented in README.md under \"Settings\"",
+            "error: keel.toml:1: unclosed table, expected `]`; repair: fix that line; the keys and their values are documented in docs/settings.md",
         ),
         row(
             "lint: a max_file_bytes that is text",
             || settings(b"[lint]\nmax_file_bytes = \"big\"\n"),
             &["lint"],
             2,
-            "error: keel.toml:2: invalid type: string \"big\", expected u64; repair: fix that line; the keys and their values are documented in README.md under \"Settings\"",
+            "error: keel.toml:2: invalid type: string \"big\", expected u64; repair: fix that line; the keys and their values are documented in docs/settings.md",
         ),
         row(
             "lint: a keel.toml outside the judged tree is not read",

@@ -16,7 +16,7 @@ pub struct CodeDoc {
     pub help: &'static str,
 }
 
-/// Every code lint reports, in the README's order.
+/// Every code lint reports, in the order `docs/findings.md` lists them (generated from this).
 pub const FINDING_CODES: [CodeDoc; 17] = [
     CodeDoc {
         code: "anchor-hit",

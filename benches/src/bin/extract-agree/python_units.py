@@ -1,6 +1,6 @@
 """extract-agree's Python side: CPython's own parser (`ast`) lists the units of each
 file, and this script turns them into the verdict keel should give each selector under
-keel's TARGET rules (README "Specs and anchors", issue 8).
+keel's TARGET rules (docs/specs.md, "Spec nodes and anchors"; issue 8).
 
 Usage: python3 python_units.py ROOT < paths (NUL-separated, relative to ROOT)
 

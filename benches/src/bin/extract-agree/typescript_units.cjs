@@ -1,6 +1,6 @@
 // extract-agree's TypeScript side: the TypeScript compiler API (`ts.createSourceFile`)
 // parses each file, and this script turns its declarations into the verdict keel should
-// give each selector under keel's TARGET rules (README "Specs and anchors", the module
+// give each selector under keel's TARGET rules (docs/specs.md, "Spec nodes and anchors"; the module
 // docs of queries/src/extract/typescript.rs, issue 8).
 //
 // Usage: node typescript_units.cjs TYPESCRIPT_MODULE_DIR ROOT < paths (NUL-separated)
@@ -33,7 +33,7 @@
 //   included (function scoped: they are the module's);
 // - declaration spaces (target): a name with both value and type declarations names the
 //   value's unit; a name with only type declarations stays type-only, and several of
-//   them (merged interfaces) stay ambiguous, as keel's README states;
+//   them (merged interfaces) stay ambiguous, as keel's docs/specs.md states;
 // - any other repeated qualified name is ambiguous.
 "use strict";
 
