@@ -8,6 +8,7 @@
 //! Does not own: derived answers (`keel-queries`), the change vocabulary ([`crate::changes`]).
 
 use crate::events::QueryLog;
+use crate::hints::HintStore;
 use crate::inputs::{Commit, KnownCommits, Sources, Tip};
 use crate::objects::ObjectStore;
 use crate::oid::Oid;
@@ -21,6 +22,10 @@ use std::sync::Arc;
 pub trait Db: salsa::Database {
     /// Content-addressed object reads (pure by object id).
     fn objects(&self) -> &ObjectStore;
+
+    /// This database's hints: what makes its next computation cheaper and never changes
+    /// an answer (see [`HintStore`]).
+    fn hints(&self) -> &HintStore;
 }
 
 /// Why the engine could not read the world.
@@ -100,6 +105,8 @@ impl UnbornHead {
 pub struct KeelDatabase {
     storage: salsa::Storage<Self>,
     objects: Arc<ObjectStore>,
+    /// Shared by the database's clones (its threads), never by another database.
+    hints: Arc<HintStore>,
     log: QueryLog,
     git_dir: Option<PathBuf>,
     /// The working tree's root (none for a bare repository or a detached database).
@@ -118,6 +125,10 @@ impl salsa::Database for KeelDatabase {}
 impl Db for KeelDatabase {
     fn objects(&self) -> &ObjectStore {
         &self.objects
+    }
+
+    fn hints(&self) -> &HintStore {
+        &self.hints
     }
 }
 
@@ -171,6 +182,7 @@ impl KeelDatabase {
             git_dir,
             work_dir: None,
             objects: Arc::new(objects),
+            hints: Arc::default(),
             log,
             commits: HashMap::new(),
             memo_commits: None,

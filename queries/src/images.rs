@@ -68,7 +68,9 @@ pub fn image_units<'db>(db: &'db dyn Db, image: Image<'db>) -> ImageUnits {
             reason: err.to_string(),
             partial: crate::extract::Partial::default(),
         })
-        .and_then(|bytes| extract_reusing(language, path, &bytes, Some(image.blob(db))));
+        .and_then(|bytes| {
+            extract_reusing(db.hints(), language, path, &bytes, Some(image.blob(db)))
+        });
     ImageUnits::Extracted(extracted)
 }
 
@@ -90,7 +92,7 @@ pub fn image_hunks<'db>(
     if let (Some(old), Some(new), HunkSet::Text(text)) = (old, new, &hunks) {
         // Exact hunks between the two blobs: the splice of one from the other's outline,
         // which usually comes next, takes them instead of diffing again.
-        remember_hunks(old.blob(db), new.blob(db), text);
+        remember_hunks(db.hints(), old.blob(db), new.blob(db), text);
     }
     Ok(hunks)
 }

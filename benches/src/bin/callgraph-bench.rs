@@ -246,7 +246,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
     let fresh = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
     for target in targets {
         let mut times = Vec::with_capacity(target.edits.len());
-        let start = reuse_counts();
+        let start = reuse_counts(&db);
         for edited in &target.edits {
             let blob = db.objects().insert_blob(edited);
             for (path, oid) in &mut next {
@@ -260,7 +260,7 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
             times.push(started.elapsed());
         }
         if warm.is_empty() {
-            reuse = reuse_counts().since(start);
+            reuse = reuse_counts(&db).since(start);
         }
         times.sort();
         warm.push(times[times.len() / 2]);

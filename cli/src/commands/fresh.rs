@@ -11,7 +11,7 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
-use keel_engine::ChangeEvent;
+use keel_engine::{ChangeEvent, Db as _};
 use keel_queries::extract::thread_parse_counts;
 use keel_queries::fresh::{FreshError, FreshReport, fresh, fresh_json};
 use std::fmt::Write;
@@ -57,12 +57,12 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
     } else {
         None
     };
-    let before = thread_parse_counts();
+    let before = thread_parse_counts(db.hints());
     let report = fresh(&db, readings, worktree).map_err(|err| match err {
         FreshError::Object(err) => CommandError::objects(&err),
         entry @ FreshError::Entry { .. } => CommandError::plain(entry.to_string()),
     })?;
-    let parses = thread_parse_counts().since(before);
+    let parses = thread_parse_counts(db.hints()).since(before);
     let text = match args.format {
         Format::Text => fresh_text(&report),
         Format::Json => {

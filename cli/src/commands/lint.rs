@@ -9,7 +9,7 @@ use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::{github, render, sarif};
 use keel_engine::memo::MemoDiscard;
-use keel_engine::{ChangeEvent, KeelDatabase, Oid, WORKTREE};
+use keel_engine::{ChangeEvent, Db as _, KeelDatabase, Oid, WORKTREE};
 
 use keel_queries::anchors::LineRange;
 use keel_queries::extract::{ParseCounts, thread_parse_counts};
@@ -185,16 +185,17 @@ impl KeptRun {
         let Some(tip) = keel_engine::inputs::Tip::get(&db).commit(&db) else {
             return Ok(None);
         };
-        let before = thread_parse_counts();
+        let before = thread_parse_counts(db.hints());
         let extended = extend(&db, &kept, tip, &since, scope);
         let Some((state, report)) = extended.map_err(|err| CommandError::objects(&err))? else {
             return Ok(None);
         };
+        let parses = thread_parse_counts(db.hints()).since(before);
         Ok(Some(Self {
             db,
             report,
             state,
-            parses: thread_parse_counts().since(before),
+            parses,
             extended_by: since.len(),
         }))
     }

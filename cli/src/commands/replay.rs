@@ -13,21 +13,19 @@ use super::page_file::{PageTarget, repo_name};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render::{self, WorkCounts};
-use crate::replay_html;
+use crate::replay_html::{self, ReplayedTip};
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::Instant;
-use keel_engine::{ChangeEvent, KeelDatabase};
-use keel_queries::extract::{Hints, ParseCounts, adopt_hints, take_new_hints, thread_parse_counts};
+use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
+use keel_queries::extract::{ParseCounts, thread_parse_counts};
 use keel_queries::lint::codes::{FINDING_CODES, code_doc};
 use keel_queries::lint::{LintError, LintReport, Scope, lint_at, lint_counting_parses};
 use keel_queries::replay::{
-    REPLAY_SCHEMA, TipSelection, TipTally, has_finding, replay_tips, tip_tally,
+    REPLAY_SCHEMA, TipSelection, TipTally, has_finding, judge_in_turn, replay_tips, tip_tally,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError, mpsc};
 
 /// Judge every tip of a range oldest first in one database, one line per tip
 ///
@@ -88,21 +86,6 @@ struct Expectation {
     node: String,
     code: &'static str,
     met: bool,
-}
-
-/// One judged tip: what its line of `keel.replay.v1` and its part of the `--html` page
-/// are both made from.
-pub(crate) struct ReplayedTip {
-    /// The full commit id.
-    pub(crate) tip: String,
-    /// The committer time, seconds since the epoch.
-    pub(crate) time: i64,
-    /// `time` in RFC 3339 (UTC).
-    pub(crate) date: String,
-    /// Empty and blocked when the tip has an `error`.
-    pub(crate) tally: TipTally,
-    /// Why keel refused the tip's specs or `keel.toml`.
-    pub(crate) error: Option<String>,
 }
 
 /// One tip's line of `keel.replay.v1`.
@@ -202,109 +185,22 @@ fn replay(
     let (outcome, parses) = judge(db, Some(first), threads)?;
     let counts = render::work_counts(db, parses);
     printer.print(db, first, outcome, counts)?;
-    let next = AtomicUsize::new(0);
-    let board = HintBoard::new(threads);
-    std::thread::scope(|scope| {
-        let (sender, judged) = mpsc::channel();
-        for worker in 0..threads {
-            let (db, sender, next, board) = (db.clone(), sender.clone(), &next, &board);
-            scope.spawn(move || {
-                loop {
-                    let position = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&tip) = rest.get(position) else {
-                        return;
-                    };
-                    board.catch_up(worker, position);
-                    let judged = judge(&db, Some(tip), 1);
-                    board.post(worker, position);
-                    let done = judged.map(|(outcome, parses)| {
-                        let executed = db.take_executed_queries_of(std::thread::current().id());
-                        let counts = render::executed_counts(&executed, parses);
-                        (position, tip, outcome, counts)
-                    });
-                    // A closed channel: the replay stopped at an error.
-                    if sender.send(done).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        // Judged tips by position, until every one before them is printed.
-        let mut waiting = BTreeMap::new();
-        let mut printed = 0;
-        for done in judged {
-            let (position, tip, outcome, counts) = done?;
-            waiting.insert(position, (tip, outcome, counts));
-            while let Some((tip, outcome, counts)) = waiting.remove(&printed) {
-                printer.print(db, tip, outcome, counts)?;
-                printed += 1;
-            }
-        }
-        Ok::<(), CommandError>(())
-    })?;
+    let shared: &KeelDatabase = db;
+    judge_in_turn(
+        shared,
+        rest,
+        threads,
+        |db, tip| {
+            let (outcome, parses) = judge(db, Some(tip), 1)?;
+            let executed = db.take_executed_queries_of(std::thread::current().id());
+            Ok((outcome, render::executed_counts(&executed, parses)))
+        },
+        |tip, (outcome, counts)| printer.print(shared, tip, outcome, counts),
+    )?;
     let worked = printer.worked;
     let kept = std::mem::take(&mut printer.kept);
     save_memo(db, worked);
     Ok(kept)
-}
-
-/// The parse hints a replay's threads hand each other. Threads take tips in turn, so the
-/// last version of a file was often parsed by another thread: before judging a tip, a
-/// thread adopts, oldest first, the hints made for the tips judged since its own last one
-/// (an older hint would only replace a newer one), so it splices from the version before.
-struct HintBoard {
-    state: Mutex<Board>,
-}
-
-struct Board {
-    /// The hints made while judging each tip (by position), until every thread is past it.
-    posted: BTreeMap<usize, Hints>,
-    /// Each thread's last judged position.
-    last: Vec<Option<usize>>,
-}
-
-impl HintBoard {
-    fn new(threads: usize) -> Self {
-        Self {
-            state: Mutex::new(Board {
-                posted: BTreeMap::new(),
-                last: vec![None; threads],
-            }),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Board> {
-        // Every update below leaves the board whole, so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Before `worker` judges `position`: adopts the hints made for the tips between its
-    /// last one and this one.
-    fn catch_up(&self, worker: usize, position: usize) {
-        let newer: Vec<Hints> = {
-            let board = self.lock();
-            let after = board.last[worker].map_or(0, |last| last + 1);
-            board
-                .posted
-                .range(after..position)
-                .map(|(_, hints)| hints.clone())
-                .collect()
-        };
-        newer.into_iter().for_each(adopt_hints);
-    }
-
-    /// After `worker` judged `position`: posts the hints it made, and forgets the ones
-    /// every thread is past.
-    fn post(&self, worker: usize, position: usize) {
-        let made = take_new_hints();
-        let mut board = self.lock();
-        board.posted.insert(position, made);
-        board.last[worker] = Some(position);
-        if let Some(oldest) = board.last.iter().copied().min().flatten() {
-            board.posted = board.posted.split_off(&oldest);
-        }
-    }
 }
 
 /// Prints judged tips' lines and checks the controls at them.
@@ -447,8 +343,9 @@ fn judge(
     let judged = if threads > 1 {
         lint_counting_parses(db, threads, Scope::Full)
     } else {
-        let before = thread_parse_counts();
-        lint_at(db, tip, Scope::Full).map(|report| (report, thread_parse_counts().since(before)))
+        let before = thread_parse_counts(db.hints());
+        lint_at(db, tip, Scope::Full)
+            .map(|report| (report, thread_parse_counts(db.hints()).since(before)))
     };
     match judged {
         Ok((report, parses)) => Ok((Ok(report), parses)),
@@ -532,60 +429,4 @@ fn text_line(line: &ReplayLine<'_>) -> String {
         line.stats.images_parsed,
         line.stats.hunk_sets_diffed,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use keel_queries::extract::{Language, extract_reusing};
-    use std::sync::Arc;
-
-    /// `work` on a new thread, whose parse cache starts empty.
-    fn on_new_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-        std::thread::scope(|scope| scope.spawn(work).join().expect("the thread ran"))
-    }
-
-    fn source(text: &str) -> Arc<[u8]> {
-        Arc::from(text.as_bytes())
-    }
-
-    #[test]
-    fn a_thread_judging_the_next_tip_splices_from_the_hint_another_thread_posted() {
-        let lineage = "replay_board.py";
-        let first = source("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
-        let second = source("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
-        let board = HintBoard::new(2);
-        on_new_thread(|| {
-            board.catch_up(0, 0);
-            extract_reusing(Language::Python, lineage, &first, None).expect("parses");
-            board.post(0, 0);
-        });
-        let parse_second = |catch_up: bool| {
-            on_new_thread(|| {
-                if catch_up {
-                    board.catch_up(1, 1);
-                }
-                extract_reusing(Language::Python, lineage, &second, None).expect("parses");
-                thread_parse_counts()
-            })
-        };
-        // The control: without the board the second version is parsed from scratch.
-        let (alone, caught_up) = (parse_second(false), parse_second(true));
-        assert_eq!((alone.full, alone.spliced), (1, 0), "{alone:?}");
-        assert_eq!((caught_up.full, caught_up.spliced), (0, 1), "{caught_up:?}");
-    }
-
-    #[test]
-    fn the_board_forgets_a_tip_once_every_thread_is_past_it() {
-        let board = HintBoard::new(2);
-        let posted = |board: &HintBoard| board.lock().posted.keys().copied().collect::<Vec<_>>();
-        board.post(0, 0);
-        assert_eq!(posted(&board), [0], "thread 1 has judged nothing yet");
-        board.post(1, 1);
-        assert_eq!(posted(&board), [0, 1]);
-        board.post(0, 2);
-        assert_eq!(posted(&board), [1, 2], "both threads are past tip 0");
-        board.post(1, 3);
-        assert_eq!(posted(&board), [2, 3]);
-    }
 }

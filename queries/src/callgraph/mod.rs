@@ -307,7 +307,7 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
     if threads > 1 && tree.changed_files(db) >= threads {
         let paths: Vec<String> = tree.source_paths(db).map(str::to_owned).collect();
         for phase in [warm_file, resolved_file] {
-            let start = crate::extract::thread_hints();
+            let start = crate::extract::thread_hints(db.hints());
             let next = std::sync::atomic::AtomicUsize::new(0);
             let made: Vec<crate::extract::Hints> = std::thread::scope(|spawner| {
                 let helpers: Vec<_> = (0..threads)
@@ -315,13 +315,13 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
                         let clone = db.clone();
                         let (next, paths, start) = (&next, &paths, &start);
                         spawner.spawn(move || {
-                            crate::extract::adopt_hints(start.clone());
+                            crate::extract::adopt_hints(clone.hints(), start.clone());
                             while let Some(path) =
                                 paths.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                             {
                                 phase(&clone, tree, path);
                             }
-                            crate::extract::take_new_hints()
+                            crate::extract::retire_thread(clone.hints())
                         })
                     })
                     .collect();
@@ -334,7 +334,7 @@ pub fn call_graph_on_threads<D: Db + Clone + Send>(
                     })
                     .collect()
             });
-            crate::extract::adopt_hints(crate::extract::Hints::largest_last(made));
+            crate::extract::adopt_hints(db.hints(), crate::extract::Hints::largest_last(made));
         }
     }
     call_graph(db, tree)

@@ -132,7 +132,13 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
     };
     let fragments = ImageFragments::new(db, standing.units.iter().copied().collect());
     match image_bytes(db, image) {
-        Ok(bytes) => facts::read(image.path(db), &bytes, &standing, Some(&fragments)),
+        Ok(bytes) => facts::read(
+            db.hints(),
+            image.path(db),
+            &bytes,
+            &standing,
+            Some(&fragments),
+        ),
         Err(_) => facts::unread(),
     }
 }
@@ -142,7 +148,7 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
 /// interface, so the program of its tree is the same interned value.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Interface {
-    interface::of(image.path(db), python_facts(db, image))
+    interface::of(db, image.path(db), python_facts(db, image))
 }
 
 /// Every Python file of a tree with its interface, sorted by path, shared (a file's
@@ -191,5 +197,5 @@ pub(crate) fn python_resolve<'db>(
     program: PythonProgram<'db>,
 ) -> Resolved {
     let facts = python_facts(db, image);
-    resolve::resolve(image.path(db), facts, program.files(db))
+    resolve::resolve(db, image.path(db), facts, program.files(db))
 }

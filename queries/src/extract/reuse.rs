@@ -6,7 +6,8 @@
 //! OUTLINE of the latest error-free version with its bytes — one parser per language, the
 //! description of an old-bytes → new-bytes change as tree-sitter `InputEdit`s
 //! ([`EditScript`]), the order of attempts (splice, else incremental reparse, else full
-//! parse), the per-thread cache behind [`extract_reusing`], which
+//! parse), the per-thread caches of a database behind [`extract_reusing`] (a hint of the
+//! database's store, `Db::hints`, so no other database sees them), which
 //! `images::image_units` calls, and the hand-off of a thread's hints to another
 //! ([`Hints`]: helper threads start from the caller's and give back what they made). A lineage is a name the caller gives to a succession of
 //! versions of one file (`image_units` uses the path); a lineage with no hint borrows the
@@ -56,7 +57,7 @@
 //!   and checks it is really taken; `parse-bench` checks all of them over real histories.
 //!
 //! ### Bounds
-//! At most [`MAX_HINTS`] hints per thread, whose sources total at most [`MAX_HINT_BYTES`]
+//! At most [`MAX_HINTS`] hints per thread's cache (and at most 16 caches per database), whose sources total at most [`MAX_HINT_BYTES`]
 //! (a tree's source and a different outline source both count); a larger hint drops its
 //! tree, and a source larger still is parsed but never kept. An outline is small (rows
 //! and declarations, a few KB for click's `core.py`). A tree costs about 18 times its source
@@ -65,16 +66,16 @@
 //! walks one file at a time, so it holds far less.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::ThreadId;
 
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 use super::splice::{self, Level, Outline, Refusal};
 use super::{ExtractError, Language, Unit, syntax};
 use crate::diff::{Hunk, changed_stretch_hunks};
-use keel_engine::Oid;
+use keel_engine::{HintStore, Oid};
 
 /// Trees kept per cache (per thread for [`extract_reusing`]). The byte bound below is
 /// what bounds memory; this one is high enough that a call graph of a source folder
@@ -454,28 +455,77 @@ fn parser_in(
     Ok(&mut parsers[index].1)
 }
 
-thread_local! {
-    static THREAD_CACHE: RefCell<ParseCache> = RefCell::default();
+/// How many threads' caches one database keeps; the one used longest ago is dropped
+/// first. Helpers that share out a job hand their hints back and leave
+/// ([`retire_thread`]); the bound keeps memory in check when one does not.
+const MAX_THREAD_CACHES: usize = 16;
+
+/// A database's parse caches, one per thread that parses in it (a hint of its store,
+/// `Db::hints`): a thread checks its cache out while it parses and puts it back after, so
+/// threads never wait on each other's parses, and no other database sees them.
+#[derive(Default)]
+struct ThreadCaches(Mutex<Vec<(ThreadId, ParseCache)>>);
+
+impl ThreadCaches {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(ThreadId, ParseCache)>> {
+        // Every update moves one whole cache in or out.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// This thread's cache, out of the store (an empty one if it has none).
+    fn check_out(&self) -> ParseCache {
+        let thread = std::thread::current().id();
+        let mut caches = self.lock();
+        match caches.iter().position(|(owner, _)| *owner == thread) {
+            Some(index) => caches.remove(index).1,
+            None => ParseCache::default(),
+        }
+    }
+
+    /// Puts this thread's cache back as the most recently used.
+    fn check_in(&self, cache: ParseCache) {
+        let thread = std::thread::current().id();
+        let mut caches = self.lock();
+        // A parse nested in another (none today) checked in an empty cache first.
+        caches.retain(|(owner, _)| *owner != thread);
+        if caches.len() >= MAX_THREAD_CACHES {
+            caches.remove(0);
+        }
+        caches.push((thread, cache));
+    }
 }
 
-/// [`ParseCache::extract_blob`] with this thread's cache: what `image_units` parses with.
-/// Falls back to a full parse if the cache is unreachable (thread teardown, re-entry).
+/// Runs `work` with this thread's parse cache in `store`.
+fn with_cache<R>(store: &HintStore, work: impl FnOnce(&mut ParseCache) -> R) -> R {
+    let caches = store.get::<ThreadCaches>();
+    let mut cache = caches.check_out();
+    let result = work(&mut cache);
+    caches.check_in(cache);
+    result
+}
+
+/// [`ParseCache::extract_blob`] with this thread's cache in `store`: what `image_units`
+/// parses with.
 pub fn extract_reusing(
+    store: &HintStore,
     language: Language,
     lineage: &str,
     content: &Arc<[u8]>,
     blob: Option<Oid>,
 ) -> Result<Vec<Unit>, ExtractError> {
-    THREAD_CACHE
-        .try_with(|cache| {
-            cache
-                .try_borrow_mut()
-                .ok()
-                .map(|mut cache| cache.extract_blob(language, lineage, content, blob))
-        })
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| super::extract_as(language, content))
+    with_cache(store, |cache| {
+        cache.extract_blob(language, lineage, content, blob)
+    })
+}
+
+/// A Python tree of `source` parsed from scratch with this thread's parser in `store`
+/// (`None` if the grammar cannot be loaded or the parse was cancelled).
+pub(crate) fn python_tree(store: &HintStore, source: &str) -> Option<Tree> {
+    with_cache(store, |cache| {
+        parser_in(&mut cache.parsers, Language::Python)
+            .ok()?
+            .parse(source, None)
+    })
 }
 
 /// A thread's parse hints, handed to another thread. Threads that share out one job (the
@@ -498,65 +548,39 @@ impl Hints {
     }
 }
 
-/// This thread's hints, least recently used first (trees are reference-counted: copying
-/// them is cheap).
-pub fn thread_hints() -> Hints {
-    THREAD_CACHE
-        .try_with(|cache| {
-            cache
-                .try_borrow()
-                .map(|cache| Hints(cache.hints.iter().cloned().collect()))
-                .unwrap_or_default()
-        })
-        .unwrap_or_default()
+/// This thread's hints in `store`, least recently used first (trees are
+/// reference-counted: copying them is cheap).
+pub fn thread_hints(store: &HintStore) -> Hints {
+    with_cache(store, |cache| Hints(cache.hints.iter().cloned().collect()))
 }
 
-/// The hints this thread's parses made since they were last taken (none that it adopted),
-/// least recently used first; they are no longer fresh here.
-pub fn take_new_hints() -> Hints {
-    THREAD_CACHE
-        .try_with(|cache| {
-            cache
-                .try_borrow_mut()
-                .map(|mut cache| {
-                    let fresh = cache.hints.iter_mut().filter(|hint| hint.fresh);
-                    Hints(
-                        fresh
-                            .map(|hint| {
-                                hint.fresh = false;
-                                hint.clone()
-                            })
-                            .collect(),
-                    )
-                })
-                .unwrap_or_default()
-        })
-        .unwrap_or_default()
+/// The hints this thread's parses in `store` made since they were last taken (none that
+/// it adopted), least recently used first; they are no longer fresh here.
+pub fn take_new_hints(store: &HintStore) -> Hints {
+    with_cache(store, ParseCache::take_fresh)
 }
 
-/// Keeps `hints` in this thread's cache, in their order, each replacing the thread's hint
-/// of its lineage, within the cache's bounds, as hints it did not make. Does nothing if the
-/// cache is unreachable.
-pub fn adopt_hints(hints: Hints) {
-    let _ = THREAD_CACHE.try_with(|cache| {
-        if let Ok(mut cache) = cache.try_borrow_mut() {
-            for mut hint in hints.0 {
-                hint.fresh = false;
-                cache.keep(hint);
-            }
+/// A helper thread is done with `store`'s database: its cache leaves the store, and the
+/// hints it made are handed back (to be adopted by the thread that shared out the job).
+pub fn retire_thread(store: &HintStore) -> Hints {
+    store.get::<ThreadCaches>().check_out().take_fresh()
+}
+
+/// Keeps `hints` in this thread's cache in `store`, in their order, each replacing the
+/// thread's hint of its lineage, within the cache's bounds, as hints it did not make.
+pub fn adopt_hints(store: &HintStore, hints: Hints) {
+    with_cache(store, |cache| {
+        for mut hint in hints.0 {
+            hint.fresh = false;
+            cache.keep(hint);
         }
     });
 }
 
-/// [`ParseCache::remember`] with this thread's cache: `image_hunks` tells it the hunks it
-/// computed, which the next splice between the same two blobs takes. Does nothing if the
-/// cache is unreachable.
-pub fn remember_hunks(old: Oid, new: Oid, hunks: &[Hunk]) {
-    let _ = THREAD_CACHE.try_with(|cache| {
-        if let Ok(mut cache) = cache.try_borrow_mut() {
-            cache.remember(old, new, hunks);
-        }
-    });
+/// [`ParseCache::remember`] with this thread's cache in `store`: `image_hunks` tells it
+/// the hunks it computed, which the next splice between the same two blobs takes.
+pub fn remember_hunks(store: &HintStore, old: Oid, new: Oid, hunks: &[Hunk]) {
+    with_cache(store, |cache| cache.remember(old, new, hunks));
 }
 
 /// The hunks from blob `from` to blob `to` among `known`, turned round if they were
@@ -586,17 +610,29 @@ fn known_hunks(known: &VecDeque<KnownDiff>, from: Oid, to: Oid) -> Option<Vec<Hu
 /// these bytes (the parse [`extract_reusing`] just did), else the cache's last tree of the
 /// lineage reparsed incrementally (kept as the lineage's tree when error-free). `None`
 /// when the cache has neither or the reparse has an error; the caller then parses.
-pub fn cached_tree(language: Language, lineage: &str, content: &Arc<[u8]>) -> Option<Tree> {
-    THREAD_CACHE
-        .try_with(|cache| {
-            let mut cache = cache.try_borrow_mut().ok()?;
-            cache.tree_of(language, lineage, content)
-        })
-        .ok()
-        .flatten()
+pub fn cached_tree(
+    store: &HintStore,
+    language: Language,
+    lineage: &str,
+    content: &Arc<[u8]>,
+) -> Option<Tree> {
+    with_cache(store, |cache| cache.tree_of(language, lineage, content))
 }
 
 impl ParseCache {
+    /// The hints this cache made since they were last taken; no longer fresh here.
+    fn take_fresh(&mut self) -> Hints {
+        let fresh = self.hints.iter_mut().filter(|hint| hint.fresh);
+        Hints(
+            fresh
+                .map(|hint| {
+                    hint.fresh = false;
+                    hint.clone()
+                })
+                .collect(),
+        )
+    }
+
     /// See [`cached_tree`].
     fn tree_of(&mut self, language: Language, lineage: &str, content: &Arc<[u8]>) -> Option<Tree> {
         let index = self
@@ -623,13 +659,9 @@ impl ParseCache {
     }
 }
 
-/// The parses this thread's [`extract_reusing`] cache has done.
-pub fn thread_parse_counts() -> ParseCounts {
-    THREAD_CACHE
-        .try_with(|cache| cache.try_borrow().map(|cache| cache.counts()).ok())
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+/// The parses this thread's [`extract_reusing`] cache in `store` has done.
+pub fn thread_parse_counts(store: &HintStore) -> ParseCounts {
+    with_cache(store, |cache| cache.counts())
 }
 
 /// The edits that turn `old` into `new`, in the order to apply them (last in the file
@@ -987,16 +1019,17 @@ mod tests {
             "class A:\n    @property\n    def f(self):\n        return 2\n",
         ];
         let lineage = "the_thread_cache_reparses_incrementally_with_full_parse_answers.py";
-        let before = thread_parse_counts();
+        let store = HintStore::default();
+        let before = thread_parse_counts(&store);
         for version in versions {
             let content = bytes(version);
             assert_eq!(
-                extract_reusing(Language::Python, lineage, &content, None),
+                extract_reusing(&store, Language::Python, lineage, &content, None),
                 extract_as(Language::Python, &content),
                 "{version}"
             );
         }
-        let after = thread_parse_counts();
+        let after = thread_parse_counts(&store);
         // The second and fourth versions were spliced (the fourth from the second's
         // outline); the broken third one was refused, reparsed incrementally, came out with
         // an error and was parsed again from scratch, as was the first version.
@@ -1019,18 +1052,19 @@ mod tests {
     #[test]
     fn hints_handed_back_by_a_helper_thread_make_the_next_parse_a_splice() {
         let lineage = "hints_handed_back_by_a_helper_thread.py";
+        let store = HintStore::default();
         let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
         let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
         let made = on_new_thread(|| {
-            extract_reusing(Language::Python, lineage, &first, None).expect("parses");
-            let made = take_new_hints();
-            assert!(take_new_hints().0.is_empty(), "taken once");
+            extract_reusing(&store, Language::Python, lineage, &first, None).expect("parses");
+            let made = take_new_hints(&store);
+            assert!(take_new_hints(&store).0.is_empty(), "taken once");
             made
         });
         assert_eq!(made.0.len(), 1, "the helper made one hint");
         let handed_back = on_new_thread(|| {
-            adopt_hints(made.clone());
-            (thread_hints().0.len(), take_new_hints())
+            adopt_hints(&store, made.clone());
+            (thread_hints(&store).0.len(), take_new_hints(&store))
         });
         assert_eq!(handed_back.0, 1, "the hint was adopted");
         assert!(
@@ -1040,11 +1074,11 @@ mod tests {
         let parse_second = |adopt: bool| {
             on_new_thread(|| {
                 if adopt {
-                    adopt_hints(made.clone());
+                    adopt_hints(&store, made.clone());
                 }
-                let units = extract_reusing(Language::Python, lineage, &second, None);
+                let units = extract_reusing(&store, Language::Python, lineage, &second, None);
                 assert_eq!(units, extract_as(Language::Python, &second));
-                thread_parse_counts()
+                thread_parse_counts(&store)
             })
         };
         // Without the hints the second version is parsed from scratch (the control); with
@@ -1052,6 +1086,38 @@ mod tests {
         let (cold, adopted) = (parse_second(false), parse_second(true));
         assert_eq!((cold.full, cold.spliced), (1, 0), "{cold:?}");
         assert_eq!((adopted.full, adopted.spliced), (0, 1), "{adopted:?}");
+    }
+
+    #[test]
+    fn a_database_never_parses_with_another_ones_hints() {
+        let lineage = "a_database_never_parses_with_another_ones_hints.py";
+        let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+        let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
+        let (one, other) = (HintStore::default(), HintStore::default());
+        extract_reusing(&one, Language::Python, lineage, &first, None).expect("parses");
+        let units = extract_reusing(&other, Language::Python, lineage, &second, None);
+        assert_eq!(units, extract_as(Language::Python, &second));
+        let counts = thread_parse_counts(&other);
+        assert_eq!((counts.full, counts.spliced), (1, 0), "{counts:?}");
+        // The control: the same second parse in the first store is a splice.
+        extract_reusing(&one, Language::Python, lineage, &second, None).expect("parses");
+        assert_eq!(thread_parse_counts(&one).spliced, 1);
+    }
+
+    #[test]
+    fn a_retired_thread_hands_back_its_hints_and_leaves_the_store() {
+        let lineage = "a_retired_thread_hands_back_its_hints.py";
+        let store = HintStore::default();
+        let made = on_new_thread(|| {
+            extract_reusing(&store, Language::Python, lineage, &bytes("x = 1\n"), None)
+                .expect("parses");
+            retire_thread(&store)
+        });
+        assert_eq!(made.0.len(), 1, "the helper's hint came back");
+        assert!(
+            store.get::<ThreadCaches>().lock().is_empty(),
+            "the helper's cache left the store"
+        );
     }
 
     #[test]

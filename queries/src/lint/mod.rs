@@ -186,9 +186,13 @@ pub fn lint_state_counting_parses<D: Db + Clone + Send>(
                     let clone = db.clone();
                     let next = &next;
                     spawner.spawn(move || {
-                        let before = thread_parse_counts();
+                        let before = thread_parse_counts(clone.hints());
                         warm_share(&clone, index, threads, scope, next);
-                        thread_parse_counts().since(before)
+                        let parsed = thread_parse_counts(clone.hints()).since(before);
+                        // A warming thread's hints are of files the lint below finds
+                        // memoized: it leaves nothing behind.
+                        crate::extract::retire_thread(clone.hints());
+                        parsed
                     })
                 })
                 .collect();
@@ -198,12 +202,12 @@ pub fn lint_state_counting_parses<D: Db + Clone + Send>(
             }
         });
     }
-    let before = thread_parse_counts();
+    let before = thread_parse_counts(db.hints());
     let (state, report) = lint_state_at(db, Tip::get(db).commit(db), scope)?;
     Ok((
         state,
         report,
-        parses.plus(thread_parse_counts().since(before)),
+        parses.plus(thread_parse_counts(db.hints()).since(before)),
     ))
 }
 

@@ -2,8 +2,13 @@
 //! selection, oldest first), and what one tip's lint report adds up to (findings by code,
 //! distinct debt, blocked), so a benchmark harness or a trend chart reads one line a tip.
 //!
-//! Owns: the tip selection and the per-tip tally. Does not own: moving the database's
-//! tip (the engine's `ChangeEvent::TipAt`), judging a tip (`lint`) or printing (`keel`).
+//! Owns: the tip selection, the per-tip tally, and judging tips side by side in turn
+//! ([`in_turn`]). Does not own: moving the database's tip (the engine's
+//! `ChangeEvent::TipAt`), judging a tip (`lint`) or printing (`keel`).
+
+mod in_turn;
+
+pub use in_turn::judge_in_turn;
 
 use crate::history::{ancestry, history};
 use crate::lint::LintReport;

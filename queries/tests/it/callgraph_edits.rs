@@ -339,9 +339,9 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
         kinds[kind] += 1;
         let files = walk.files();
         db.set_sources(tree, graph_inputs(&hashed_files(&db, &texts(&files))));
-        let before = reuse_counts();
+        let before = reuse_counts(&db);
         let warm = call_graph(&db, tree).clone();
-        let step_replayed = reuse_counts().since(before).groups_replayed;
+        let step_replayed = reuse_counts(&db).since(before).groups_replayed;
         replayed += step_replayed;
         replaying_steps += usize::from(step_replayed > 0);
         walked += count(&db.take_executed_queries(), "python_fragment");

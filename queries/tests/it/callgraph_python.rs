@@ -663,9 +663,9 @@ fn replayed_edit(before: &str, after: &str) -> (CallGraph, ReuseCounts) {
     let tree = source_tree(&db, &[("mod.py", before)]);
     let _ = call_graph(&db, tree);
     db.set_sources(tree, graph_inputs(&hashed_files(&db, &[("mod.py", after)])));
-    let start = reuse_counts();
+    let start = reuse_counts(&db);
     let warm = call_graph(&db, tree).clone();
-    let counts = reuse_counts().since(start);
+    let counts = reuse_counts(&db).since(start);
     assert_eq!(
         warm,
         graph(&[("mod.py", after)]),
@@ -815,11 +815,11 @@ fn an_edit_inside_one_function_keeps_the_interface_unless_that_function_changes_
     // A body edit that returns nothing new: the interface is the one made before.
     let quiet = MAKER_PY.replace("def other():\n    pass", "def other():\n    value = 1");
     let files = [("maker.py", quiet.as_str()), ("user.py", USER_PY)];
-    let before = reuse_counts();
+    let before = reuse_counts(&db);
     db.set_sources(tree, graph_inputs(&hashed_files(&db, &files)));
     let warm = call_graph(&db, tree).clone();
     assert_eq!(
-        reuse_counts().since(before).interfaces_reused,
+        reuse_counts(&db).since(before).interfaces_reused,
         1,
         "maker.py's interface is reused"
     );

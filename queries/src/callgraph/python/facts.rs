@@ -21,8 +21,9 @@ pub(crate) use chunk::{Chunk, Fragment, Fragments, walk_alone, walk_in_tree};
 use crate::extract::Language;
 use crate::extract::fields::{ChildByField as _, python as fields};
 use crate::extract::kinds::KindName as _;
+use keel_engine::HintStore;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 pub(crate) type ExprId = u32;
 pub(crate) type ScopeId = u32;
@@ -510,6 +511,7 @@ pub(crate) struct Standing<'a> {
 /// `fragments`, a file that parses cleanly takes each fragment's facts from it
 /// ([`Fragments`]) instead of walking it: the facts are equal.
 pub(crate) fn read(
+    store: &HintStore,
     path: &str,
     content: &std::sync::Arc<[u8]>,
     standing: &Standing<'_>,
@@ -519,9 +521,9 @@ pub(crate) fn read(
         return unread();
     };
     let cached = (source.as_bytes() == content.as_ref())
-        .then(|| crate::extract::cached_tree(Language::Python, path, content))
+        .then(|| crate::extract::cached_tree(store, Language::Python, path, content))
         .flatten();
-    let Some(tree) = cached.or_else(|| parse(&source)) else {
+    let Some(tree) = cached.or_else(|| parse(store, &source)) else {
         return unread();
     };
     let partial = tree.root_node().has_error();
@@ -579,22 +581,9 @@ fn id_of(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
 }
 
-thread_local! {
-    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
-}
-
-fn parse(source: &str) -> Option<Tree> {
-    PARSER.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if slot.is_none() {
-            let mut parser = Parser::new();
-            parser
-                .set_language(&tree_sitter_python::LANGUAGE.into())
-                .ok()?;
-            *slot = Some(parser);
-        }
-        slot.as_mut()?.parse(source, None)
-    })
+/// A tree of `source` parsed from scratch, with this thread's Python parser in `store`.
+fn parse(store: &HintStore, source: &str) -> Option<Tree> {
+    crate::extract::python_tree(store, source)
 }
 
 /// Where the walk is: the scope names are read in, the scope calls belong to, the block.

@@ -5,16 +5,18 @@
 //! Owns: the key of a fragment (`PythonFragment`: its text, the class around it, the
 //! standing units under its name), its memo (`python_fragment`), the fragments of one
 //! image (`ImageFragments`), and handing the memo the fragment's node in the tree its file
-//! was just parsed into, so that a cold graph parses nothing twice. Without that node (no
-//! caller hands one) the memo parses the fragment's text alone: the chunk is equal.
+//! was just parsed into (`AtHand`, an entry of the database's hints keyed by the
+//! fragment), so that a cold graph parses nothing twice. Without that node (no caller
+//! hands one) the memo parses the fragment's text alone: the chunk is equal, so the entry
+//! is a hint, not an input.
 //! Does not own: what a fragment is and its walk (`facts::chunk`).
 
 use super::facts::{self, Chunk, Fragment, Fragments};
 use crate::extract::kinds::KindName as _;
 use keel_engine::Db;
-use std::cell::RefCell;
+use salsa::plumbing::AsId as _;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use tree_sitter::{Node, Tree};
 
 /// What a fragment's walk reads: its text (from its first line's start), the class whose
@@ -40,14 +42,14 @@ pub(crate) fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db
         .as_ref()
         .map(|(name, node)| (&**name, *node));
     let units = fragment.units(db);
-    let at_hand = AT_HAND.with(|cell| cell.borrow_mut().take());
+    let at_hand = db.hints().get::<FragmentsAtHand>().take(fragment.as_id());
     if let Some(at_hand) = &at_hand
         && let Some(node) = at_hand.node(text.len())
     {
         let chunk = facts::walk_in_tree(text, class, units, node, at_hand.text.start, at_hand.row);
         return Arc::new(chunk);
     }
-    Arc::new(facts::walk_alone(text, class, units))
+    Arc::new(facts::walk_alone(db.hints(), text, class, units))
 }
 
 /// The fragment a caller is about to ask for: its file's tree, where its text lies in
@@ -81,10 +83,28 @@ impl AtHand {
     }
 }
 
-thread_local! {
-    /// Set by [`ImageFragments::chunk`] just around its call of [`python_fragment`],
-    /// which runs on the calling thread when it runs at all.
-    static AT_HAND: RefCell<Option<AtHand>> = const { RefCell::new(None) };
+/// The fragments callers are about to ask [`python_fragment`] for, each by its key's
+/// id: a hint of the database's store, set by [`ImageFragments::chunk`] just around its
+/// call and taken by the memo when it runs. Keyed by the fragment, so a thread of the same
+/// database asking for another fragment never takes this one's node.
+#[derive(Default)]
+struct FragmentsAtHand(Mutex<Vec<(salsa::Id, AtHand)>>);
+
+impl FragmentsAtHand {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(salsa::Id, AtHand)>> {
+        // Every update pushes or removes one whole entry.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn put(&self, fragment: salsa::Id, at_hand: AtHand) {
+        self.lock().push((fragment, at_hand));
+    }
+
+    fn take(&self, fragment: salsa::Id) -> Option<AtHand> {
+        let mut entries = self.lock();
+        let index = entries.iter().position(|(id, _)| *id == fragment)?;
+        Some(entries.swap_remove(index).1)
+    }
 }
 
 /// The fragments of one image, read through their memos.
@@ -129,9 +149,11 @@ impl Fragments for ImageFragments<'_> {
             row: fragment.row_base,
             node: fragment.node.byte_range(),
         };
-        AT_HAND.with(|cell| *cell.borrow_mut() = Some(at_hand));
+        let at_hands = self.db.hints().get::<FragmentsAtHand>();
+        at_hands.put(key.as_id(), at_hand);
         let chunk = python_fragment(self.db, key);
-        AT_HAND.with(|cell| cell.borrow_mut().take());
+        // The memo took it if it ran; if it was answered from memory, it is dropped here.
+        at_hands.take(key.as_id());
         chunk
     }
 }

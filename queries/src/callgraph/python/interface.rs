@@ -22,6 +22,7 @@ use super::facts::{
     ScopeKind,
 };
 use super::kept::Kept;
+use keel_engine::Db;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
@@ -120,17 +121,18 @@ pub(crate) fn build(model: &Model) -> Model {
 /// The interface of `facts`, the file at `path`: the last one made for the path when the
 /// file differs from that one inside one fragment only and the fragment's chunk has the
 /// same interface as before; built otherwise.
-pub(crate) fn of(path: &str, facts: &Facts) -> Interface {
-    let reused = KEPT
+pub(crate) fn of(db: &dyn Db, path: &str, facts: &Facts) -> Interface {
+    let kept = db.hints().get::<Kept<Record>>();
+    let reused = kept
         .recall(path)
         .into_iter()
         .find_map(|record| record.answer(&facts.layout));
     if reused.is_some() {
-        super::kept::count(|counts| counts.interfaces_reused += 1);
+        super::kept::count(db, |counts| counts.interfaces_reused += 1);
     }
     let interface = reused.unwrap_or_else(|| Interface::new(build(&facts.model)));
     if !facts.layout.chunks.is_empty() {
-        KEPT.remember(
+        kept.remember(
             path,
             Record {
                 layout: facts.layout.clone(),
@@ -140,9 +142,6 @@ pub(crate) fn of(path: &str, facts: &Facts) -> Interface {
     }
     interface
 }
-
-/// The interfaces last made for each path.
-static KEPT: Kept<Record> = Kept::new();
 
 /// The interface last made for a path, with what it was made of.
 struct Record {

@@ -1,13 +1,15 @@
-//! Values kept beside salsa's memos, per file path, as the parse hints are: the latest
-//! few made for each path, which the next computation for that path may reuse after
-//! checking that they fit it. A kept value never changes an answer; losing one (to the
-//! bound, or to another database resolving the same path in turn) costs only its reuse.
+//! Values a database keeps beside salsa's memos, per file path, as the parse hints are:
+//! the latest few made for each path, which the next computation for that path may reuse
+//! after checking that they fit it. Each kind is a hint of the database's own store
+//! (`Db::hints`), so no other database sees it. A kept value never changes an answer;
+//! losing one (to the bound) costs only its reuse.
 //!
-//! Owns: the bound and the lock, and counting what the kept values answered on this thread
+//! Owns: the bound and the lock, and counting what the kept values answered in a database
 //! ([`ReuseCounts`]). Does not own: what is kept or when it fits (the replay of a
 //! resolution, `resolve::replay`; the reuse of an interface, `interface`).
 
-use std::sync::{Arc, Mutex};
+use keel_engine::Db;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// How many values are kept in all, and per path; the oldest is dropped first.
 const KEPT: usize = 256;
@@ -18,13 +20,15 @@ pub(crate) struct Kept<T> {
     values: Mutex<Vec<(String, Arc<T>)>>,
 }
 
-impl<T> Kept<T> {
-    pub(crate) const fn new() -> Self {
+impl<T> Default for Kept<T> {
+    fn default() -> Self {
         Self {
             values: Mutex::new(Vec::new()),
         }
     }
+}
 
+impl<T> Kept<T> {
     /// Keeps `value` as the latest made for `path`.
     pub(crate) fn remember(&self, path: &str, value: T) {
         let mut values = self.lock();
@@ -59,8 +63,8 @@ impl<T> Kept<T> {
     }
 }
 
-/// What kept values answered on one thread since it started: the groups of Python call
-/// sites a resolution evaluated and those a replay answered, and the interfaces taken
+/// What kept values answered in one database since it was made: the groups of Python
+/// call sites a resolution evaluated and those a replay answered, and the interfaces taken
 /// from the last one made for their path. What tests and benches read to see the reuse.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReuseCounts {
@@ -80,26 +84,19 @@ impl ReuseCounts {
     }
 }
 
-thread_local! {
-    static COUNTS: std::cell::Cell<ReuseCounts> = const {
-        std::cell::Cell::new(ReuseCounts {
-            groups_evaluated: 0,
-            groups_replayed: 0,
-            interfaces_reused: 0,
-        })
-    };
+/// A database's [`ReuseCounts`], as a hint of its store.
+#[derive(Default)]
+struct Counted(Mutex<ReuseCounts>);
+
+/// What kept values answered in `db` (and its clones) so far.
+pub fn reuse_counts(db: &dyn Db) -> ReuseCounts {
+    let counted = db.hints().get::<Counted>();
+    // Every update leaves the counts whole.
+    *counted.0.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// This thread's [`ReuseCounts`].
-pub fn reuse_counts() -> ReuseCounts {
-    COUNTS.with(std::cell::Cell::get)
-}
-
-/// Counts on this thread.
-pub(crate) fn count(update: impl FnOnce(&mut ReuseCounts)) {
-    COUNTS.with(|cell| {
-        let mut counts = cell.get();
-        update(&mut counts);
-        cell.set(counts);
-    });
+/// Counts in `db`.
+pub(crate) fn count(db: &dyn Db, update: impl FnOnce(&mut ReuseCounts)) {
+    let counted = db.hints().get::<Counted>();
+    update(&mut counted.0.lock().unwrap_or_else(PoisonError::into_inner));
 }

@@ -41,7 +41,9 @@ use super::facts::{
     Site, SiteKind, StoreTarget,
 };
 use super::interface::Interface;
+use super::kept::ReuseCounts;
 use crate::callgraph::{Call, NodeId, UnresolvedSite};
+use keel_engine::Db;
 use replay::{Attempt, Group, GroupRun, Record, Replay, Slot};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
@@ -59,13 +61,20 @@ pub(crate) struct Resolved {
 /// resolution of the same path, when kept and when the file differs from it inside one
 /// fragment only, answers every group of sites the edit cannot change ([`replay`]); the
 /// answer is the same either way.
-pub(crate) fn resolve(path: &str, facts: &Facts, files: &super::Program) -> Resolved {
-    let replay = replay::recall(path)
+pub(crate) fn resolve(db: &dyn Db, path: &str, facts: &Facts, files: &super::Program) -> Resolved {
+    let kept = replay::kept(db);
+    let replay = kept
+        .recall(path)
         .into_iter()
         .find_map(|record| Replay::new(record, files, facts));
     let mut eval = Eval::new(path, facts, files);
-    let (resolved, rounds) = eval.run(replay);
-    replay::remember(path, Record::new(files, facts, rounds));
+    let mut counts = ReuseCounts::default();
+    let (resolved, rounds) = eval.run(replay, &mut counts);
+    kept.remember(path, Record::new(files, facts, rounds));
+    super::kept::count(db, |total| {
+        total.groups_evaluated += counts.groups_evaluated;
+        total.groups_replayed += counts.groups_replayed;
+    });
     resolved
 }
 
@@ -152,19 +161,25 @@ fn external(value: Value) -> bool {
     matches!(value, Value::External | Value::Builtin(_))
 }
 
-type Values = Rc<[Value]>;
+/// A set of values, shared. The empty set holds no allocation: most evaluations find
+/// nothing, and each would allocate it.
+#[derive(Debug, Clone, Default)]
+struct Values(Option<Rc<[Value]>>);
 
-thread_local! {
-    /// The empty set, shared: most evaluations find nothing, and each would allocate it.
-    static NONE: Values = Rc::from([]);
+impl std::ops::Deref for Values {
+    type Target = [Value];
+
+    fn deref(&self) -> &[Value] {
+        self.0.as_deref().unwrap_or(&[])
+    }
 }
 
 fn none() -> Values {
-    NONE.with(Rc::clone)
+    Values(None)
 }
 
 fn one(value: Value) -> Values {
-    Rc::from([value])
+    Values(Some(Rc::from([value])))
 }
 
 /// A set of values under construction.
@@ -188,7 +203,7 @@ impl Set {
             return none();
         }
         self.0.sort_unstable();
-        Rc::from(self.0)
+        Values(Some(Rc::from(self.0)))
     }
 }
 
@@ -349,7 +364,11 @@ impl<'a> Eval<'a> {
     /// The rounds of the file's resolution, group by group, each group evaluated with
     /// caches of its own (or answered by `replay`), until a round adds no flow; the
     /// answer is the last round's outcomes.
-    fn run(&mut self, mut replay: Option<Replay>) -> (Resolved, Vec<Vec<Arc<GroupRun>>>) {
+    fn run(
+        &mut self,
+        mut replay: Option<Replay>,
+        counts: &mut ReuseCounts,
+    ) -> (Resolved, Vec<Vec<Arc<GroupRun>>>) {
         let groups = replay::groups(self.facts);
         let mut rounds: Vec<Vec<Arc<GroupRun>>> = Vec::new();
         for round in 0..MAX_ROUNDS {
@@ -359,10 +378,10 @@ impl<'a> Eval<'a> {
                 let reused = replay
                     .as_ref()
                     .and_then(|replay| replay.reusable(round, group, index));
-                super::kept::count(|counts| match reused.is_some() {
+                match reused.is_some() {
                     true => counts.groups_replayed += 1,
                     false => counts.groups_evaluated += 1,
-                });
+                }
                 let run = match reused {
                     Some(run) => {
                         for attempt in &run.attempts {
@@ -950,7 +969,7 @@ impl<'a> Eval<'a> {
                         _ => None,
                     })
                     .collect();
-                Rc::from(supers)
+                Values(Some(Rc::from(supers)))
             }
             Expr::Typed(class) => {
                 if type_variable(model, *class) {

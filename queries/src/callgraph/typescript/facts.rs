@@ -202,7 +202,7 @@ pub(crate) fn ts_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
         };
     };
     let _units = crate::images::image_units(db, image);
-    let cached = crate::extract::cached_tree(language, path, &bytes);
+    let cached = crate::extract::cached_tree(db.hints(), language, path, &bytes);
     facts_with(language, &bytes, cached)
 }
 

@@ -2,8 +2,9 @@
 //! `index` files TypeScript tries, and `tsconfig.json` `baseUrl`/`paths` when the nearest
 //! one sets them.
 //!
-//! Owns: what a specifier names ([`Target`]), per file of a tree ([`module_specs`]), and
-//! reading `tsconfig.json` (JSON with comments and trailing commas: [`ts_config`]).
+//! Owns: a module's interface as a tree holds it ([`module_exports`]), what a specifier
+//! names ([`Target`]), per file of a tree ([`module_specs`]), and reading `tsconfig.json`
+//! (JSON with comments and trailing commas: [`ts_config`]).
 //! Does not own: what a module exports (`facts`) or what a name in it resolves to
 //! (`resolve`).
 //!
@@ -13,6 +14,7 @@
 //! too (an asset or another language). A relative specifier that names no file of the
 //! tree is [`Target::Missing`]: the calls through it are unresolved.
 
+use super::facts::{ExportTable, ts_exports};
 use crate::callgraph::TreeFiles as _;
 use crate::callgraph::{Sources, tree_paths};
 use crate::extract::Language;
@@ -30,11 +32,26 @@ pub(crate) enum Target {
     Missing,
 }
 
+/// A module's interface as the tree holds it: [`ts_exports`] of the file at `path`. A
+/// query per (tree, path), so that when the tree is set to new files, a file whose new
+/// image has an equal interface backdates here and no other file's answers re-run. A file
+/// past the tree's bound exports nothing (it is not parsed).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option<ExportTable> {
+    tree.image(db, &path).map(|image| {
+        if tree.past_bound(db, image) {
+            ExportTable::default()
+        } else {
+            ts_exports(db, image).clone()
+        }
+    })
+}
+
 /// Every specifier the module at `path` names, with its target, sorted by specifier.
 /// Memoized per (tree, path): the modules a resolution walks through share it.
 #[salsa::tracked(returns(ref))]
 pub(crate) fn module_specs(db: &dyn Db, tree: Sources, path: String) -> Vec<(String, Target)> {
-    let Some(table) = super::resolve::module_exports(db, tree, path.clone()) else {
+    let Some(table) = module_exports(db, tree, path.clone()) else {
         return Vec::new();
     };
     let config = nearest_config(db, tree, &path);

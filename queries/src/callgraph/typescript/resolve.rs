@@ -19,7 +19,7 @@ use super::facts::{
     ClassFacts, ExportTable, Imported, SPREAD, Site, Value, is_function_method, is_object_method,
     ts_exports, ts_facts,
 };
-use super::modules::{Target, target};
+use super::modules::{Target, module_exports, target};
 use crate::callgraph::TreeFiles as _;
 use crate::callgraph::{
     Call, CallNode, FileGraph, MODULE, NodeId, Sources, UnresolvedSite, innermost, unit_nodes,
@@ -72,21 +72,6 @@ pub(crate) enum Resolved {
 pub(crate) struct Answers<'db> {
     #[returns(ref)]
     pub(crate) entries: Vec<(Value, Resolved)>,
-}
-
-/// A module's interface as the tree holds it: [`ts_exports`] of the file at `path`. A
-/// query per (tree, path), so that when the tree is set to new files, a file whose new
-/// image has an equal interface backdates here and no other file's answers re-run. A file
-/// past the tree's bound exports nothing (it is not parsed).
-#[salsa::tracked(returns(ref))]
-pub(crate) fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option<ExportTable> {
-    tree.image(db, &path).map(|image| {
-        if tree.past_bound(db, image) {
-            ExportTable::default()
-        } else {
-            ts_exports(db, image).clone()
-        }
-    })
 }
 
 /// Step 1: the answers `tree` gives to the questions of the file at `path`, read through

@@ -18,6 +18,7 @@ use super::{
 };
 use crate::extract::fields::{ChildByField as _, python as fields};
 use crate::extract::kinds::KindName as _;
+use keel_engine::HintStore;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 use tree_sitter::{Node, Tree};
@@ -127,14 +128,19 @@ pub(crate) fn walk_in_tree(
 /// The chunk of a fragment's text parsed alone (a member in a class of its own; an
 /// indented module-level one, which sits in a block, in an `if` of its own): equal to
 /// [`walk_in_tree`]'s.
-pub(crate) fn walk_alone(text: &str, class: Option<(&str, bool)>, units: &[String]) -> Chunk {
+pub(crate) fn walk_alone(
+    store: &HintStore,
+    text: &str,
+    class: Option<(&str, bool)>,
+    units: &[String],
+) -> Chunk {
     let indented = text.starts_with([' ', '\t']);
     let (source, row_base) = match (class, indented) {
         (Some(_), _) => (format!("class _:\n{text}"), 1),
         (None, true) => (format!("if _:\n{text}"), 1),
         (None, false) => (text.to_owned(), 0),
     };
-    let tree = parse(&source);
+    let tree = parse(store, &source);
     let node = tree.as_ref().and_then(|tree| {
         let first = tree.root_node().named_child(0)?;
         match (class, indented) {
@@ -532,6 +538,7 @@ mod tests {
     use super::super::{Facts, read};
     use super::{Chunk, Fragment, Fragments, walk_alone, walk_in_tree};
     use crate::extract::{Language, extract_as};
+    use keel_engine::HintStore;
     use rustc_hash::FxHashSet as HashSet;
     use std::cell::Cell;
     use std::sync::Arc;
@@ -652,7 +659,7 @@ def tail():
                 .cloned()
                 .collect();
             let chunk = if self.alone {
-                walk_alone(fragment.text, fragment.class, &units)
+                walk_alone(&HintStore::default(), fragment.text, fragment.class, &units)
             } else {
                 walk_in_tree(
                     fragment.text,
@@ -680,7 +687,13 @@ def tail():
             left_out: HashSet::default(),
         };
         let content: Arc<[u8]> = source.as_bytes().into();
-        let facts = read("pkg/mod.py", &content, &standing, fragments);
+        let facts = read(
+            &HintStore::default(),
+            "pkg/mod.py",
+            &content,
+            &standing,
+            fragments,
+        );
         // A walk that spliced fragments says where; the facts proper must be equal.
         Facts {
             layout: Default::default(),
@@ -706,7 +719,14 @@ def tail():
     #[test]
     fn a_chunk_adds_to_the_skeleton_what_it_binds_and_stores_there_only() {
         let class = Some(("C", true));
-        let method = |body: &str| walk_alone(&format!("    def f(self):\n{body}"), class, &[]);
+        let method = |body: &str| {
+            walk_alone(
+                &HintStore::default(),
+                &format!("    def f(self):\n{body}"),
+                class,
+                &[],
+            )
+        };
         let base = method("        self.a = g()\n");
         // A body edit that binds and stores the same outside the method.
         let same = method("        x = 1\n        self.a = h(x)\n");

@@ -36,6 +36,7 @@ use super::super::facts::{ExprId, Facts, Layout, ScopeId};
 use super::super::kept::Kept;
 use super::{ItemStore, Mod, Value};
 use crate::callgraph::NodeId;
+use keel_engine::Db;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -169,17 +170,9 @@ impl Record {
     }
 }
 
-/// The resolutions last made for each path.
-static KEPT: Kept<Record> = Kept::new();
-
-/// Keeps `record` as one of its path's latest resolutions.
-pub(super) fn remember(path: &str, record: Record) {
-    KEPT.remember(path, record);
-}
-
-/// The latest resolutions of `path` kept, the most recent first.
-pub(super) fn recall(path: &str) -> Vec<Arc<Record>> {
-    KEPT.recall(path)
+/// The resolutions `db` last made for each path, a hint of its store.
+pub(super) fn kept(db: &dyn Db) -> Arc<Kept<Record>> {
+    db.hints().get::<Kept<Record>>()
 }
 
 /// The kinds of id a record holds.
