@@ -13,6 +13,9 @@ pub enum ExitStatus {
     Blocked = 1,
     /// Bad usage or input keel could not read.
     Usage = 2,
+    /// keel's own failure (an invariant broke; a panic exits the same way). Never bad
+    /// input: report it.
+    Internal = 101,
 }
 
 impl From<ExitStatus> for ExitCode {

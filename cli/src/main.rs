@@ -2,7 +2,8 @@
 //!
 //! Owns: parsing argv (clap), dispatching to one file per command, printing, and the exit
 //! contract — 0 nothing blocks, 1 a blocking finding or unverified anchors, 2 bad usage or
-//! unreadable input (one line naming file, line and repair; nothing written).
+//! unreadable input (one line naming file, line and repair; nothing written), 101 keel's
+//! own failure.
 //! Does not own: any answer (`keel-queries`) or reading the world (`keel-engine`).
 
 mod commands;
@@ -36,17 +37,35 @@ fn main() -> ExitCode {
                 // Printing help or the version cannot fail in a way keel could report
                 // better than by its exit status.
                 let _ = err.print();
+            } else if json_errors_asked() {
+                let message = usage::usage_message(&err);
+                let first = message.lines().next().unwrap_or_default();
+                let what = first.strip_prefix("error: ").unwrap_or(first);
+                eprintln!("{}", commands::CommandError::plain(what).json_line());
             } else {
                 eprint!("{}", usage::usage_message(&err));
             }
             return status.into();
         }
     };
+    let error_format = cli.error_format;
     match commands::run(cli) {
         Ok(status) => status.into(),
         Err(err) => {
-            eprintln!("error: {err}");
-            ExitStatus::Usage.into()
+            match error_format {
+                commands::ErrorFormat::Text => eprintln!("error: {err}"),
+                commands::ErrorFormat::Json => eprintln!("{}", err.json_line()),
+            }
+            err.kind().exit_status().into()
         }
     }
+}
+
+/// Whether argv asks for JSON errors, read without clap (which just refused argv).
+fn json_errors_asked() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|arg| arg == "--error-format=json")
+        || args
+            .windows(2)
+            .any(|pair| pair[0] == "--error-format" && pair[1] == "json")
 }

@@ -1,17 +1,19 @@
 //! The page of `keel replay --html`: drift over the replayed tips, in date order, on one
 //! self-contained page.
 //!
-//! Owns: the page — debt per tip as a line with the blocked verdict as a band under it,
-//! the count of each finding code per tip as one line per code with a legend, both on a
-//! date axis, and a table of the tips — marking every tip keel refused (its `error`) and
-//! escaping every text it inserts. Pure: the judged tips in, `String` out, the same bytes
+//! Owns: what the page is made from, one [`ReplayedTip`] per judged tip
+//! (`commands::replay` makes them, and its `keel.replay.v1` lines from them too), and the
+//! page — debt per tip as a line with the blocked verdict as a band under it, the count of
+//! each finding code per tip as one line per code with a legend, both on a date axis, and
+//! a table of the tips — marking every tip keel refused (its `error`) and escaping every
+//! text it inserts. Pure: the judged tips in, `String` out, the same bytes
 //! for the same tips; the page loads nothing and names no URL.
 //! Does not own: judging the tips or what a tip adds up to (`commands::replay`), writing
 //! the file (`commands::page_file`), or the shared styles, escaping and time axis (`html`).
 
-use crate::commands::ReplayedTip;
 use crate::html::{Axis, escape, head, or_dash, short, tick_marks};
 use crate::render::counted;
+use keel_queries::replay::TipTally;
 use std::collections::BTreeSet;
 
 /// The charts' geometry, in SVG user units.
@@ -34,6 +36,21 @@ const MIN_SPAN: i64 = 60;
 const MAX_COUNT_STEPS: usize = 5;
 /// How many colours the lines of finding codes take before they repeat dashed.
 const SERIES_COLOURS: usize = 10;
+
+/// One judged tip: what its line of `keel.replay.v1` and its part of the `--html` page
+/// are both made from.
+pub(crate) struct ReplayedTip {
+    /// The full commit id.
+    pub(crate) tip: String,
+    /// The committer time, seconds since the epoch.
+    pub(crate) time: i64,
+    /// `time` in RFC 3339 (UTC).
+    pub(crate) date: String,
+    /// Empty and blocked when the tip has an `error`.
+    pub(crate) tally: TipTally,
+    /// Why keel refused the tip's specs or `keel.toml`.
+    pub(crate) error: Option<String>,
+}
 
 /// The whole page of the tips of a replay of `repo` (a folder name).
 pub(crate) fn page(repo: &str, tips: &[ReplayedTip]) -> String {
@@ -422,7 +439,6 @@ tr:target td{background:#fff6d6}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keel_queries::replay::TipTally;
     use std::collections::BTreeMap;
 
     /// 2026-01-15 10:30 (UTC).

@@ -58,8 +58,25 @@ pub enum EngineError {
         "{path}: a bare repository has no working tree to judge or watch; repair: run without --worktree"
     )]
     NoWorkTree { path: PathBuf },
+    /// Input a strict reader refused (sessions, decisions, readings, log folders).
     #[error("{0}")]
-    Sessions(#[from] crate::sessions::SessionsError),
+    Refused(#[from] crate::refusal::Refusal),
+}
+
+impl EngineError {
+    /// A stable code for the kind of failure (`--error-format json`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NoSuchPath { .. } => "no-such-path",
+            Self::NotAFolder { .. } => "not-a-folder",
+            Self::NotARepository { .. } => "not-a-repository",
+            Self::Unreadable { .. } => "unreadable-repository",
+            Self::NoSuchCommit { .. } => "no-such-commit",
+            Self::UnbornHead { .. } => "unborn-head",
+            Self::NoWorkTree { .. } => "no-work-tree",
+            Self::Refused(refusal) => refusal.code.as_str(),
+        }
+    }
 }
 
 /// The folder holding `path`, `.` for a bare file name.

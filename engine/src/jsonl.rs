@@ -3,37 +3,28 @@
 //! object and its required string fields, every refusal naming file:line, the field, what
 //! was expected and the repair. The agent-log reader (`agents::files`), which reads
 //! incrementally, shares the byte order mark rule ([`without_bom`]).
-//! Does not own: any file's schema (each reader's own module) or its error type (each
-//! reader converts a [`Refusal`] into its own).
+//! Does not own: any file's schema (each reader's own module) or the refusal type
+//! ([`crate::refusal`]).
 
-use crate::message::one_line;
+use crate::refusal::{Refusal, RefusalCode};
 use serde_json::{Map, Value};
 
-/// One refused input: where, which field, what was expected, the repair.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal {
-    /// `file:line`.
-    pub(crate) location: String,
-    pub(crate) field: String,
-    pub(crate) message: String,
-    pub(crate) repair: String,
-}
-
-/// A refusal at `file:line`, as the caller's error type (the helpers below return a
-/// [`Refusal`], which `?` converts).
+/// A refusal of kind `code` at `file:line`, as the caller's error type.
 pub(crate) fn refuse<E: From<Refusal>>(
+    code: RefusalCode,
     file: &str,
     line: usize,
     field: &str,
     message: impl Into<String>,
     repair: &str,
 ) -> E {
-    E::from(Refusal {
-        location: format!("{file}:{line}"),
-        field: one_line(field).into_owned(),
-        message: one_line(&message.into()).into_owned(),
-        repair: repair.to_owned(),
-    })
+    E::from(Refusal::new(
+        code,
+        format!("{file}:{line}"),
+        Some(field),
+        message,
+        repair,
+    ))
 }
 
 /// A JSONL file's bytes from its start without a UTF-8 byte order mark (editors on
@@ -52,7 +43,8 @@ pub(crate) fn text_lines<'a>(
     let text = std::str::from_utf8(bytes).map_err(|err| {
         let offset = err.valid_up_to();
         let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
-        refuse(
+        refuse::<Refusal>(
+            RefusalCode::Jsonl,
             file,
             line,
             "line",
@@ -78,14 +70,16 @@ pub(crate) fn object(
     let for_example = example.map_or_else(String::new, |example| format!(", e.g. {example}"));
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(refuse(
+        Ok(_) => Err(refuse::<Refusal>(
+            RefusalCode::Jsonl,
             file,
             line,
             "line",
             "expected a JSON object",
             &format!("write one JSON object per line{for_example}"),
         )),
-        Err(err) => Err(refuse(
+        Err(err) => Err(refuse::<Refusal>(
+            RefusalCode::Jsonl,
             file,
             line,
             "line",
@@ -104,21 +98,24 @@ pub(crate) fn required_string(
 ) -> Result<String, Refusal> {
     match map.get(field) {
         Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.clone()),
-        Some(Value::String(_)) => Err(refuse(
+        Some(Value::String(_)) => Err(refuse::<Refusal>(
+            RefusalCode::Jsonl,
             file,
             line,
             field,
             "is empty",
             &format!("give `{field}` a non-empty string"),
         )),
-        Some(_) => Err(refuse(
+        Some(_) => Err(refuse::<Refusal>(
+            RefusalCode::Jsonl,
             file,
             line,
             field,
             "expected a string",
             &format!("write `{field}` as a JSON string"),
         )),
-        None => Err(refuse(
+        None => Err(refuse::<Refusal>(
+            RefusalCode::Jsonl,
             file,
             line,
             field,
@@ -163,7 +160,10 @@ mod tests {
         let map = object("f", 1, r#"{"id": "", "n": 1}"#, None).expect("an object");
         let empty = required_string("f", 1, &map, "id").expect_err("empty");
         assert_eq!(
-            (empty.field.as_str(), empty.message.as_str()),
+            (
+                empty.field.as_deref().unwrap_or_default(),
+                empty.message.as_str()
+            ),
             ("id", "is empty")
         );
         let number = required_string("f", 1, &map, "n").expect_err("a number");

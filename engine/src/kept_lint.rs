@@ -120,19 +120,23 @@ impl KeelDatabase {
         Ok(removed)
     }
 
-    /// Makes `tip` (`None`: HEAD) the tip of this database opened for objects only
-    /// ([`KeelDatabase::open_objects`]), knowing only the commits since `kept`: when the
-    /// tip is `kept` or descends from it through at most `most` commits of one parent
-    /// each, those commits (newest first); otherwise `None`, and no input is made. `kept`
-    /// stands in as a commit whose parents are not read (marked shallow), so nothing may
-    /// judge history past it here: the database serves what those commits did to `kept`'s
-    /// tree.
-    pub fn tip_since(
-        &mut self,
+    /// The kept-answer database: this database, opened for objects only
+    /// ([`KeelDatabase::open_objects`]), made into one that knows only the commits since
+    /// `kept`, with `tip` (`None`: HEAD) as its tip — when the tip is `kept` or descends
+    /// from it through at most `most` commits of one parent each. Gives those commits
+    /// (newest first) with it; otherwise `None`, and the database is dropped unchanged.
+    ///
+    /// `kept` stands in as a commit whose parents are not read (marked shallow): the
+    /// stand-in commit. Nothing may judge history past it in this database; it serves what
+    /// the commits since did to `kept`'s tree, which is what extending a kept lint answer
+    /// reads. Taking the database by value means no half-open handle outlives the
+    /// constructor.
+    pub fn open_since(
+        mut self,
         tip: Option<Oid>,
         kept: Oid,
         most: usize,
-    ) -> Result<Option<Vec<Commit>>, EngineError> {
+    ) -> Result<Option<(Self, Vec<Commit>)>, EngineError> {
         if !self.commits.is_empty() {
             return Err(self.unreadable(&"the database already knows commits"));
         }
@@ -155,7 +159,7 @@ impl KeelDatabase {
             .map(|oid| self.commits.get(oid).copied())
             .collect::<Option<Vec<Commit>>>()
             .ok_or_else(|| self.unreadable(&"a commit since the kept answer was not indexed"))?;
-        Ok(Some(commits))
+        Ok(Some((self, commits)))
     }
 
     /// The commits from `from` back to `to` (`to` excluded, newest first) when each has
@@ -209,11 +213,11 @@ mod tests {
     use super::*;
     use keel_fixtures::FixtureRepo;
 
-    /// `tip_since` on a fresh objects-only database of `repo`, as commit ids.
+    /// `open_since` on a fresh objects-only database of `repo`, as commit ids.
     fn since(repo: &FixtureRepo, kept: &str, most: usize) -> Option<Vec<String>> {
-        let mut db = KeelDatabase::open_objects(repo.path()).expect("open");
+        let db = KeelDatabase::open_objects(repo.path()).expect("open");
         let kept = Oid::from_hex(kept).expect("an id");
-        let commits = db.tip_since(None, kept, most).expect("HEAD reads")?;
+        let (db, commits) = db.open_since(None, kept, most).expect("HEAD reads")?;
         Some(commits.iter().map(|c| c.id(&db).to_string()).collect())
     }
 

@@ -11,8 +11,9 @@
 //! (`keel-queries`' `fresh`).
 
 use crate::database::{EngineError, KeelDatabase};
-use crate::jsonl::{Refusal, object, refuse, required_string, text_lines};
+use crate::jsonl::{object, refuse, required_string, text_lines};
 use crate::oid::Oid;
+use crate::refusal::{Refusal, RefusalCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
@@ -39,27 +40,8 @@ pub struct Readings {
     pub readings: Vec<Reading>,
 }
 
-/// Input keel refuses: one line naming where, which field, what was expected, the repair.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{location}: {field}: {message}; repair: {repair}")]
-pub struct ReadingsError {
-    /// `file:line`, or the file alone when it cannot be read.
-    pub location: String,
-    pub field: String,
-    pub message: String,
-    pub repair: String,
-}
-
-impl From<Refusal> for ReadingsError {
-    fn from(refusal: Refusal) -> Self {
-        Self {
-            location: refusal.location,
-            field: refusal.field,
-            message: refusal.message,
-            repair: refusal.repair,
-        }
-    }
-}
+/// Input keel refuses (see [`Refusal`]).
+pub type ReadingsError = Refusal;
 
 /// A reading before its commit is resolved in a repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +68,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
         let id = required_string(file, line, &map, "id")?;
         if let Some(first) = seen.get(&id) {
             return Err(refuse(
+                RefusalCode::Readings,
                 file,
                 line,
                 "id",
@@ -97,6 +80,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
         let hex = (4..=40).contains(&commit.len()) && commit.bytes().all(|b| b.is_ascii_hexdigit());
         if !hex {
             return Err(refuse(
+                RefusalCode::Readings,
                 file,
                 line,
                 "commit",
@@ -107,6 +91,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
         let code = match map.get("code") {
             Some(Value::Array(items)) if items.is_empty() => {
                 return Err(refuse(
+                    RefusalCode::Readings,
                     file,
                     line,
                     "code",
@@ -120,6 +105,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
                 .map(|(index, item)| match item {
                     Value::String(entry) => Ok(entry.clone()),
                     _ => Err(refuse(
+                        RefusalCode::Readings,
                         file,
                         line,
                         &format!("code[{index}]"),
@@ -130,6 +116,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
                 .collect::<Result<Vec<String>, ReadingsError>>()?,
             Some(_) => {
                 return Err(refuse(
+                    RefusalCode::Readings,
                     file,
                     line,
                     "code",
@@ -139,6 +126,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
             }
             None => {
                 return Err(refuse(
+                    RefusalCode::Readings,
                     file,
                     line,
                     "code",
@@ -164,8 +152,9 @@ impl KeelDatabase {
     pub fn load_readings(&self, path: &Path) -> Result<Readings, ReadingsError> {
         let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|err| ReadingsError {
+            code: RefusalCode::Readings,
             location: file.clone(),
-            field: "file".to_owned(),
+            field: Some("file".to_owned()),
             message: format!("cannot read it: {err}"),
             repair: "pass an existing, readable readings file (JSON lines)".to_owned(),
         })?;
@@ -179,6 +168,7 @@ impl KeelDatabase {
             let unknown = |reason: Option<String>| {
                 let why = reason.map_or_else(String::new, |reason| format!(" ({reason})"));
                 refuse(
+                    RefusalCode::Readings,
                     file,
                     raw.line,
                     "commit",

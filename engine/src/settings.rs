@@ -5,7 +5,9 @@
 //! Does not own: reading the file (`keel lint` reads it from the judged commit's tree in
 //! `keel-queries`; `keel sessions` from the work tree in [`crate::sessions`]).
 
-use crate::sessions::Decimal;
+use crate::decimal::Decimal;
+use crate::message::line_of_offset;
+use crate::refusal::{Refusal, RefusalCode};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -158,6 +160,18 @@ pub struct SettingsError {
     pub repair: String,
 }
 
+impl From<SettingsError> for Refusal {
+    fn from(err: SettingsError) -> Self {
+        Refusal::new(
+            RefusalCode::Settings,
+            format!("{SETTINGS_FILE}:{}", err.line),
+            None,
+            err.message,
+            err.repair,
+        )
+    }
+}
+
 impl Settings {
     /// Parses the bytes of `keel.toml` (a blob of the judged tree): UTF-8 first, then
     /// [`Self::parse`].
@@ -182,7 +196,9 @@ impl Settings {
             SettingsError {
                 line,
                 message: crate::message::one_line(err.message().trim()).into_owned(),
-                repair: "fix that line; the keys and their values are documented in README.md under \"Settings\"".to_owned(),
+                repair:
+                    "fix that line; the keys and their values are documented in docs/settings.md"
+                        .to_owned(),
             }
         })?;
         settings.check_prices(text)?;
@@ -260,15 +276,6 @@ pub fn regex_reason(err: &regex::Error) -> String {
         .last()
         .unwrap_or_default()
         .to_owned()
-}
-
-/// 1-based line holding byte `offset` of `bytes`.
-pub fn line_of_offset(bytes: &[u8], offset: usize) -> usize {
-    bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use crate::diff::Hunk;
 pub use crate::extract::LineRange;
-use crate::extract::{ExtractError, Partial, Unit, UnitKind};
+use crate::extract::{ExtractError, Partial, Unit, UnitKind, python_identifier};
 use std::fmt;
 
 /// A dotted qualified unit name: `login`, `Session.refresh`, `Widget.#secret`.
@@ -49,19 +49,6 @@ impl Selector {
 impl fmt::Display for Selector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// A Python identifier (or dotted name) as Python reads it: NFKC-normalized (PEP 3131),
-/// so `ﬁnd`, fullwidth `ｆｉｎｄ` and `find` are one name. The one place for the rule: the
-/// Python extractor names its units with it and [`Selector::parse_on`] a Python file's
-/// selectors.
-pub(crate) fn python_identifier(text: &str) -> std::borrow::Cow<'_, str> {
-    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
-    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
-        std::borrow::Cow::Borrowed(text)
-    } else {
-        std::borrow::Cow::Owned(text.nfkc().collect())
     }
 }
 

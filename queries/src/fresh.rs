@@ -45,6 +45,7 @@ use crate::tree::{RepoPath, tip_entry};
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::objects::{EntryKind, ObjectError};
 use keel_engine::readings::{Reading, Readings};
+use keel_engine::refusal::{Refusal, RefusalCode};
 use keel_engine::{Db, Oid};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
@@ -130,13 +131,9 @@ impl FreshReport {
 /// Why `fresh` cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FreshError {
-    /// A `code` entry keel refuses: `file:line`, the entry, what is wrong, the repair.
-    Entry {
-        location: String,
-        field: String,
-        message: String,
-        repair: String,
-    },
+    /// A `code` entry keel refuses ([`RefusalCode::CodeEntry`] at `file:line`, the entry
+    /// as its field).
+    Entry(Refusal),
     /// A git object could not be read.
     Object(ObjectError),
 }
@@ -144,12 +141,7 @@ pub enum FreshError {
 impl fmt::Display for FreshError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Entry {
-                location,
-                field,
-                message,
-                repair,
-            } => write!(f, "{location}: {field}: {message}; repair: {repair}"),
+            Self::Entry(refusal) => write!(f, "{refusal}"),
             Self::Object(err) => write!(f, "{err}"),
         }
     }
@@ -271,11 +263,14 @@ fn measured(
                       index,
                       message,
                       repair,
-                  }: EntryRefusal| FreshError::Entry {
-        location: format!("{file}:{}", reading.line),
-        field: format!("code[{index}]"),
-        message,
-        repair,
+                  }: EntryRefusal| {
+        FreshError::Entry(Refusal::new(
+            RefusalCode::CodeEntry,
+            format!("{file}:{}", reading.line),
+            Some(&format!("code[{index}]")),
+            message,
+            repair,
+        ))
     };
     let targets = parse_code_entries(&reading.code).map_err(refuse)?;
     let mut entries = Vec::with_capacity(targets.len());

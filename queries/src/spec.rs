@@ -17,7 +17,8 @@
 //! names as Python reads identifiers).
 
 use crate::anchors::Selector;
-use keel_engine::message::one_line;
+use keel_engine::message::{edit_distance, line_of_offset, one_line};
+use keel_engine::refusal::{Refusal, RefusalCode};
 use serde_norway::{Mapping, Value};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -138,6 +139,23 @@ impl fmt::Display for SpecError {
     }
 }
 
+impl From<&SpecError> for Refusal {
+    fn from(err: &SpecError) -> Self {
+        let file = one_line(&err.file);
+        let location = match err.line {
+            Some(line) => format!("{file}:{line}"),
+            None => file.into_owned(),
+        };
+        Refusal::new(
+            RefusalCode::Spec,
+            location,
+            None,
+            err.message.as_str(),
+            one_line(&err.repair),
+        )
+    }
+}
+
 /// The keys keel reads from the frontmatter.
 const KEYS: [&str; 2] = ["code", "related"];
 
@@ -175,7 +193,7 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
     };
     let text = std::str::from_utf8(content).map_err(|err| {
         fail((
-            line_of_offset(content, err.valid_up_to()),
+            u32::try_from(line_of_offset(content, err.valid_up_to())).unwrap_or(u32::MAX),
             "spec.md is not UTF-8".to_owned(),
             "save the file as UTF-8".to_owned(),
         ))
@@ -682,35 +700,6 @@ fn key_line(body: &[&str], key: &str) -> u32 {
     file_line(index)
 }
 
-/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
-/// two neighbours, each costing 1 (over chars).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * width];
-    for i in 0..=a.len() {
-        for j in 0..=b.len() {
-            let at = i * width + j;
-            d[at] = if i == 0 {
-                j
-            } else if j == 0 {
-                i
-            } else {
-                let cost = usize::from(a[i - 1] != b[j - 1]);
-                let mut best = (d[at - width] + 1)
-                    .min(d[at - 1] + 1)
-                    .min(d[at - width - 1] + cost);
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    best = best.min(d[at - 2 * width - 2] + 1);
-                }
-                best
-            };
-        }
-    }
-    d[a.len() * width + b.len()]
-}
-
 /// The frontmatter line (0-based) of each item of one list, in order. A block item
 /// (`- item`, optionally quoted) is looked for on the lines after the previous item's; a
 /// flow item (`[a, b]`) on the same line or later; the key's line is the fallback.
@@ -803,7 +792,8 @@ fn file_relative(message: &str) -> String {
     out
 }
 
-type Refusal = (String, &'static str);
+/// What is wrong with an entry, and its repair.
+type Rejection = (String, &'static str);
 
 /// An entry list keel refuses outside a spec: which entry (0-based), what is wrong, and
 /// the repair.
@@ -819,7 +809,7 @@ pub struct EntryRefusal {
 /// `code:` list: an empty entry or selector, a path outside the repository, selectors on
 /// a folder, a duplicate entry or selector, a file listed both bare and with selectors.
 pub fn parse_code_entries(items: &[String]) -> Result<Vec<Target>, EntryRefusal> {
-    let refuse = |index: usize, (message, repair): Refusal| EntryRefusal {
+    let refuse = |index: usize, (message, repair): Rejection| EntryRefusal {
         index,
         message: one_line(&message).into_owned(),
         repair: repair.to_owned(),
@@ -841,7 +831,7 @@ pub fn parse_code_entries(items: &[String]) -> Result<Vec<Target>, EntryRefusal>
 }
 
 /// Parses one entry's text into a target.
-fn parse_target(raw: &str) -> Result<Target, Refusal> {
+fn parse_target(raw: &str) -> Result<Target, Rejection> {
     let text = raw.trim();
     if text.is_empty() {
         return Err((
@@ -881,7 +871,7 @@ fn parse_target(raw: &str) -> Result<Target, Refusal> {
 
 /// The selectors of `text`'s list on the file `path`, each read in that file's language
 /// ([`Selector::parse_on`]).
-fn parse_selectors(text: &str, path: &str, list: &str) -> Result<Vec<Selector>, Refusal> {
+fn parse_selectors(text: &str, path: &str, list: &str) -> Result<Vec<Selector>, Rejection> {
     let mut selectors: Vec<Selector> = Vec::new();
     for part in list.split(',') {
         let part = part.trim();
@@ -938,7 +928,7 @@ pub fn compile_glob(glob: &str) -> Result<globset::GlobMatcher, String> {
 /// part before it (`src/../src/a.py` is `src/a.py`), a trailing `/` kept. Refused: a path
 /// that leaves the repository (a leading `/`, a drive, a backslash, a `..` above the
 /// root), one that names the root itself, an empty part (`a//b`), and spaces around it.
-fn normal_path(path: &str) -> Result<String, Refusal> {
+fn normal_path(path: &str) -> Result<String, Rejection> {
     let outside = || {
         Err((
             format!("`{path}` is outside the repository"),
@@ -1037,14 +1027,6 @@ fn check_entry_set(entries: &[Entry]) -> Result<(), (u32, String, &'static str)>
         }
     }
     Ok(())
-}
-
-fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
-    bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u32
-        + 1
 }
 
 #[cfg(test)]

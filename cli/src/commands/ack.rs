@@ -12,6 +12,7 @@ use crate::exit::ExitStatus;
 use crate::render::counted;
 use keel_engine::ack::checkpoint_message;
 use keel_engine::inputs::Tip;
+use keel_engine::message::edit_distance;
 use keel_queries::history::SPEC_OK;
 use keel_queries::lint::{Finding, Scope, Severity};
 use keel_queries::spec::NodeId;
@@ -179,35 +180,4 @@ fn known_node(nodes: &[String], id: &str) -> Result<(), CommandError> {
             closest[0]
         ),
     ))
-}
-
-/// Levenshtein distance between `a` and `b`, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn edit_distance_counts_insertions_deletions_and_substitutions() {
-        assert_eq!(edit_distance("auth/login", "auth/login"), 0);
-        assert_eq!(edit_distance("auth/logn", "auth/login"), 1);
-        assert_eq!(edit_distance("auth/lgoin", "auth/login"), 2);
-        assert_eq!(edit_distance("", "abc"), 3);
-    }
 }

@@ -60,7 +60,7 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
     let before = thread_parse_counts(db.hints());
     let report = fresh(&db, readings, worktree).map_err(|err| match err {
         FreshError::Object(err) => CommandError::objects(&err),
-        entry @ FreshError::Entry { .. } => CommandError::plain(entry.to_string()),
+        FreshError::Entry(refusal) => refusal.into(),
     })?;
     let parses = thread_parse_counts(db.hints()).since(before);
     let text = match args.format {

@@ -9,6 +9,7 @@ use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::{github, render, sarif};
 use keel_engine::memo::MemoDiscard;
+use keel_engine::refusal::RefusalCode;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase, Oid, WORKTREE};
 
 use keel_queries::anchors::LineRange;
@@ -161,7 +162,7 @@ impl KeptRun {
         tip: Option<&str>,
         scope: Scope,
     ) -> Result<Option<Self>, CommandError> {
-        let mut db = KeelDatabase::open_objects(repo)?;
+        let db = KeelDatabase::open_objects(repo)?;
         let kept = match db.read_kept_lint::<KeptLint>(BUILD)? {
             Some(Ok(kept)) => kept.into_state(),
             // Another build or history: the memo, written with it, says so once.
@@ -179,7 +180,7 @@ impl KeptRun {
             return Ok(None);
         };
         let target = tip.map(|rev| db.resolve_commit(rev)).transpose()?;
-        let Some(since) = db.tip_since(target, kept_tip, MOST_SINCE_KEPT)? else {
+        let Some((db, since)) = db.open_since(target, kept_tip, MOST_SINCE_KEPT)? else {
             return Ok(None);
         };
         let Some(tip) = keel_engine::inputs::Tip::get(&db).commit(&db) else {
@@ -242,15 +243,20 @@ fn lint_state_or_refuse(
     lint_state_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
+            let code = RefusalCode::Spec.as_str();
             match errors.len() {
-                0 | 1 => CommandError::plain(first),
-                n => CommandError::plain(format!(
-                    "{first} ({} more spec error(s) follow once this one is fixed)",
-                    n - 1
-                )),
+                0 | 1 => CommandError::input(code, first, None),
+                n => CommandError::input(
+                    code,
+                    format!(
+                        "{first} ({} more spec error(s) follow once this one is fixed)",
+                        n - 1
+                    ),
+                    None,
+                ),
             }
         }
-        LintError::Settings(err) => CommandError::plain(err.to_string()),
+        LintError::Settings(err) => err.into(),
         LintError::Object(err) => CommandError::objects(&err),
     })
 }

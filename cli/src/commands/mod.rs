@@ -23,15 +23,13 @@ use crate::render::{ColourChoice, set_colour};
 use clap::{Parser, Subcommand, ValueEnum};
 pub(crate) use error::CommandError;
 
-pub(crate) use replay::ReplayedTip;
-
 /// keel: spec drift, session impact and semantic impact for git repositories.
 #[derive(Debug, Parser)]
 #[command(
     name = "keel",
     version,
     about,
-    after_help = "Exit codes: 0 nothing blocks (warnings allowed); 1 a blocking finding or unverified anchors; 2 bad usage or input keel could not read (one line naming file, line and repair; nothing written)."
+    after_help = "Exit codes: 0 nothing blocks (warnings allowed); 1 a blocking finding or unverified anchors; 2 bad usage or input keel could not read (one line naming file, line and repair; nothing written); 101 keel's own failure (report it)."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -39,6 +37,20 @@ pub(crate) struct Cli {
     /// Colour text output: auto (a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColourChoice::Auto, hide_possible_values = true)]
     color: ColourChoice,
+    /// How a failure is told on stderr: text (one `error:` line naming file, line and
+    /// repair) or json (one `keel.error.v1` line: kind, code, message, repair), so scripts
+    /// compare codes, not text.
+    #[arg(long, global = true, value_enum, default_value_t = ErrorFormat::Text, hide_possible_values = true)]
+    pub(crate) error_format: ErrorFormat,
+}
+
+/// How a failure is told on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ErrorFormat {
+    /// One `error:` line.
+    Text,
+    /// One JSON line (`keel.error.v1`).
+    Json,
 }
 
 #[derive(Debug, Subcommand)]

@@ -13,6 +13,7 @@ mod ack;
 mod agent_logs;
 mod catalogue;
 mod colour;
+mod error_codes;
 mod exit_codes;
 mod fresh;
 #[cfg(unix)]

@@ -11,6 +11,7 @@
 
 use super::{AgentLog, AgentLogs, Connector, HarnessId, LogEnv, LogLine, connectors};
 use crate::KeelDatabase;
+use crate::refusal::{Refusal, RefusalCode};
 use salsa::Setter;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -50,15 +51,9 @@ impl fmt::Display for LogWarning {
     }
 }
 
-/// A log folder named by flag that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{flag} {}: {message}; repair: {repair}", path.display())]
-pub struct LogFolderError {
-    pub flag: &'static str,
-    pub path: PathBuf,
-    pub message: String,
-    pub repair: String,
-}
+/// A log folder named by flag that cannot be used: a [`Refusal`] of kind
+/// [`RefusalCode::LogFolder`] at `FLAG PATH`.
+pub type LogFolderError = Refusal;
 
 /// Where a scan looks: folders by flag per harness, else the environment's defaults.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -135,12 +130,13 @@ fn discover(sources: &LogSources) -> Result<(Vec<Found>, Vec<LogWarning>), LogFo
                 Ok(meta) if meta.is_dir() => {}
                 Ok(_) | Err(_) => match root.flag {
                     Some(flag) => {
-                        return Err(LogFolderError {
-                            flag,
-                            path: root.path,
-                            message: "no such folder".to_owned(),
-                            repair: "name an existing folder of logs, or drop the flag to use the default locations".to_owned(),
-                        });
+                        return Err(Refusal::new(
+                            RefusalCode::LogFolder,
+                            format!("{flag} {}", root.path.display()),
+                            None,
+                            "no such folder",
+                            "name an existing folder of logs, or drop the flag to use the default locations",
+                        ));
                     }
                     None => continue,
                 },

@@ -4,11 +4,12 @@
 //! scanned repositories), [`Session`] (one per session line), [`SessionRepo`] (one per
 //! repository, with its L-scan result) and [`ScannedCommit`] (one per commit id, HIGH
 //! durability: created once with its numstat, never set again), and the value types
-//! [`Instant`] (with the range of times keel reads, [`TIME_RANGE`], and [`TimeError`]) and
-//! [`Decimal`].
-//! Does not own: reading files or repositories ([`super::jsonl`], [`super::scan`]) or any
-//! rule applied to them (`keel-queries`).
+//! [`Instant`] (with the range of times keel reads, [`TIME_RANGE`], and [`TimeError`]).
+//! Does not own: the exact numbers they carry ([`Decimal`], `crate::decimal`), reading
+//! files or repositories ([`super::jsonl`], [`super::scan`]) or any rule applied to them
+//! (`keel-queries`).
 
+use crate::decimal::Decimal;
 use crate::oid::Oid;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -119,46 +120,6 @@ impl Instant {
 impl fmt::Debug for Instant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Instant({})", self.to_rfc3339())
-    }
-}
-
-/// A number exactly as the JSON line wrote it, kept as a plain decimal string
-/// (`"2"`, `"0.01"`, `"-1.5"`; no exponent), so sums and shares can be exact.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Decimal(String);
-
-impl Decimal {
-    /// Zero.
-    pub fn zero() -> Self {
-        Self("0".to_owned())
-    }
-
-    /// The shortest decimal that reads back as `value` (what the writer most likely wrote).
-    pub fn from_f64(value: f64) -> Self {
-        let text = format!("{value}");
-        if text == "-0" {
-            return Self::zero();
-        }
-        Self(text)
-    }
-
-    /// A plain decimal (`-?digits(.digits)?`), `None` for anything else.
-    pub fn parse(text: &str) -> Option<Self> {
-        let digits = text.strip_prefix('-').unwrap_or(text);
-        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
-        let plain = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-        (plain(whole) && plain(fraction)).then(|| Self(text.to_owned()))
-    }
-
-    /// The digits: an optional `-`, digits, optionally `.` and more digits.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Decimal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 

@@ -8,8 +8,10 @@
 //! Does not own: reading the files from disk or resolving paths (the caller passes bytes
 //! and a resolver), nor what a session or decision means (`keel-queries`).
 
-use super::inputs::{Decimal, DecisionData, Instant, SessionData, TIME_RANGE};
-use crate::jsonl::{Refusal, object, refuse, required_string, text_lines};
+use super::inputs::{DecisionData, Instant, SessionData, TIME_RANGE};
+use crate::decimal::Decimal;
+use crate::jsonl::{object, refuse, required_string, text_lines};
+use crate::refusal::{Refusal, RefusalCode};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -18,27 +20,8 @@ use std::path::PathBuf;
 /// The one point of `decisions.jsonl` keel reads.
 pub const COMMIT_LINK_POINT: &str = "commit_link";
 
-/// Input keel refuses: one line naming where, which field, what was expected, the repair.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{location}: {field}: {message}; repair: {repair}")]
-pub struct SessionsError {
-    /// `file:line`, a flag (`--repo`) or a settings key.
-    pub location: String,
-    pub field: String,
-    pub message: String,
-    pub repair: String,
-}
-
-impl From<Refusal> for SessionsError {
-    fn from(refusal: Refusal) -> Self {
-        Self {
-            location: refusal.location,
-            field: refusal.field,
-            message: refusal.message,
-            repair: refusal.repair,
-        }
-    }
-}
+/// Input keel refuses (see [`Refusal`]).
+pub type SessionsError = Refusal;
 
 /// Something keel read but had to assume about; printed, never silent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -77,6 +60,7 @@ fn required_instant(
     let text = required_string(file, line, map, field)?;
     Instant::parse_rfc3339(&text).map_err(|err| {
         refuse(
+            RefusalCode::Sessions,
             file,
             line,
             field,
@@ -100,6 +84,7 @@ fn nullable_string(
         Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(refuse(
+            RefusalCode::Sessions,
             file,
             line,
             field,
@@ -118,6 +103,7 @@ fn non_negative_number(
 ) -> Result<Decimal, SessionsError> {
     let number = value.as_f64().filter(|n| n.is_finite()).ok_or_else(|| {
         refuse::<SessionsError>(
+            RefusalCode::Sessions,
             file,
             line,
             field,
@@ -127,6 +113,7 @@ fn non_negative_number(
     })?;
     if number < 0.0 {
         return Err(refuse(
+            RefusalCode::Sessions,
             file,
             line,
             field,
@@ -141,6 +128,7 @@ fn non_negative_number(
 fn count(file: &str, line: usize, field: &str, value: &Value) -> Result<u64, SessionsError> {
     value.as_u64().ok_or_else(|| {
         refuse(
+            RefusalCode::Sessions,
             file,
             line,
             field,
@@ -164,6 +152,7 @@ pub fn parse_sessions(
         let session_id = required_string(file, line, &map, "session_id")?;
         if let Some(first) = seen.get(&session_id) {
             return Err(refuse(
+                RefusalCode::Sessions,
                 file,
                 line,
                 "session_id",
@@ -176,6 +165,7 @@ pub fn parse_sessions(
         let end = required_instant(file, line, &map, "end")?;
         if end < start {
             return Err(refuse(
+                RefusalCode::Sessions,
                 file,
                 line,
                 "end",
@@ -207,6 +197,7 @@ pub fn parse_sessions(
                 Some(total) => Some(non_negative_number(file, line, "cost.total", total)?),
                 None => {
                     return Err(refuse(
+                        RefusalCode::Sessions,
                         file,
                         line,
                         "cost.total",
@@ -217,6 +208,7 @@ pub fn parse_sessions(
             },
             Some(_) => {
                 return Err(refuse(
+                    RefusalCode::Sessions,
                     file,
                     line,
                     "cost",
@@ -245,6 +237,7 @@ pub fn parse_sessions(
                 .collect::<Result<_, _>>()?,
             Some(_) => {
                 return Err(refuse(
+                    RefusalCode::Sessions,
                     file,
                     line,
                     "tools",
@@ -323,6 +316,7 @@ pub fn parse_decisions(
         let subject = required_string(file, line, &map, "subject")?;
         if !is_subject(&subject) {
             return Err(refuse(
+                RefusalCode::Sessions,
                 file,
                 line,
                 "subject",
@@ -332,6 +326,7 @@ pub fn parse_decisions(
         }
         let Some(Value::Object(probabilities)) = map.get("probabilities") else {
             return Err(refuse(
+                RefusalCode::Sessions,
                 file,
                 line,
                 "probabilities",
@@ -348,6 +343,7 @@ pub fn parse_decisions(
             sum += value.as_f64().unwrap_or(0.0);
             if value.as_f64().is_some_and(|v| v > 1.0) {
                 return Err(refuse(
+                    RefusalCode::Sessions,
                     file,
                     line,
                     &field,

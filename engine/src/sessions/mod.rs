@@ -19,14 +19,16 @@ pub mod jsonl;
 mod numstat;
 pub mod scan;
 
+pub use crate::decimal::Decimal;
 pub use inputs::{
-    Decimal, DecisionData, Instant, Numstat, RepoStatus, ScannedCommit, Session, SessionData,
-    SessionParams, SessionRepo, SessionWorld, TIME_RANGE, TimeError,
+    DecisionData, Instant, Numstat, RepoStatus, ScannedCommit, Session, SessionData, SessionParams,
+    SessionRepo, SessionWorld, TIME_RANGE, TimeError,
 };
 pub use jsonl::{SessionsError, SessionsWarning};
 pub use scan::{ScanCounters, ScanRange, email_sha};
 
 use crate::KeelDatabase;
+use crate::refusal::RefusalCode;
 use crate::settings::{SETTINGS_FILE, Settings};
 use salsa::Setter;
 use scan::RepoCache;
@@ -159,8 +161,9 @@ fn missing_relative_repos(sessions_file: &Path, sessions: &[SessionData]) -> Vec
 
 fn read_file(path: &Path, flag: &str) -> Result<Vec<u8>, SessionsError> {
     std::fs::read(path).map_err(|err| SessionsError {
+        code: RefusalCode::Sessions,
         location: path.display().to_string(),
-        field: "file".to_owned(),
+        field: Some("file".to_owned()),
         message: format!("cannot read it: {err}"),
         repair: format!("pass an existing, readable file with {flag}"),
     })
@@ -200,23 +203,26 @@ fn resolve_explicit(repos: &ExplicitRepos) -> Result<Vec<PathBuf>, SessionsError
     let mut out: Vec<PathBuf> = Vec::new();
     for path in &repos.paths {
         let real = std::fs::canonicalize(path).map_err(|err| SessionsError {
+            code: RefusalCode::Sessions,
             location: repos.origin.clone(),
-            field: "repo".to_owned(),
+            field: Some("repo".to_owned()),
             message: format!("{}: cannot read it: {err}", path.display()),
             repair: "name an existing repository folder (its work tree root)".to_owned(),
         })?;
         if !real.is_dir() {
             return Err(SessionsError {
+                code: RefusalCode::Sessions,
                 location: repos.origin.clone(),
-                field: "repo".to_owned(),
+                field: Some("repo".to_owned()),
                 message: format!("{}: is a file, not a folder", path.display()),
                 repair: "name the repository's folder (its work tree root), not a file in it"
                     .to_owned(),
             });
         }
         std::fs::read_dir(&real).map_err(|err| SessionsError {
+            code: RefusalCode::Sessions,
             location: repos.origin.clone(),
-            field: "repo".to_owned(),
+            field: Some("repo".to_owned()),
             message: format!("{}: cannot list it: {err}", path.display()),
             repair: "name a readable repository folder (its work tree root)".to_owned(),
         })?;
@@ -245,16 +251,18 @@ pub fn settings_near(dir: &Path) -> Result<(Option<PathBuf>, Settings), Sessions
         }
         Err(err) => {
             return Err(SessionsError {
+                code: RefusalCode::Sessions,
                 location: SETTINGS_FILE.to_owned(),
-                field: "file".to_owned(),
+                field: Some("file".to_owned()),
                 message: format!("cannot read it: {err}"),
                 repair: "make the file readable".to_owned(),
             });
         }
     };
     let text = String::from_utf8(bytes).map_err(|err| SessionsError {
+        code: RefusalCode::Sessions,
         location: SETTINGS_FILE.to_owned(),
-        field: "file".to_owned(),
+        field: Some("file".to_owned()),
         message: format!(
             "not UTF-8 (invalid byte at offset {})",
             err.utf8_error().valid_up_to()
@@ -262,8 +270,9 @@ pub fn settings_near(dir: &Path) -> Result<(Option<PathBuf>, Settings), Sessions
         repair: "save the file as UTF-8".to_owned(),
     })?;
     let settings = Settings::parse(&text).map_err(|err| SessionsError {
+        code: RefusalCode::Sessions,
         location: format!("{SETTINGS_FILE}:{}", err.line),
-        field: "settings".to_owned(),
+        field: Some("settings".to_owned()),
         message: err.message.clone(),
         repair: err.repair.clone(),
     })?;
@@ -470,8 +479,9 @@ impl KeelDatabase {
             let scanned =
                 scan::scan_repo(self, &planned.path, range, &mut cache, &mut loaded.counters)
                     .map_err(|err| SessionsError {
+                        code: RefusalCode::Sessions,
                         location: planned.path.display().to_string(),
-                        field: "repo".to_owned(),
+                        field: Some("repo".to_owned()),
                         message: format!("cannot read the repository: {err}"),
                         repair: "check the path and its permissions, or run `git fsck` there"
                             .to_owned(),

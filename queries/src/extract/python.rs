@@ -1,10 +1,10 @@
 //! The Python extractor (`.py`, `.pyi`): `def`, `async def` and `class` declarations with
 //! their lexical qualified names (`f`, `Class.method`, `outer.inner`; NFKC-normalized as
-//! Python reads identifiers, by `anchors::python_identifier`), decorators included
-//! in the range, block statements transparent, and `@overload` stubs and property
-//! accessors merged into one unit with the declaration they belong to: a def decorated
-//! `@name.getter`, `@name.setter` or `@name.deleter` joins the last unit `name`, whatever
-//! decorates that one.
+//! Python reads identifiers, by [`python_identifier`], which a Python file's selectors go
+//! through too), decorators included in the range, block statements transparent, and
+//! `@overload` stubs and property accessors merged into one unit with the declaration they
+//! belong to: a def decorated `@name.getter`, `@name.setter` or `@name.deleter` joins the
+//! last unit `name`, whatever decorates that one.
 //!
 //! Also walks one subtree as if it sat in a given scope ([`declarations`], [`Enclosing`])
 //! and splits a `def` or `class` statement into its own declaration and body
@@ -23,7 +23,19 @@ use super::fields::{ChildByField as _, python as fields};
 use super::kinds::KindName as _;
 use super::syntax::{self, Collector, Declaration, Lines, Role};
 use super::{Unit, UnitKind};
-use crate::anchors::python_identifier;
+
+/// A Python identifier (or dotted name) as Python reads it: NFKC-normalized (PEP 3131),
+/// so `ﬁnd`, fullwidth `ｆｉｎｄ` and `find` are one name. The one place for the rule: the
+/// Python extractor names its units with it and
+/// [`Selector::parse_on`](crate::anchors::Selector::parse_on) a Python file's selectors.
+pub(crate) fn python_identifier(text: &str) -> Cow<'_, str> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().collect())
+    }
+}
 
 /// The Python grammar and its name in messages.
 pub(super) fn grammar() -> (tree_sitter::Language, &'static str) {

@@ -30,10 +30,10 @@ fn extending_a_kept_state_judges_only_the_commits_since_it() {
     let first = commit(&mut repo, &[("app.py", &f(13))], "Change f to 13");
     let second = commit(&mut repo, &[("other.py", "x = 1\n")], "Add other");
 
-    let mut db = KeelDatabase::open_objects(repo.path()).expect("open");
+    let db = KeelDatabase::open_objects(repo.path()).expect("open");
     let kept_tip = Oid::from_hex(kept.tip()).expect("an id");
-    let since = db
-        .tip_since(None, kept_tip, 8)
+    let (db, since) = db
+        .open_since(None, kept_tip, 8)
         .expect("HEAD")
         .expect("two commits");
     let tip = Tip::get(&db).commit(&db).expect("a tip");

@@ -848,14 +848,14 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
 /// commits since it (`keel lint` at HEAD, or `--pending HEAD` for `Scope::Pending`), or
 /// `None` when it would judge the whole history instead.
 fn extended_answer(repo: &FixtureRepo, scope: Scope) -> Option<LintReport> {
-    let mut next = KeelDatabase::open_objects(repo.path()).expect("the repository opens");
+    let next = KeelDatabase::open_objects(repo.path()).expect("the repository opens");
     let kept: KeptLint = next
         .read_kept_lint(MEMO_BUILD)
         .expect("the kept answer is read")?
         .expect("the kept answer is this build's");
     let kept = kept.into_state();
     let kept_tip = Oid::from_hex(kept.tip()).expect("a commit id");
-    let since = next.tip_since(None, kept_tip, 64).expect("HEAD is read")?;
+    let (next, since) = next.open_since(None, kept_tip, 64).expect("HEAD is read")?;
     let tip = Tip::get(&next).commit(&next)?;
     extend(&next, &kept, tip, &since, scope)
         .expect("the new commits are read")
