@@ -37,13 +37,15 @@ fn main() -> ExitCode {
                 // Printing help or the version cannot fail in a way keel could report
                 // better than by its exit status.
                 let _ = err.print();
-            } else if json_errors_asked() {
-                let message = usage::usage_message(&err);
-                let first = message.lines().next().unwrap_or_default();
-                let what = first.strip_prefix("error: ").unwrap_or(first);
-                eprintln!("{}", commands::CommandError::plain(what).json_line());
             } else {
-                eprint!("{}", usage::usage_message(&err));
+                let message = usage::usage_message(&err);
+                if json_errors_asked() {
+                    let first = message.lines().next().unwrap_or_default();
+                    let what = first.strip_prefix("error: ").unwrap_or(first);
+                    eprintln!("{}", commands::CommandError::plain(what).json_line());
+                } else {
+                    eprint!("{message}");
+                }
             }
             return status.into();
         }

@@ -9,6 +9,7 @@
 //! their wording (`keel-queries`), the commands' help texts (`commands`), or the docs
 //! written by hand beside them (`README.md`, the rest of `docs/`).
 
+use crate::commands::Code;
 use clap::CommandFactory;
 use keel_queries::lint::codes::FINDING_CODES;
 use std::fmt::Write as _;
@@ -79,8 +80,34 @@ fn cli_markdown() -> String {
     for (name, _) in &sections {
         let _ = writeln!(out, "- [{name}](#{})", name.replace(' ', "-"));
     }
+    out.push_str("- [Error codes](#error-codes)\n");
     for (name, help) in &sections {
         let _ = write!(out, "\n## {name}\n\n```text\n{help}\n```\n");
+    }
+    out.push_str(&error_codes_markdown());
+    out
+}
+
+/// The codes a failure carries in `--error-format json`, with its kind, exit status and
+/// meaning, from the one catalogue ([`Code::ALL`]).
+fn error_codes_markdown() -> String {
+    let mut out = String::from(
+        "\n## Error codes\n\n\
+         With `--error-format json`, a failure is one `keel.error.v1` line on stderr: `kind`, \
+         `code`, `message`, `repair`.\n\n\
+         | code | kind | exit | meaning |\n\
+         |---|---|---|---|\n",
+    );
+    for code in Code::ALL {
+        let kind = code.kind();
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            code.as_str(),
+            kind.name(),
+            kind.exit_status() as u8,
+            table_cell(code.meaning())
+        );
     }
     out
 }

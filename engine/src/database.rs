@@ -63,22 +63,6 @@ pub enum EngineError {
     Refused(#[from] crate::refusal::Refusal),
 }
 
-impl EngineError {
-    /// A stable code for the kind of failure (`--error-format json`).
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::NoSuchPath { .. } => "no-such-path",
-            Self::NotAFolder { .. } => "not-a-folder",
-            Self::NotARepository { .. } => "not-a-repository",
-            Self::Unreadable { .. } => "unreadable-repository",
-            Self::NoSuchCommit { .. } => "no-such-commit",
-            Self::UnbornHead { .. } => "unborn-head",
-            Self::NoWorkTree { .. } => "no-work-tree",
-            Self::Refused(refusal) => refusal.code.as_str(),
-        }
-    }
-}
-
 /// The folder holding `path`, `.` for a bare file name.
 fn parent_or_dot(path: &Path) -> &Path {
     path.parent()

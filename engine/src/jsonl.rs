@@ -6,25 +6,20 @@
 //! Does not own: any file's schema (each reader's own module) or the refusal type
 //! ([`crate::refusal`]).
 
+use crate::message::line_of_offset;
 use crate::refusal::{Refusal, RefusalCode};
 use serde_json::{Map, Value};
 
-/// A refusal of kind `code` at `file:line`, as the caller's error type.
-pub(crate) fn refuse<E: From<Refusal>>(
+/// A refusal of kind `code` at `file:line`, naming `field`.
+pub(crate) fn refuse(
     code: RefusalCode,
     file: &str,
     line: usize,
     field: &str,
     message: impl Into<String>,
     repair: &str,
-) -> E {
-    E::from(Refusal::new(
-        code,
-        format!("{file}:{line}"),
-        Some(field),
-        message,
-        repair,
-    ))
+) -> Refusal {
+    Refusal::new(code, format!("{file}:{line}"), Some(field), message, repair)
 }
 
 /// A JSONL file's bytes from its start without a UTF-8 byte order mark (editors on
@@ -42,8 +37,8 @@ pub(crate) fn text_lines<'a>(
     let bytes = without_bom(bytes);
     let text = std::str::from_utf8(bytes).map_err(|err| {
         let offset = err.valid_up_to();
-        let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
-        refuse::<Refusal>(
+        let line = line_of_offset(bytes, offset);
+        refuse(
             RefusalCode::Jsonl,
             file,
             line,
@@ -70,7 +65,7 @@ pub(crate) fn object(
     let for_example = example.map_or_else(String::new, |example| format!(", e.g. {example}"));
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(refuse::<Refusal>(
+        Ok(_) => Err(refuse(
             RefusalCode::Jsonl,
             file,
             line,
@@ -78,7 +73,7 @@ pub(crate) fn object(
             "expected a JSON object",
             &format!("write one JSON object per line{for_example}"),
         )),
-        Err(err) => Err(refuse::<Refusal>(
+        Err(err) => Err(refuse(
             RefusalCode::Jsonl,
             file,
             line,
@@ -98,7 +93,7 @@ pub(crate) fn required_string(
 ) -> Result<String, Refusal> {
     match map.get(field) {
         Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.clone()),
-        Some(Value::String(_)) => Err(refuse::<Refusal>(
+        Some(Value::String(_)) => Err(refuse(
             RefusalCode::Jsonl,
             file,
             line,
@@ -106,7 +101,7 @@ pub(crate) fn required_string(
             "is empty",
             &format!("give `{field}` a non-empty string"),
         )),
-        Some(_) => Err(refuse::<Refusal>(
+        Some(_) => Err(refuse(
             RefusalCode::Jsonl,
             file,
             line,
@@ -114,7 +109,7 @@ pub(crate) fn required_string(
             "expected a string",
             &format!("write `{field}` as a JSON string"),
         )),
-        None => Err(refuse::<Refusal>(
+        None => Err(refuse(
             RefusalCode::Jsonl,
             file,
             line,

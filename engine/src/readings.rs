@@ -151,12 +151,14 @@ impl KeelDatabase {
     /// input, resolving every commit in this repository.
     pub fn load_readings(&self, path: &Path) -> Result<Readings, ReadingsError> {
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|err| ReadingsError {
-            code: RefusalCode::Readings,
-            location: file.clone(),
-            field: Some("file".to_owned()),
-            message: format!("cannot read it: {err}"),
-            repair: "pass an existing, readable readings file (JSON lines)".to_owned(),
+        let bytes = std::fs::read(path).map_err(|err| {
+            Refusal::new(
+                RefusalCode::Readings,
+                file.clone(),
+                Some("file"),
+                format!("cannot read it: {err}"),
+                "pass an existing, readable readings file (JSON lines)",
+            )
         })?;
         self.readings_from(&file, &bytes)
     }

@@ -33,6 +33,21 @@ pub enum RefusalCode {
 }
 
 impl RefusalCode {
+    /// What a refusal of this kind means, in one line.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Self::Spec => {
+                "a spec node keel refuses: its layout, frontmatter, an entry or a selector"
+            }
+            Self::Settings => "`keel.toml` does not fit its schema",
+            Self::Jsonl => "a JSONL line that is not an object with its required string fields",
+            Self::Sessions => "`sessions.jsonl`, `decisions.jsonl` or a repository they name",
+            Self::Readings => "a line of `keel fresh`'s readings file",
+            Self::CodeEntry => "a reading's `code` entry, read with the spec grammar",
+            Self::LogFolder => "an agent-log folder named by flag",
+        }
+    }
+
     /// Every code, for documentation and tests.
     pub const ALL: [RefusalCode; 7] = [
         Self::Spec,
@@ -88,15 +103,19 @@ impl Refusal {
             repair: repair.into(),
         }
     }
+
+    /// What is wrong, where: `location: [field: ]message` (the line without its repair).
+    pub fn what(&self) -> String {
+        match &self.field {
+            Some(field) => format!("{}: {field}: {}", self.location, self.message),
+            None => format!("{}: {}", self.location, self.message),
+        }
+    }
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.location)?;
-        if let Some(field) = &self.field {
-            write!(f, "{field}: ")?;
-        }
-        write!(f, "{}; repair: {}", self.message, self.repair)
+        write!(f, "{}; repair: {}", self.what(), self.repair)
     }
 }
 

@@ -123,19 +123,10 @@ pub struct SpecError {
     pub repair: String,
 }
 
+/// A spec refusal reads as the [`Refusal`] it converts into.
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let file = one_line(&self.file);
-        match self.line {
-            Some(line) => write!(f, "{file}:{line}: ")?,
-            None => write!(f, "{file}: ")?,
-        }
-        write!(
-            f,
-            "{}; repair: {}",
-            one_line(&self.message),
-            one_line(&self.repair)
-        )
+        write!(f, "{}", Refusal::from(self))
     }
 }
 

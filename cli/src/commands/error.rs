@@ -11,7 +11,7 @@
 //! nor the exit numbers (`exit`).
 
 use crate::exit::ExitStatus;
-use keel_engine::refusal::Refusal;
+use keel_engine::refusal::{Refusal, RefusalCode};
 use std::fmt;
 
 /// Who can mend a failure, which decides how keel exits.
@@ -35,7 +35,7 @@ impl ErrorKind {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::User => "user",
             Self::Input => "input",
@@ -44,12 +44,128 @@ impl ErrorKind {
     }
 }
 
+/// The stable code of a failure: what scripts compare instead of the text. The one
+/// catalogue of them (`docs/cli.md` lists it, generated from [`Code::ALL`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Code {
+    /// Input a strict reader refused, by kind.
+    Refused(RefusalCode),
+    Usage,
+    NoSuchPath,
+    NotAFolder,
+    NotARepository,
+    NoSuchCommit,
+    UnbornHead,
+    NoWorkTree,
+    UnreadableRepository,
+    UnreadableObject,
+    Io,
+    AckRefused,
+    HookRefused,
+    ImpactOption,
+    BadPatch,
+    DemoFailed,
+}
+
+impl Code {
+    /// Every code, refusals first (for the generated `docs/cli.md`).
+    #[cfg(test)]
+    pub(crate) const ALL: [Code; 22] = [
+        Code::Refused(RefusalCode::Spec),
+        Code::Refused(RefusalCode::Settings),
+        Code::Refused(RefusalCode::Jsonl),
+        Code::Refused(RefusalCode::Sessions),
+        Code::Refused(RefusalCode::Readings),
+        Code::Refused(RefusalCode::CodeEntry),
+        Code::Refused(RefusalCode::LogFolder),
+        Code::Usage,
+        Code::NoSuchPath,
+        Code::NotAFolder,
+        Code::NotARepository,
+        Code::NoSuchCommit,
+        Code::UnbornHead,
+        Code::NoWorkTree,
+        Code::UnreadableRepository,
+        Code::UnreadableObject,
+        Code::Io,
+        Code::AckRefused,
+        Code::HookRefused,
+        Code::ImpactOption,
+        Code::BadPatch,
+        Code::DemoFailed,
+    ];
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Refused(code) => code.as_str(),
+            Self::Usage => "usage",
+            Self::NoSuchPath => "no-such-path",
+            Self::NotAFolder => "not-a-folder",
+            Self::NotARepository => "not-a-repository",
+            Self::NoSuchCommit => "no-such-commit",
+            Self::UnbornHead => "unborn-head",
+            Self::NoWorkTree => "no-work-tree",
+            Self::UnreadableRepository => "unreadable-repository",
+            Self::UnreadableObject => "unreadable-object",
+            Self::Io => "io",
+            Self::AckRefused => "ack-refused",
+            Self::HookRefused => "hook-refused",
+            Self::ImpactOption => "KEEL-G109",
+            Self::BadPatch => "bad-patch",
+            Self::DemoFailed => "demo-failed",
+        }
+    }
+
+    /// The kind of failure a code is, which decides the exit status.
+    pub(crate) fn kind(self) -> ErrorKind {
+        match self {
+            Self::Refused(_)
+            | Self::UnreadableRepository
+            | Self::UnreadableObject
+            | Self::Io
+            | Self::BadPatch => ErrorKind::Input,
+            Self::DemoFailed => ErrorKind::Internal,
+            Self::Usage
+            | Self::NoSuchPath
+            | Self::NotAFolder
+            | Self::NotARepository
+            | Self::NoSuchCommit
+            | Self::UnbornHead
+            | Self::NoWorkTree
+            | Self::AckRefused
+            | Self::HookRefused
+            | Self::ImpactOption => ErrorKind::User,
+        }
+    }
+
+    /// What a failure of this code means, in one line (for the generated `docs/cli.md`).
+    #[cfg(test)]
+    pub(crate) fn meaning(self) -> &'static str {
+        match self {
+            Self::Refused(code) => code.meaning(),
+            Self::Usage => "a flag, an argument or a value on the command line keel refuses",
+            Self::NoSuchPath => "`--repo` (or another path flag) names nothing",
+            Self::NotAFolder => "`--repo` names a file, not a folder",
+            Self::NotARepository => "the folder is not inside a git work tree",
+            Self::NoSuchCommit => "a revision names no commit",
+            Self::UnbornHead => "HEAD's branch has no commits yet",
+            Self::NoWorkTree => "a bare repository has no working tree to judge",
+            Self::UnreadableRepository => "the repository cannot be read",
+            Self::UnreadableObject => "the repository cannot give an object keel needs",
+            Self::Io => "a file keel reads or writes cannot be used",
+            Self::AckRefused => "`keel ack` cannot make its checkpoint commit in this state",
+            Self::HookRefused => "`keel hook` cannot install or remove the hook",
+            Self::ImpactOption => "an option of `keel impact` outside its contract",
+            Self::BadPatch => "the patch is not a unified diff, or does not apply to its base",
+            Self::DemoFailed => "the demo could not build its repository (keel's own failure)",
+        }
+    }
+}
+
 /// A command that could not run.
 #[derive(Debug)]
 pub(crate) struct CommandError {
-    kind: ErrorKind,
-    /// Stable, kebab-case: what scripts compare instead of the text.
-    code: &'static str,
+    code: Code,
     /// What is wrong, naming the flag, file or line.
     what: String,
     /// How to repair it, when keel knows.
@@ -60,8 +176,7 @@ impl CommandError {
     /// Bad usage: `what` is wrong and `repair` mends it.
     pub(crate) fn repairable(what: impl Into<String>, repair: impl Into<String>) -> Self {
         Self {
-            kind: ErrorKind::User,
-            code: "usage",
+            code: Code::Usage,
             what: what.into(),
             repair: Some(repair.into()),
         }
@@ -70,8 +185,7 @@ impl CommandError {
     /// Bad usage, and the message itself says all keel knows.
     pub(crate) fn plain(what: impl Into<String>) -> Self {
         Self {
-            kind: ErrorKind::User,
-            code: "usage",
+            code: Code::Usage,
             what: what.into(),
             repair: None,
         }
@@ -80,45 +194,30 @@ impl CommandError {
     /// The repository could not give an object keel needed (`err` names it): a damaged
     /// or incomplete object store, which `git fsck` diagnoses.
     pub(crate) fn objects(err: &dyn std::error::Error) -> Self {
-        Self::input(
-            "unreadable-object",
-            err.to_string(),
-            Some("run `git fsck` on the repository".into()),
-        )
-    }
-
-    /// Input keel refuses, with its code; the message names the file and line.
-    pub(crate) fn input(code: &'static str, what: String, repair: Option<String>) -> Self {
-        let (what, repair) = match (repair, what.split_once("; repair: ")) {
-            (None, Some((what, repair))) => (what.to_owned(), Some(repair.to_owned())),
-            (repair, _) => (what, repair),
-        };
         Self {
-            kind: ErrorKind::Input,
-            code,
-            what,
-            repair,
+            code: Code::UnreadableObject,
+            what: err.to_string(),
+            repair: Some("run `git fsck` on the repository".into()),
         }
     }
 
-    /// A typed error whose own message says what and how (`what; repair: how`), as
-    /// `kind` with `code`.
-    fn typed(kind: ErrorKind, code: &'static str, err: &dyn std::error::Error) -> Self {
-        let text = err.to_string();
-        let (what, repair) = match text.split_once("; repair: ") {
+    /// A failure of `code` whose one line says what and how (`what; repair: how`, as
+    /// every typed error of keel reads): the two halves kept apart.
+    pub(crate) fn from_line(code: Code, line: String) -> Self {
+        let (what, repair) = match line.split_once("; repair: ") {
             Some((what, repair)) => (what.to_owned(), Some(repair.to_owned())),
-            None => (text, None),
+            None => (line, None),
         };
-        Self {
-            kind,
-            code,
-            what,
-            repair,
-        }
+        Self { code, what, repair }
+    }
+
+    /// A typed error whose own message says what and how, as `code`.
+    fn typed(code: Code, err: &dyn std::error::Error) -> Self {
+        Self::from_line(code, err.to_string())
     }
 
     pub(crate) fn kind(&self) -> ErrorKind {
-        self.kind
+        self.code.kind()
     }
 
     /// The error as one JSON line (`--error-format json`): schema, kind, code, the message
@@ -134,8 +233,8 @@ impl CommandError {
         }
         let line = Line {
             schema: "keel.error.v1",
-            kind: self.kind.name(),
-            code: self.code,
+            kind: self.code.kind().name(),
+            code: self.code.as_str(),
             message: &self.what,
             repair: self.repair.as_deref(),
         };
@@ -157,27 +256,28 @@ impl fmt::Display for CommandError {
 /// A refusal names its location, field and repair itself; its code is its kind's.
 impl From<Refusal> for CommandError {
     fn from(refusal: Refusal) -> Self {
-        let what = match &refusal.field {
-            Some(field) => format!("{}: {field}: {}", refusal.location, refusal.message),
-            None => format!("{}: {}", refusal.location, refusal.message),
-        };
-        Self::input(refusal.code.as_str(), what, Some(refusal.repair))
+        Self {
+            code: Code::Refused(refusal.code),
+            what: refusal.what(),
+            repair: Some(refusal.repair),
+        }
     }
 }
 
 impl From<keel_engine::EngineError> for CommandError {
     fn from(err: keel_engine::EngineError) -> Self {
         use keel_engine::EngineError as E;
-        match err {
-            E::Refused(refusal) => refusal.into(),
-            E::Unreadable { .. } => Self::typed(ErrorKind::Input, "unreadable-repository", &err),
-            E::NoSuchPath { .. }
-            | E::NotAFolder { .. }
-            | E::NotARepository { .. }
-            | E::NoSuchCommit { .. }
-            | E::UnbornHead { .. }
-            | E::NoWorkTree { .. } => Self::typed(ErrorKind::User, err.code(), &err),
-        }
+        let code = match err {
+            E::Refused(refusal) => return refusal.into(),
+            E::NoSuchPath { .. } => Code::NoSuchPath,
+            E::NotAFolder { .. } => Code::NotAFolder,
+            E::NotARepository { .. } => Code::NotARepository,
+            E::Unreadable { .. } => Code::UnreadableRepository,
+            E::NoSuchCommit { .. } => Code::NoSuchCommit,
+            E::UnbornHead { .. } => Code::UnbornHead,
+            E::NoWorkTree { .. } => Code::NoWorkTree,
+        };
+        Self::typed(code, &err)
     }
 }
 
@@ -195,7 +295,7 @@ impl From<keel_engine::settings::SettingsError> for CommandError {
 
 impl From<keel_engine::ack::AckError> for CommandError {
     fn from(err: keel_engine::ack::AckError) -> Self {
-        Self::typed(ErrorKind::User, "ack-refused", &err)
+        Self::typed(Code::AckRefused, &err)
     }
 }
 
@@ -203,20 +303,20 @@ impl From<keel_engine::hook::HookError> for CommandError {
     fn from(err: keel_engine::hook::HookError) -> Self {
         match err {
             keel_engine::hook::HookError::Engine(err) => err.into(),
-            other => Self::typed(ErrorKind::User, "hook-refused", &other),
+            other => Self::typed(Code::HookRefused, &other),
         }
     }
 }
 
 impl From<keel_queries::impact::options::OptionError> for CommandError {
     fn from(err: keel_queries::impact::options::OptionError) -> Self {
-        Self::typed(ErrorKind::User, "KEEL-G109", &err)
+        Self::typed(Code::ImpactOption, &err)
     }
 }
 
 impl From<keel_queries::impact::patch::PatchError> for CommandError {
     fn from(err: keel_queries::impact::patch::PatchError) -> Self {
-        Self::typed(ErrorKind::Input, "bad-patch", &err)
+        Self::typed(Code::BadPatch, &err)
     }
 }
 
@@ -224,19 +324,30 @@ impl From<keel_queries::impact::patch::PatchError> for CommandError {
 /// environment's), never the user's input.
 impl From<keel_fixtures::FixtureError> for CommandError {
     fn from(err: keel_fixtures::FixtureError) -> Self {
-        Self::typed(ErrorKind::Internal, "demo-failed", &err)
+        Self::typed(Code::DemoFailed, &err)
     }
 }
 
 impl From<std::io::Error> for CommandError {
     fn from(err: std::io::Error) -> Self {
-        Self::typed(ErrorKind::Input, "io", &err)
+        Self::typed(Code::Io, &err)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::CommandError;
+    use super::{Code, CommandError};
+    use keel_engine::refusal::RefusalCode;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_code_is_listed_once_and_every_refusal_kind_has_one() {
+        let names: HashSet<&str> = Code::ALL.iter().map(|code| code.as_str()).collect();
+        assert_eq!(names.len(), Code::ALL.len(), "no code is listed twice");
+        for refusal in RefusalCode::ALL {
+            assert!(Code::ALL.contains(&Code::Refused(refusal)), "{refusal:?}");
+        }
+    }
 
     #[test]
     fn a_repair_follows_what_is_wrong_on_the_same_line() {

@@ -5,6 +5,7 @@
 //! Does not own: the judgement (`keel_queries::lint`) or its rendering (`render`).
 
 use super::cache::{BUILD, open_repo, save_memo};
+use super::error::Code;
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::{github, render, sarif};
@@ -243,18 +244,14 @@ fn lint_state_or_refuse(
     lint_state_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
         LintError::Specs(errors) => {
             let first = errors.first().map(ToString::to_string).unwrap_or_default();
-            let code = RefusalCode::Spec.as_str();
-            match errors.len() {
-                0 | 1 => CommandError::input(code, first, None),
-                n => CommandError::input(
-                    code,
-                    format!(
-                        "{first} ({} more spec error(s) follow once this one is fixed)",
-                        n - 1
-                    ),
-                    None,
+            let line = match errors.len() {
+                0 | 1 => first,
+                n => format!(
+                    "{first} ({} more spec error(s) follow once this one is fixed)",
+                    n - 1
                 ),
-            }
+            };
+            CommandError::from_line(Code::Refused(RefusalCode::Spec), line)
         }
         LintError::Settings(err) => err.into(),
         LintError::Object(err) => CommandError::objects(&err),

@@ -21,6 +21,8 @@ mod watch;
 use crate::exit::ExitStatus;
 use crate::render::{ColourChoice, set_colour};
 use clap::{Parser, Subcommand, ValueEnum};
+#[cfg(test)]
+pub(crate) use error::Code;
 pub(crate) use error::CommandError;
 
 /// keel: spec drift, session impact and semantic impact for git repositories.

@@ -70,6 +70,36 @@ fn each_reader_refuses_with_its_own_code() {
 }
 
 #[test]
+fn a_broken_keel_toml_beside_the_sessions_is_a_settings_refusal() {
+    let repo = keel_fixtures::FixtureRepo::new().expect("a fixture repository");
+    std::fs::write(repo.path().join("keel.toml"), "[sessions]\ndays = \"x\"\n").expect("write");
+    std::fs::write(
+        repo.path().join("sessions.jsonl"),
+        "{\"session_id\":\"a\",\"harness\":\"h\",\"start\":\"2026-01-15T10:00:00Z\",\"end\":\"2026-01-15T11:00:00Z\"}\n",
+    )
+    .expect("write");
+    let json = run(
+        repo.path(),
+        &[
+            "sessions",
+            "--sessions",
+            "sessions.jsonl",
+            "--error-format",
+            "json",
+        ],
+    );
+    assert_eq!(json.code, 2, "{}", json.stderr);
+    let line = error_line(json.stderr.lines().last().unwrap_or_default());
+    assert_eq!(line["code"], "bad-settings");
+    assert!(
+        line["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("keel.toml:2: ")),
+        "{line}"
+    );
+}
+
+#[test]
 fn bad_usage_is_a_user_error_in_json_too() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let missing = dir.path().join("missing").display().to_string();

@@ -102,7 +102,7 @@ fn non_negative_number(
     value: &Value,
 ) -> Result<Decimal, SessionsError> {
     let number = value.as_f64().filter(|n| n.is_finite()).ok_or_else(|| {
-        refuse::<SessionsError>(
+        refuse(
             RefusalCode::Sessions,
             file,
             line,

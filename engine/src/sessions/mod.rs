@@ -28,7 +28,7 @@ pub use jsonl::{SessionsError, SessionsWarning};
 pub use scan::{ScanCounters, ScanRange, email_sha};
 
 use crate::KeelDatabase;
-use crate::refusal::RefusalCode;
+use crate::refusal::{Refusal, RefusalCode};
 use crate::settings::{SETTINGS_FILE, Settings};
 use salsa::Setter;
 use scan::RepoCache;
@@ -160,12 +160,14 @@ fn missing_relative_repos(sessions_file: &Path, sessions: &[SessionData]) -> Vec
 }
 
 fn read_file(path: &Path, flag: &str) -> Result<Vec<u8>, SessionsError> {
-    std::fs::read(path).map_err(|err| SessionsError {
-        code: RefusalCode::Sessions,
-        location: path.display().to_string(),
-        field: Some("file".to_owned()),
-        message: format!("cannot read it: {err}"),
-        repair: format!("pass an existing, readable file with {flag}"),
+    std::fs::read(path).map_err(|err| {
+        Refusal::new(
+            RefusalCode::Sessions,
+            path.display().to_string(),
+            Some("file"),
+            format!("cannot read it: {err}"),
+            format!("pass an existing, readable file with {flag}"),
+        )
     })
 }
 
@@ -202,29 +204,32 @@ fn read_decisions(
 fn resolve_explicit(repos: &ExplicitRepos) -> Result<Vec<PathBuf>, SessionsError> {
     let mut out: Vec<PathBuf> = Vec::new();
     for path in &repos.paths {
-        let real = std::fs::canonicalize(path).map_err(|err| SessionsError {
-            code: RefusalCode::Sessions,
-            location: repos.origin.clone(),
-            field: Some("repo".to_owned()),
-            message: format!("{}: cannot read it: {err}", path.display()),
-            repair: "name an existing repository folder (its work tree root)".to_owned(),
+        let real = std::fs::canonicalize(path).map_err(|err| {
+            Refusal::new(
+                RefusalCode::Sessions,
+                repos.origin.clone(),
+                Some("repo"),
+                format!("{}: cannot read it: {err}", path.display()),
+                "name an existing repository folder (its work tree root)",
+            )
         })?;
         if !real.is_dir() {
-            return Err(SessionsError {
-                code: RefusalCode::Sessions,
-                location: repos.origin.clone(),
-                field: Some("repo".to_owned()),
-                message: format!("{}: is a file, not a folder", path.display()),
-                repair: "name the repository's folder (its work tree root), not a file in it"
-                    .to_owned(),
-            });
+            return Err(Refusal::new(
+                RefusalCode::Sessions,
+                repos.origin.clone(),
+                Some("repo"),
+                format!("{}: is a file, not a folder", path.display()),
+                "name the repository's folder (its work tree root), not a file in it",
+            ));
         }
-        std::fs::read_dir(&real).map_err(|err| SessionsError {
-            code: RefusalCode::Sessions,
-            location: repos.origin.clone(),
-            field: Some("repo".to_owned()),
-            message: format!("{}: cannot list it: {err}", path.display()),
-            repair: "name a readable repository folder (its work tree root)".to_owned(),
+        std::fs::read_dir(&real).map_err(|err| {
+            Refusal::new(
+                RefusalCode::Sessions,
+                repos.origin.clone(),
+                Some("repo"),
+                format!("{}: cannot list it: {err}", path.display()),
+                "name a readable repository folder (its work tree root)",
+            )
         })?;
         if !out.contains(&real) {
             out.push(real);
@@ -250,31 +255,35 @@ pub fn settings_near(dir: &Path) -> Result<(Option<PathBuf>, Settings), Sessions
             return Ok((Some(root), Settings::default()));
         }
         Err(err) => {
-            return Err(SessionsError {
-                code: RefusalCode::Sessions,
-                location: SETTINGS_FILE.to_owned(),
-                field: Some("file".to_owned()),
-                message: format!("cannot read it: {err}"),
-                repair: "make the file readable".to_owned(),
-            });
+            return Err(Refusal::new(
+                RefusalCode::Settings,
+                SETTINGS_FILE,
+                Some("file"),
+                format!("cannot read it: {err}"),
+                "make the file readable",
+            ));
         }
     };
-    let text = String::from_utf8(bytes).map_err(|err| SessionsError {
-        code: RefusalCode::Sessions,
-        location: SETTINGS_FILE.to_owned(),
-        field: Some("file".to_owned()),
-        message: format!(
-            "not UTF-8 (invalid byte at offset {})",
-            err.utf8_error().valid_up_to()
-        ),
-        repair: "save the file as UTF-8".to_owned(),
+    let text = String::from_utf8(bytes).map_err(|err| {
+        Refusal::new(
+            RefusalCode::Settings,
+            SETTINGS_FILE,
+            Some("file"),
+            format!(
+                "not UTF-8 (invalid byte at offset {})",
+                err.utf8_error().valid_up_to()
+            ),
+            "save the file as UTF-8",
+        )
     })?;
-    let settings = Settings::parse(&text).map_err(|err| SessionsError {
-        code: RefusalCode::Sessions,
-        location: format!("{SETTINGS_FILE}:{}", err.line),
-        field: Some("settings".to_owned()),
-        message: err.message.clone(),
-        repair: err.repair.clone(),
+    let settings = Settings::parse(&text).map_err(|err| {
+        Refusal::new(
+            RefusalCode::Settings,
+            format!("{SETTINGS_FILE}:{}", err.line),
+            Some("settings"),
+            err.message,
+            err.repair,
+        )
     })?;
     Ok((Some(root), settings))
 }
@@ -478,13 +487,14 @@ impl KeelDatabase {
             };
             let scanned =
                 scan::scan_repo(self, &planned.path, range, &mut cache, &mut loaded.counters)
-                    .map_err(|err| SessionsError {
-                        code: RefusalCode::Sessions,
-                        location: planned.path.display().to_string(),
-                        field: Some("repo".to_owned()),
-                        message: format!("cannot read the repository: {err}"),
-                        repair: "check the path and its permissions, or run `git fsck` there"
-                            .to_owned(),
+                    .map_err(|err| {
+                        Refusal::new(
+                            RefusalCode::Sessions,
+                            planned.path.display().to_string(),
+                            Some("repo"),
+                            format!("cannot read the repository: {err}"),
+                            "check the path and its permissions, or run `git fsck` there",
+                        )
                     })?;
             let named_missing = loaded
                 .file_warnings
