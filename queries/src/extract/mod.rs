@@ -18,6 +18,8 @@ mod grammar_slots;
 pub(crate) mod kinds;
 mod python;
 mod reuse;
+#[cfg(test)]
+pub(crate) use reuse::testing;
 mod splice;
 mod syntax;
 mod typescript;

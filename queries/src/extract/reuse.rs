@@ -57,7 +57,8 @@
 //!   and checks it is really taken; `parse-bench` checks all of them over real histories.
 //!
 //! ### Bounds
-//! At most [`MAX_HINTS`] hints per thread's cache (and at most 16 caches per database), whose sources total at most [`MAX_HINT_BYTES`]
+//! At most [`MAX_HINTS`] hints per thread's cache (and at most `MAX_THREAD_CACHES` caches
+//! per database), whose sources total at most [`MAX_HINT_BYTES`]
 //! (a tree's source and a different outline source both count); a larger hint drops its
 //! tree, and a source larger still is parsed but never kept. An outline is small (rows
 //! and declarations, a few KB for click's `core.py`). A tree costs about 18 times its source
@@ -852,14 +853,55 @@ fn advance(start: Point, text: &[u8]) -> Point {
     }
 }
 
+/// What tests of the hints' hand-off between threads share: two versions of one Python
+/// file, the second of which splices from the first's outline, and a parse on a thread of
+/// its own (whose parse cache starts empty).
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::extract::extract_as;
+pub(crate) mod testing {
+    use super::{HintStore, Language, ParseCounts, extract_reusing, thread_parse_counts};
+    use std::sync::Arc;
 
-    fn bytes(text: &str) -> Arc<[u8]> {
+    /// The first version of the file.
+    pub(crate) const FIRST: &str = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
+    /// The second: one function's body edited, so it splices from [`FIRST`]'s outline.
+    pub(crate) const SECOND: &str =
+        "def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n";
+
+    pub(crate) fn bytes(text: &str) -> Arc<[u8]> {
         Arc::from(text.as_bytes())
     }
+
+    /// `work`'s answer, run on a new thread (whose parse cache starts empty).
+    pub(crate) fn on_new_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+        std::thread::scope(|scope| scope.spawn(work).join().expect("the helper ran"))
+    }
+
+    /// On a new thread: `before`, then a parse of `text` as `lineage` in `store` (equal to
+    /// a full parse); the thread's parse counts.
+    pub(crate) fn parsed_on_new_thread(
+        store: &HintStore,
+        lineage: &str,
+        text: &str,
+        before: impl FnOnce() + Send,
+    ) -> ParseCounts {
+        on_new_thread(|| {
+            before();
+            let content = bytes(text);
+            let units = extract_reusing(store, Language::Python, lineage, &content, None);
+            assert_eq!(
+                units,
+                crate::extract::extract_as(Language::Python, &content)
+            );
+            thread_parse_counts(store)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{FIRST, SECOND, bytes, on_new_thread, parsed_on_new_thread};
+    use super::*;
+    use crate::extract::extract_as;
 
     /// The point of `offset` counted naively: rows at `\n`, columns in bytes.
     fn naive_point(text: &[u8], offset: usize) -> Point {
@@ -1044,19 +1086,13 @@ mod tests {
         assert_eq!(after.full - before.full, 2, "{after:?}");
     }
 
-    /// `work`'s answer, run on a new thread (whose parse cache starts empty).
-    fn on_new_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-        std::thread::scope(|scope| scope.spawn(work).join().expect("the helper ran"))
-    }
-
     #[test]
     fn hints_handed_back_by_a_helper_thread_make_the_next_parse_a_splice() {
         let lineage = "hints_handed_back_by_a_helper_thread.py";
         let store = HintStore::default();
-        let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
-        let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
         let made = on_new_thread(|| {
-            extract_reusing(&store, Language::Python, lineage, &first, None).expect("parses");
+            extract_reusing(&store, Language::Python, lineage, &bytes(FIRST), None)
+                .expect("parses");
             let made = take_new_hints(&store);
             assert!(take_new_hints(&store).0.is_empty(), "taken once");
             made
@@ -1071,19 +1107,12 @@ mod tests {
             handed_back.1.0.is_empty(),
             "a thread that parsed nothing made nothing"
         );
-        let parse_second = |adopt: bool| {
-            on_new_thread(|| {
-                if adopt {
-                    adopt_hints(&store, made.clone());
-                }
-                let units = extract_reusing(&store, Language::Python, lineage, &second, None);
-                assert_eq!(units, extract_as(Language::Python, &second));
-                thread_parse_counts(&store)
-            })
-        };
         // Without the hints the second version is parsed from scratch (the control); with
         // them it is spliced from the first one's outline.
-        let (cold, adopted) = (parse_second(false), parse_second(true));
+        let cold = parsed_on_new_thread(&store, lineage, SECOND, || {});
+        let adopted = parsed_on_new_thread(&store, lineage, SECOND, || {
+            adopt_hints(&store, made.clone());
+        });
         assert_eq!((cold.full, cold.spliced), (1, 0), "{cold:?}");
         assert_eq!((adopted.full, adopted.spliced), (0, 1), "{adopted:?}");
     }
@@ -1091,8 +1120,7 @@ mod tests {
     #[test]
     fn a_database_never_parses_with_another_ones_hints() {
         let lineage = "a_database_never_parses_with_another_ones_hints.py";
-        let first = bytes("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
-        let second = bytes("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
+        let (first, second) = (bytes(FIRST), bytes(SECOND));
         let (one, other) = (HintStore::default(), HintStore::default());
         extract_reusing(&one, Language::Python, lineage, &first, None).expect("parses");
         let units = extract_reusing(&other, Language::Python, lineage, &second, None);

@@ -132,46 +132,29 @@ impl HintBoard {
 #[cfg(test)]
 mod tests {
     use super::HintBoard;
-    use crate::extract::{Language, extract_reusing, thread_parse_counts};
+    use crate::extract::testing::{FIRST, SECOND, bytes, on_new_thread, parsed_on_new_thread};
+    use crate::extract::{Language, extract_reusing};
     use keel_engine::HintStore;
-    use std::sync::Arc;
-
-    /// `work` on a new thread, whose parse cache starts empty.
-    fn on_new_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-        std::thread::scope(|scope| scope.spawn(work).join().expect("the thread ran"))
-    }
-
-    fn source(text: &str) -> Arc<[u8]> {
-        Arc::from(text.as_bytes())
-    }
 
     #[test]
     fn a_thread_judging_the_next_tip_splices_from_the_hint_another_thread_posted() {
         let lineage = "replay_board.py";
-        let first = source("def f():\n    return 1\n\n\ndef g():\n    return 2\n");
-        let second = source("def f():\n    x = 1\n    return x\n\n\ndef g():\n    return 2\n");
         let board = HintBoard::new(2);
         let store = HintStore::default();
         on_new_thread(|| {
             board.catch_up(&store, 0, 0);
-            extract_reusing(&store, Language::Python, lineage, &first, None).expect("parses");
+            extract_reusing(&store, Language::Python, lineage, &bytes(FIRST), None)
+                .expect("parses");
             board.post(&store, 0, 0);
         });
-        let parse_second = |catch_up: bool| {
-            on_new_thread(|| {
-                if catch_up {
-                    board.catch_up(&store, 1, 1);
-                }
-                extract_reusing(&store, Language::Python, lineage, &second, None).expect("parses");
-                thread_parse_counts(&store)
-            })
-        };
         // The control: without the board the second version is parsed from scratch.
-        let (alone, caught_up) = (parse_second(false), parse_second(true));
+        let alone = parsed_on_new_thread(&store, lineage, SECOND, || {});
+        let caught_up = parsed_on_new_thread(&store, lineage, SECOND, || {
+            board.catch_up(&store, 1, 1);
+        });
         assert_eq!((alone.full, alone.spliced), (1, 0), "{alone:?}");
         assert_eq!((caught_up.full, caught_up.spliced), (0, 1), "{caught_up:?}");
     }
-
     #[test]
     fn the_board_forgets_a_tip_once_every_thread_is_past_it() {
         let board = HintBoard::new(2);

@@ -122,7 +122,7 @@ pub(crate) fn build(model: &Model) -> Model {
 /// file differs from that one inside one fragment only and the fragment's chunk has the
 /// same interface as before; built otherwise.
 pub(crate) fn of(db: &dyn Db, path: &str, facts: &Facts) -> Interface {
-    let kept = db.hints().get::<Kept<Record>>();
+    let kept = Kept::<Record>::of(db);
     let reused = kept
         .recall(path)
         .into_iter()

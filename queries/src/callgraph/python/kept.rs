@@ -28,7 +28,11 @@ impl<T> Default for Kept<T> {
     }
 }
 
-impl<T> Kept<T> {
+impl<T: Send + Sync + 'static> Kept<T> {
+    /// The values of this kind `db` keeps, a hint of its store.
+    pub(crate) fn of(db: &dyn Db) -> Arc<Self> {
+        db.hints().get::<Self>()
+    }
     /// Keeps `value` as the latest made for `path`.
     pub(crate) fn remember(&self, path: &str, value: T) {
         let mut values = self.lock();

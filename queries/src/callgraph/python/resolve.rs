@@ -41,7 +41,7 @@ use super::facts::{
     Site, SiteKind, StoreTarget,
 };
 use super::interface::Interface;
-use super::kept::ReuseCounts;
+use super::kept::{Kept, ReuseCounts};
 use crate::callgraph::{Call, NodeId, UnresolvedSite};
 use keel_engine::Db;
 use replay::{Attempt, Group, GroupRun, Record, Replay, Slot};
@@ -62,7 +62,7 @@ pub(crate) struct Resolved {
 /// fragment only, answers every group of sites the edit cannot change ([`replay`]); the
 /// answer is the same either way.
 pub(crate) fn resolve(db: &dyn Db, path: &str, facts: &Facts, files: &super::Program) -> Resolved {
-    let kept = replay::kept(db);
+    let kept = Kept::<Record>::of(db);
     let replay = kept
         .recall(path)
         .into_iter()

@@ -33,10 +33,8 @@
 
 use super::super::Program;
 use super::super::facts::{ExprId, Facts, Layout, ScopeId};
-use super::super::kept::Kept;
 use super::{ItemStore, Mod, Value};
 use crate::callgraph::NodeId;
-use keel_engine::Db;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -168,11 +166,6 @@ impl Record {
             rounds,
         }
     }
-}
-
-/// The resolutions `db` last made for each path, a hint of its store.
-pub(super) fn kept(db: &dyn Db) -> Arc<Kept<Record>> {
-    db.hints().get::<Kept<Record>>()
 }
 
 /// The kinds of id a record holds.
