@@ -182,7 +182,6 @@ fn no_tracked_file_is_binary() {
 fn code_only(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -238,41 +237,42 @@ fn code_only(text: &str) -> String {
                 out.push(blank(chars[i]));
                 i += 1;
             }
-        } else if c == '"' {
-            out.push(' ');
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                if i < chars.len() {
-                    out.push(blank(chars[i]));
-                    i += 1;
-                }
-            }
-            out.push(' ');
-            i += 1;
-        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
-            // A character literal ('x', '\n', '\u{7f}'); a lifetime has no closing quote.
-            out.push(' ');
-            i += 1;
-            while i < chars.len() && chars[i] != '\'' {
-                if chars[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                out.push(' ');
-                i += 1;
-            }
-            out.push(' ');
-            i += 1;
+        } else if c == '"' || (c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')))
+        {
+            // A string, or a character literal ('x', '\n', '\u{7f}'); a lifetime has no
+            // closing quote.
+            i = blank_quoted(&chars, i, &mut out);
         } else {
             out.push(c);
             i += 1;
         }
     }
     out
+}
+
+/// `c` blanked: a line break stays, so lines keep their numbers.
+fn blank(c: char) -> char {
+    if c == '\n' { '\n' } else { ' ' }
+}
+
+/// Blanks the quoted literal opening at `chars[start]` (a `"` string or a `'` character,
+/// escapes included) into `out`; the index after its closing quote.
+fn blank_quoted(chars: &[char], start: usize, out: &mut String) -> usize {
+    let quote = chars[start];
+    out.push(' ');
+    let mut i = start + 1;
+    while i < chars.len() && chars[i] != quote {
+        if chars[i] == '\\' {
+            out.push(' ');
+            i += 1;
+        }
+        if i < chars.len() {
+            out.push(blank(chars[i]));
+            i += 1;
+        }
+    }
+    out.push(' ');
+    i + 1
 }
 
 fn is_ident(c: char) -> bool {
