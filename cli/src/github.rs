@@ -5,7 +5,7 @@
 //! Owns: the commands and GitHub's escaping — in the message (`%`, CR, LF) and, also `:`
 //! and `,`, in property values. Does not own: the findings or where a unit sits.
 
-use keel_queries::anchors::LineRange;
+use keel_queries::lint::LineRange;
 use keel_queries::lint::{Finding, LintReport, Severity};
 
 /// How many hits an annotation lists before it says how many more there are.

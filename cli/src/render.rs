@@ -4,8 +4,8 @@
 //! Does not own: what a finding says (`keel_queries::lint` words it).
 
 use keel_engine::KeelDatabase;
-use keel_queries::anchors::Side;
-use keel_queries::extract::ParseCounts;
+use keel_queries::ParseCounts;
+use keel_queries::lint::Side;
 use keel_queries::lint::{Finding, HitRecord, LintReport, Severity};
 use std::fmt::Write;
 use std::io::IsTerminal;

@@ -8,7 +8,7 @@
 //! Owns: that mapping. Does not own: the findings (`keel_queries::lint`) or where a unit
 //! sits (`keel_queries::lint::unit_lines`).
 
-use keel_queries::anchors::LineRange;
+use keel_queries::lint::LineRange;
 use keel_queries::lint::codes::FINDING_CODES;
 use keel_queries::lint::{Finding, LintReport, Severity};
 use keel_queries::spec::NodeId;

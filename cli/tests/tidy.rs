@@ -6,7 +6,7 @@
 //! Does not own: formatting and lints (`cargo fmt`, `cargo clippy` in `.ci/run`), or the
 //! snapshots' upkeep (`.ci/run` checks every snapshot file is asserted).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
@@ -716,4 +716,71 @@ fn the_import_reader_sees_what_it_claims() {
         .map(|e| (e, String::new()))
         .collect();
     assert_eq!(circles(4, &edges), [vec![0, 1, 2]]);
+}
+
+/// The facade of `keel-queries`: the names its `lib.rs` makes public without hiding them
+/// from the docs (`pub mod` and `pub use` items not under `#[doc(hidden)]`).
+fn queries_facade(root: &Path) -> BTreeSet<String> {
+    let lib = std::fs::read_to_string(root.join("queries/src/lib.rs")).expect("lib.rs reads");
+    let code = code_only(&lib);
+    let mut facade = BTreeSet::new();
+    let mut hidden = false;
+    for line in code.lines().map(str::trim) {
+        if line == "#[doc(hidden)]" {
+            hidden = true;
+            continue;
+        }
+        if let Some(name) = line
+            .strip_prefix("pub mod ")
+            .and_then(|l| l.strip_suffix(';'))
+        {
+            if !hidden {
+                facade.insert(name.to_owned());
+            }
+        } else if let Some(tree) = line
+            .strip_prefix("pub use ")
+            .and_then(|l| l.strip_suffix(';'))
+        {
+            facade.extend(
+                use_paths(tree)
+                    .into_iter()
+                    .filter_map(|p| p.last().cloned()),
+            );
+        }
+        hidden = false;
+    }
+    facade
+}
+
+#[test]
+fn the_cli_names_only_the_facade_of_keel_queries() {
+    let root = workspace();
+    let facade = queries_facade(&root);
+    for family in ["lint", "callgraph", "impact", "sessions"] {
+        assert!(facade.contains(family), "the facade reads: {facade:?}");
+    }
+    assert!(
+        !facade.contains("diff") && !facade.contains("extract"),
+        "white-box modules are hidden: {facade:?}"
+    );
+    let mut named = 0;
+    let mut outside = Vec::new();
+    for file in module_files(&root, "cli") {
+        let (uses, code) = use_items(&file.code);
+        for path in uses.into_iter().chain(code_paths(&code)) {
+            if path[0] != "keel_queries" {
+                continue;
+            }
+            named += 1;
+            if !path.get(1).is_some_and(|item| facade.contains(item)) {
+                outside.push(format!("{}: {}", file.name, path.join("::")));
+            }
+        }
+    }
+    assert!(named > 20, "the walk read the CLI's paths: {named}");
+    assert!(
+        outside.is_empty(),
+        "the CLI names keel-queries outside its facade {facade:?}:\n{}",
+        outside.join("\n")
+    );
 }

@@ -1,16 +1,24 @@
-//! The one funnel for outside change: [`ChangeEvent`] and [`KeelDatabase::apply_changes`].
+//! The one door for outside change: [`ChangeEvent`] and [`KeelDatabase::apply_changes`].
 //!
-//! Owns: the vocabulary of what moved and which inputs each event re-reads. Every caller —
-//! a one-shot CLI run, `keel watch`, the tests, the benchmarks — enters here once the
-//! database is open. The two other doors are the sessions' own: `load_sessions` creates
-//! the sessions inputs (their `open`), and `plan_session_scan` runs the same repository
-//! sync as [`ChangeEvent::RepoMoved`] when the CLI hands back a new scan plan.
+//! Owns: the vocabulary of what moved and which inputs each event (re-)reads. Every input
+//! change after a database is opened — the tip, commits, the working tree, sessions and
+//! their repositories, agent logs and their prices, readings, source trees — is an event
+//! here; a one-shot CLI run, `keel watch`, the tests and the benchmarks all enter through
+//! it. (Two constructors make inputs without changing any: [`KeelDatabase::sources`]
+//! makes a new source tree, and [`KeelDatabase::open_since`] the kept-answer database.)
 //! Does not own: noticing change (the caller or a watcher does) or any derived answer.
 
+use crate::Oid;
+use crate::agents::{AgentLogs, LogSources, LogSync};
 use crate::database::{EngineError, KeelDatabase};
+use crate::inputs::{Readings, Sources};
+use crate::sessions::{ScanPlan, SessionSources, SessionWorld};
+use crate::settings::ModelPrices;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// Something outside may have changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeEvent {
     /// A ref moved (a commit, reset, checkout): HEAD is re-read and any new commits
     /// become inputs. Old commits are never re-read: an object id names fixed content.
@@ -20,66 +28,145 @@ pub enum ChangeEvent {
     Rescan,
     /// Judge this commit instead of HEAD (a candidate no ref points at yet). A later
     /// `TipMoved` or `Rescan` returns to HEAD.
-    TipAt(crate::Oid),
+    TipAt(Oid),
     /// Judge the working tree: HEAD is re-read and the tip becomes an in-memory commit on
     /// top of it holding the working tree (HEAD itself when nothing differs; see
     /// [`crate::worktree_commit`]). Re-sent after every save; a later `TipMoved` or
     /// `Rescan` returns to HEAD.
     Worktree,
+    /// `keel sessions`: read the sessions and decisions of these sources into a new
+    /// [`SessionWorld`] (replacing any loaded one). Bad input is refused and nothing is set.
+    SessionsFrom(Box<SessionSources>),
     /// `keel sessions`: the sessions file grew or changed; it is re-read and only the
     /// sessions that differ are set.
     SessionsAppended,
     /// `keel sessions`: the decisions file grew or changed; it is re-read.
     DecisionsAppended,
+    /// `keel sessions`: scan these repositories from these instants (the plan
+    /// `keel-queries` makes from the world); nothing happens when it is the last plan.
+    ScanPlanned(ScanPlan),
     /// `keel sessions`: a ref of a scanned repository moved; the planned repositories are
     /// rescanned, reading only commits not read before.
     RepoMoved,
+    /// Source tree `tree` (made by [`KeelDatabase::sources`]) now holds `files`; set only
+    /// when they differ.
+    SourcesChanged {
+        tree: Sources,
+        files: Vec<(String, Oid)>,
+    },
+    /// Agent logs: find the log files of these folders and read what is new (a new file
+    /// wholly, a grown one from its previous end, an unchanged one not at all).
+    AgentLogsFrom(Box<LogSources>),
+    /// Agent logs: `[prices]` of `keel.toml` (model id → rates) over the bundled table.
+    PricesChanged(BTreeMap<String, ModelPrices>),
+    /// `keel fresh`: read the readings file at this path (named as given in messages).
+    ReadingsFrom(PathBuf),
 }
 
-/// Which inputs an `apply_changes` call actually set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which inputs an `apply_changes` call actually set, and what the reads saw.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ChangeResult {
     pub tip_moved: bool,
     /// The working tree's in-memory commit, when a [`ChangeEvent::Worktree`] found the
     /// working tree different from HEAD.
-    pub worktree: Option<crate::Oid>,
+    pub worktree: Option<Oid>,
+    /// The world a [`ChangeEvent::SessionsFrom`] loaded.
+    pub sessions_loaded: Option<SessionWorld>,
     pub sessions_changed: bool,
     pub decisions_changed: bool,
+    /// A [`ChangeEvent::ScanPlanned`] or [`ChangeEvent::RepoMoved`] scanned.
     pub repos_changed: bool,
+    pub sources_changed: bool,
+    /// What a [`ChangeEvent::AgentLogsFrom`] read (files, bytes, warnings).
+    pub agent_logs: Option<LogSync>,
+    pub prices_changed: bool,
+    /// The readings a [`ChangeEvent::ReadingsFrom`] read.
+    pub readings: Option<Readings>,
 }
 
 impl KeelDatabase {
-    /// Applies outside changes; an input is set only when its value differs, so nothing
-    /// derived is invalidated by an event that changed nothing.
+    /// Applies outside changes, in order; an input is set only when its value differs, so
+    /// nothing derived is invalidated by an event that changed nothing.
     pub fn apply_changes(&mut self, events: &[ChangeEvent]) -> Result<ChangeResult, EngineError> {
+        self.apply_changes_with_progress(events, &mut |_, _| {})
+    }
+
+    /// [`Self::apply_changes`], telling `progress` (files done, files total) while agent
+    /// logs are read.
+    pub fn apply_changes_with_progress(
+        &mut self,
+        events: &[ChangeEvent],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<ChangeResult, EngineError> {
         let mut result = ChangeResult::default();
         let rescan = events.contains(&ChangeEvent::Rescan);
         if rescan || events.contains(&ChangeEvent::TipMoved) {
             result.tip_moved = self.sync_tip()?;
         }
         for event in events {
-            match event {
-                ChangeEvent::TipAt(oid) => result.tip_moved |= self.set_tip(Some(*oid))?,
-                ChangeEvent::Worktree => {
-                    result.worktree = self.worktree_commit()?;
-                    let tip = match result.worktree {
-                        Some(commit) => Some(commit),
-                        None => self.read_head()?,
-                    };
-                    result.tip_moved |= self.set_tip(tip)?;
-                }
-                _ => {}
-            }
+            self.apply_one(event, &mut result, progress)?;
         }
-        if rescan || events.contains(&ChangeEvent::SessionsAppended) {
-            result.sessions_changed = self.sync_sessions()?;
-        }
-        if rescan || events.contains(&ChangeEvent::DecisionsAppended) {
-            result.decisions_changed = self.sync_decisions()?;
-        }
-        if rescan || events.contains(&ChangeEvent::RepoMoved) {
-            result.repos_changed = self.sync_session_repos()?;
+        if rescan {
+            result.sessions_changed |= self.sync_sessions()?;
+            result.decisions_changed |= self.sync_decisions()?;
+            result.repos_changed |= self.sync_session_repos()?;
         }
         Ok(result)
+    }
+
+    /// One event's reads (the tip moves and rescans are read once, before all others).
+    fn apply_one(
+        &mut self,
+        event: &ChangeEvent,
+        result: &mut ChangeResult,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(), EngineError> {
+        match event {
+            ChangeEvent::TipMoved | ChangeEvent::Rescan => {}
+            ChangeEvent::TipAt(oid) => result.tip_moved |= self.set_tip(Some(*oid))?,
+            ChangeEvent::Worktree => {
+                result.worktree = self.worktree_commit()?;
+                let tip = match result.worktree {
+                    Some(commit) => Some(commit),
+                    None => self.read_head()?,
+                };
+                result.tip_moved |= self.set_tip(tip)?;
+            }
+            ChangeEvent::SessionsFrom(sources) => {
+                result.sessions_loaded = Some(self.load_sessions(sources.as_ref().clone())?);
+            }
+            ChangeEvent::SessionsAppended => result.sessions_changed |= self.sync_sessions()?,
+            ChangeEvent::DecisionsAppended => result.decisions_changed |= self.sync_decisions()?,
+            ChangeEvent::ScanPlanned(plan) => {
+                result.repos_changed |= self.plan_session_scan(plan.clone())?;
+            }
+            ChangeEvent::RepoMoved => result.repos_changed |= self.sync_session_repos()?,
+            ChangeEvent::SourcesChanged { tree, files } => {
+                result.sources_changed |= self.set_sources(*tree, files.clone());
+            }
+            ChangeEvent::AgentLogsFrom(sources) => {
+                result.agent_logs = Some(self.sync_agent_logs(sources, progress)?);
+            }
+            ChangeEvent::PricesChanged(prices) => {
+                result.prices_changed |= self.set_agent_prices(prices.clone());
+            }
+            ChangeEvent::ReadingsFrom(path) => {
+                let readings = self.load_readings(path)?;
+                self.readings = Some(readings);
+                result.readings = Some(readings);
+            }
+        }
+        Ok(())
+    }
+
+    /// The agent logs read so far (by [`ChangeEvent::AgentLogsFrom`] or
+    /// [`ChangeEvent::PricesChanged`]), if any.
+    pub fn agent_logs(&self) -> Option<AgentLogs> {
+        self.agent_logs
+    }
+
+    /// The readings the last [`ChangeEvent::ReadingsFrom`] read, if any.
+    pub fn readings(&self) -> Option<Readings> {
+        self.readings
     }
 }

@@ -117,6 +117,10 @@ pub struct KeelDatabase {
     pub(crate) memo_commits: Option<usize>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
     pub(crate) sessions: crate::sessions::SessionState,
+    /// The agent logs input, once a change event made it.
+    pub(crate) agent_logs: Option<crate::agents::AgentLogs>,
+    /// The readings input, once a change event read them.
+    pub(crate) readings: Option<crate::inputs::Readings>,
 }
 
 #[salsa::db]
@@ -188,6 +192,8 @@ impl KeelDatabase {
             commits: HashMap::new(),
             memo_commits: None,
             sessions: crate::sessions::SessionState::default(),
+            agent_logs: None,
+            readings: None,
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
         let _: KnownCommits = KnownCommits::builder(Vec::new())
@@ -220,7 +226,7 @@ impl KeelDatabase {
 
     /// Gives the source tree `tree` the files `files`; sets the input only if they
     /// differ (`false`: nothing changed, nothing is invalidated).
-    pub fn set_sources(&mut self, tree: Sources, files: Vec<(String, Oid)>) -> bool {
+    pub(crate) fn set_sources(&mut self, tree: Sources, files: Vec<(String, Oid)>) -> bool {
         let files = sorted_files(files);
         if *tree.files(self) == files {
             return false;

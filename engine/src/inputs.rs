@@ -2,8 +2,8 @@
 //!
 //! Owns: the input structs and their durabilities — commits (HIGH: immutable once read),
 //! the set of commits read (MEDIUM: it grows), the tip (LOW: it moves while a process
-//! lives), and the source trees a call graph is built from (set when the next patch or
-//! edit gives them other files). `keel.toml` is no input of its own: lint reads it from
+//! lives), the source trees a call graph is built from (set when the next patch or
+//! edit gives them other files), and `keel fresh`'s readings. `keel.toml` is no input of its own: lint reads it from
 //! the tip commit's tree, like the specs.
 //! Does not own: creating or setting them ([`crate::changes`] is the one funnel), nor
 //! anything derived from them (`keel-queries`).
@@ -69,4 +69,26 @@ pub struct Sources {
     /// whether sharing it out to threads pays. No query reads it.
     #[returns(copy)]
     pub changed_files: usize,
+}
+
+/// One reading as the file states it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Reading {
+    pub id: String,
+    /// The commit the reading was taken at, resolved to its full id.
+    pub commit: Oid,
+    /// The `code` entries as written (`path#sel1,sel2` or a bare path).
+    pub code: Vec<String>,
+    /// 1-based line in the file.
+    pub line: usize,
+}
+
+/// The readings of one file, in file order.
+#[salsa::input(debug)]
+pub struct Readings {
+    /// The file as given (messages name it so).
+    #[returns(ref)]
+    pub file: String,
+    #[returns(ref)]
+    pub readings: Vec<Reading>,
 }

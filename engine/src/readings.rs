@@ -12,33 +12,12 @@
 
 use crate::database::{EngineError, KeelDatabase};
 use crate::jsonl::{object, refuse, required_string, text_lines};
-use crate::oid::Oid;
 use crate::refusal::{Refusal, RefusalCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// One reading as the file states it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Reading {
-    pub id: String,
-    /// The commit the reading was taken at, resolved to its full id.
-    pub commit: Oid,
-    /// The `code` entries as written (`path#sel1,sel2` or a bare path).
-    pub code: Vec<String>,
-    /// 1-based line in the file.
-    pub line: usize,
-}
-
-/// The readings of one file, in file order.
-#[salsa::input(debug)]
-pub struct Readings {
-    /// The file as given (messages name it so).
-    #[returns(ref)]
-    pub file: String,
-    #[returns(ref)]
-    pub readings: Vec<Reading>,
-}
+pub use crate::inputs::{Reading, Readings};
 
 /// Input keel refuses (see [`Refusal`]).
 pub type ReadingsError = Refusal;
@@ -149,7 +128,7 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
 impl KeelDatabase {
     /// Reads the readings file at `path` (named as given in messages) into a [`Readings`]
     /// input, resolving every commit in this repository.
-    pub fn load_readings(&self, path: &Path) -> Result<Readings, ReadingsError> {
+    pub(crate) fn load_readings(&self, path: &Path) -> Result<Readings, ReadingsError> {
         let file = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|err| {
             Refusal::new(
@@ -164,7 +143,11 @@ impl KeelDatabase {
     }
 
     /// [`Self::load_readings`] on bytes already read, named `file` in messages.
-    pub fn readings_from(&self, file: &str, bytes: &[u8]) -> Result<Readings, ReadingsError> {
+    pub(crate) fn readings_from(
+        &self,
+        file: &str,
+        bytes: &[u8],
+    ) -> Result<Readings, ReadingsError> {
         let mut readings = Vec::new();
         for raw in parse_readings(file, bytes)? {
             let unknown = |reason: Option<String>| {

@@ -81,7 +81,8 @@ const SPEC_HAND: [&[u8]; 4] = [
 /// tests.
 pub fn spec() -> Vec<Vec<u8>> {
     let sources = [
-        include_str!("../../queries/src/spec.rs"),
+        include_str!("../../queries/src/spec/mod.rs"),
+        include_str!("../../queries/src/spec/frontmatter.rs"),
         include_str!("../../cli/tests/cli/catalogue.rs"),
         include_str!("../../queries/tests/it/no_silent_pass.rs"),
         include_str!("../../fixtures/src/demo.rs"),

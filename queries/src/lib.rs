@@ -18,33 +18,65 @@
 //! Does not own: any IO (no file system, no git, no clock: objects come by id through
 //! `keel_engine::Db`, everything else through inputs), nor printing (`keel`).
 //!
-//! API boundary: `lint::lint` (and `lint_scope`, `lint_on_threads`) and the types it
-//! returns; `lint::lint_state_at` for the state a report is assembled from, and
-//! `lint::extend` to answer a later tip from a kept state.
+//! ### The facade
+//! keel's front ends (the CLI, and next an editor's language server) use these families
+//! and nothing else; `cli/tests/tidy.rs` holds the CLI to them:
+//! - [`lint`]: drift as data — `lint` (and `lint_scope`, `lint_on_threads`), the report
+//!   types, `lint_state_at` and `extend` for the kept answer, the finding codes;
+//! - [`fresh`] (eval freshness), [`ack`] (what an ack checkpoint acknowledges), [`replay`]
+//!   (lint at every tip of a range);
+//! - [`callgraph`] and [`impact`]: the call graph and a patch's bounded impact;
+//! - [`sessions`] and [`agents`]: session impact and the sessions read from agent logs;
+//! - [`spec`]: the spec reader and node ids;
+//! - the work counters, [`ParseCounts`] and [`thread_parse_counts`].
+//!
+//! ### White-box modules
+//! The other modules are the derivations the families are built from (extraction, the
+//! pinned diff, anchors, history, lineage, events, windows, drift). They are public only
+//! so that keel's own integration tests, benches and fuzz targets can check them piece by
+//! piece (the diff against git, each extractor, the rename pairing, each query's reuse);
+//! they are hidden from the docs and change without notice.
 
 #![deny(
     clippy::disallowed_methods,
     reason = "queries are pure: no file system, process, environment or clock (clippy.toml)"
 )]
 
+pub mod ack;
 pub mod agents;
-pub mod anchors;
 pub mod callgraph;
-pub mod diff;
-pub mod drift;
-pub mod events;
-pub mod extract;
 pub mod fresh;
-pub mod history;
-pub mod images;
 pub mod impact;
-pub mod json;
-pub mod lineage;
 pub mod lint;
-pub mod renames;
 pub mod replay;
 pub mod sessions;
 pub mod spec;
+
+pub use extract::{ParseCounts, thread_parse_counts};
+
+#[doc(hidden)]
+pub mod anchors;
+#[doc(hidden)]
+pub mod diff;
+#[doc(hidden)]
+pub mod drift;
+#[doc(hidden)]
+pub mod events;
+#[doc(hidden)]
+pub mod extract;
+#[doc(hidden)]
+pub mod history;
+#[doc(hidden)]
+pub mod images;
+#[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
+pub mod lineage;
+#[doc(hidden)]
+pub mod renames;
+#[doc(hidden)]
 pub mod trailers;
+#[doc(hidden)]
 pub mod tree;
+#[doc(hidden)]
 pub mod window;

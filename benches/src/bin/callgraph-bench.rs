@@ -18,7 +18,7 @@
 
 use keel_benches::count_arg;
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
-use keel_engine::{Db as _, KeelDatabase};
+use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
 use keel_queries::callgraph::python::{ReuseCounts, reuse_counts};
 use keel_queries::callgraph::{
     CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
@@ -255,7 +255,11 @@ fn one_run(options: &Options, targets: &[Target]) -> Result<Run, String> {
                 }
             }
             let started = Instant::now();
-            db.set_sources(tree, graph_inputs(&next));
+            db.apply_changes(&[ChangeEvent::SourcesChanged {
+                tree,
+                files: graph_inputs(&next),
+            }])
+            .map_err(|e| e.to_string())?;
             edited_answer = shape(call_graph_on_threads(&db, tree, options.threads));
             times.push(started.elapsed());
         }

@@ -4,7 +4,7 @@
 //! Owns: generating a deterministic corpus of Claude Code session files (each assistant
 //! message written as one line per content block, every copy repeating the message's
 //! usage, with user lines carrying tool output between them — the shape real logs have),
-//! then timing (a) keel's read (`sync_agent_logs` + `agent_sessions`, cold), (b) the
+//! then timing (a) keel's read (`ChangeEvent::AgentLogsFrom` + `agent_sessions`, cold), (b) the
 //! baseline — every line parsed as a `serde_json::Value`, calls deduplicated by
 //! `message.id` per file, tokens summed — and (c) keel again after one line is appended
 //! to one file (the warm read). Both sides must report the generator's own call and
@@ -15,8 +15,8 @@
 //! [--messages N] [--runs N]` (defaults 1000 files × 250 messages, about 510 MB; best of
 //! 3 runs). The numbers belong in a closing note, never in a test.
 
-use keel_engine::KeelDatabase;
-use keel_engine::agents::{LogEnv, LogSources};
+use keel_engine::agents::{AgentLogs, LogEnv, LogSources, LogSync};
+use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_queries::agents::{AgentSessions, agent_sessions};
 use std::collections::HashSet;
 use std::io::Write;
@@ -181,12 +181,20 @@ fn totals_of(sessions: &AgentSessions) -> Totals {
         })
 }
 
+/// Reads the logs under `projects` into `db` through the one door: the logs input and
+/// what the read saw.
+fn read_logs(db: &mut KeelDatabase, projects: &Path) -> Result<(AgentLogs, LogSync), String> {
+    let read = db
+        .apply_changes(&[ChangeEvent::AgentLogsFrom(Box::new(sources(projects)))])
+        .map_err(|error| error.to_string())?;
+    let logs = db.agent_logs().ok_or("a read made no logs input")?;
+    Ok((logs, read.agent_logs.unwrap_or_default()))
+}
+
 fn keel_read(projects: &Path) -> Result<Totals, String> {
     let mut db = KeelDatabase::detached();
     let started = Instant::now();
-    let (logs, _) = db
-        .sync_agent_logs(None, &sources(projects), &mut |_, _| {})
-        .map_err(|error| error.to_string())?;
+    let (logs, _) = read_logs(&mut db, projects)?;
     let read = started.elapsed();
     let totals = totals_of(agent_sessions(&db, logs));
     println!(
@@ -200,9 +208,7 @@ fn keel_read(projects: &Path) -> Result<Totals, String> {
 /// Reads cold, appends one assistant line to one file, and times the second read.
 fn warm_read(projects: &Path, truth: Totals) -> Result<(Duration, bool), String> {
     let mut db = KeelDatabase::detached();
-    let (logs, _) = db
-        .sync_agent_logs(None, &sources(projects), &mut |_, _| {})
-        .map_err(|error| error.to_string())?;
+    let (logs, _) = read_logs(&mut db, projects)?;
     agent_sessions(&db, logs);
     let file = projects.join("-w-app0").join("session-0.jsonl");
     let mut log = std::fs::OpenOptions::new()
@@ -225,9 +231,7 @@ fn warm_read(projects: &Path, truth: Totals) -> Result<(Duration, bool), String>
     .map_err(|error| error.to_string())?;
     drop(log);
     let started = Instant::now();
-    let (logs, sync) = db
-        .sync_agent_logs(Some(logs), &sources(projects), &mut |_, _| {})
-        .map_err(|error| error.to_string())?;
+    let (logs, sync) = read_logs(&mut db, projects)?;
     let totals = totals_of(agent_sessions(&db, logs));
     let elapsed = started.elapsed();
     let expected = Totals {

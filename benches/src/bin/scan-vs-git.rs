@@ -9,8 +9,8 @@
 //!
 //! Usage: `cargo run --release -p keel-benches --bin scan-vs-git -- [COMMITS] [RUNS]`
 
-use keel_engine::KeelDatabase;
 use keel_engine::sessions::{Instant, Numstat, SessionSources};
+use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::pinned_git;
 use keel_fixtures::rng::SeededRng;
 use std::collections::{BTreeMap, HashMap};
@@ -257,7 +257,7 @@ fn keel_scan(
 ) -> Result<(Duration, HashMap<String, Numstat>), BoxError> {
     let start = std::time::Instant::now();
     let mut db = KeelDatabase::detached();
-    let world = db.load_sessions(SessionSources {
+    let sources = SessionSources {
         sessions: sessions.to_owned().into(),
         decisions: None,
         now,
@@ -267,9 +267,13 @@ fn keel_scan(
             paths: vec![root.to_owned()],
         }),
         trailers: BTreeMap::new(),
-    })?;
+    };
+    let loaded = db.apply_changes(&[ChangeEvent::SessionsFrom(Box::new(sources))])?;
+    let world = loaded
+        .sessions_loaded
+        .ok_or("the sessions file made no world")?;
     let plan = keel_queries::sessions::scan_plan(&db, world);
-    db.plan_session_scan(plan)?;
+    db.apply_changes(&[ChangeEvent::ScanPlanned(plan)])?;
     let elapsed = start.elapsed();
     let repo = world.repos(&db)[0];
     let stats = repo

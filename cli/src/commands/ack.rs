@@ -1,23 +1,20 @@
 //! `keel ack <node>`: write an ack checkpoint that acknowledges the node's drift.
 //!
-//! Owns: the order of the checks (the repository's state, then the node, then whether
-//! anything is left to acknowledge), the refusal of an unknown node with the closest known
-//! ids, and the report of what the checkpoint acknowledged. Every refusal happens before
-//! the write, so a refused run writes nothing.
-//! Does not own: the write and its refusals (`keel_engine::ack`), the window
-//! (`keel_queries::window`) or the findings (`keel_queries::lint`).
+//! Owns: the order of the checks (the repository's state, the message, then what the
+//! checkpoint would acknowledge) and the report of what it acknowledged. Every refusal
+//! happens before the write, so a refused run writes nothing.
+//! Does not own: the write and its refusals (`keel_engine::ack`) or what a checkpoint
+//! acknowledges and when it is refused (`keel_queries::ack`).
 
+use super::helper::{lint_or_refuse, open_repo};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render::counted;
 use keel_engine::ack::checkpoint_message;
 use keel_engine::inputs::Tip;
-use keel_engine::message::edit_distance;
-use keel_queries::history::SPEC_OK;
-use keel_queries::lint::{Finding, Scope, Severity};
-use keel_queries::spec::NodeId;
-use keel_queries::trailers::parse_trailers;
-use keel_queries::window::{Node, node_base, window};
+use keel_queries::ack::SPEC_OK;
+use keel_queries::ack::{AckError, AckPlan, ack_plan};
+use keel_queries::lint::{Scope, Severity};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -43,11 +40,8 @@ pub(crate) struct AckArgs {
 /// How many acknowledged commits the report lists (newest first).
 const COMMITS_SHOWN: usize = 5;
 
-/// How many known node ids an unknown-node refusal suggests.
-const SUGGESTIONS: usize = 3;
-
 pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
-    let db = super::cache::open_repo(&args.repo)?;
+    let db = open_repo(&args.repo)?;
     let target = db.prepare_ack()?;
     let message = checkpoint_message(&args.node, args.message.as_deref())?;
     let tip = Tip::get(&db)
@@ -58,80 +52,47 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
         })?;
     // Lint refuses specs and a `keel.toml` it cannot read, as `keel lint` does; its
     // report names every node at HEAD and the findings the checkpoint will clear.
-    let (report, _) = super::lint::lint_or_refuse(&db, Scope::Full)?;
-    known_node(&report.nodes, &args.node)?;
-    let carries_trailer = parse_trailers(&message)
-        .iter()
-        .any(|t| t.has_key(SPEC_OK) && t.value == args.node);
-    if !carries_trailer {
-        return Err(CommandError::repairable(
-            format!(
-                "a trailer `{SPEC_OK}: {}` would not read back as this node's id",
-                args.node
-            ),
-            "rename the node's folder so its id has no leading or trailing spaces",
-        ));
-    }
-
-    let node = Node::new(&db, NodeId(args.node.clone()));
-    let base = node_base(&db, tip, node)?;
-    let acknowledged = window(&db, tip, node)?.commits();
-    let since = match base {
-        Some(base) => format!("since the spec's last version {}", base.id(&db).short(12)),
-        None => "reachable from HEAD".to_owned(),
-    };
-    if acknowledged.is_empty() {
-        let state = if base == Some(tip) {
-            format!("no commit has come {since}")
-        } else {
-            format!("every commit {since} is acknowledged already")
-        };
-        return Err(CommandError::repairable(
-            format!(
-                "{}: {state}, so a checkpoint would acknowledge nothing",
-                args.node
-            ),
-            "none needed (`keel lint` judges the node)",
-        ));
-    }
-    let cleared: Vec<&Finding> = report
-        .findings
-        .iter()
-        .filter(|f| f.node == args.node && !f.hits.is_empty())
-        .collect();
-
+    let (report, _) = lint_or_refuse(&db, Scope::Full)?;
+    let plan = ack_plan(&db, tip, &report, &args.node, &message).map_err(|err| match err {
+        AckError::Refused(refusal) => {
+            CommandError::repairable(refusal.to_string(), refusal.repair())
+        }
+        AckError::Object(err) => CommandError::objects(&err),
+    })?;
     let checkpoint = target.write(&args.node, &message)?;
-    let mut out = String::new();
     let subject = message.lines().next().unwrap_or_default();
+    let mut out = format!("[{} {}] {subject}\n", checkpoint.branch, checkpoint.commit);
+    out.push_str(&plan_text(&args.node, &plan));
+    write_stdout(&out)?;
+    Ok(ExitStatus::Clean)
+}
+
+/// What the checkpoint acknowledged and the findings it clears.
+fn plan_text(node: &str, plan: &AckPlan) -> String {
+    let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(
         out,
-        "[{} {}] {subject}",
-        checkpoint.branch, checkpoint.commit
+        "{SPEC_OK}: {node} acknowledges {} {}:",
+        counted(plan.acknowledged.len(), "commit"),
+        plan.since
     );
-    let _ = writeln!(
-        out,
-        "{SPEC_OK}: {} acknowledges {} {since}:",
-        args.node,
-        counted(acknowledged.len(), "commit")
-    );
-    for &commit in acknowledged.iter().take(COMMITS_SHOWN) {
+    for (commit, subject) in plan.acknowledged.iter().take(COMMITS_SHOWN) {
+        let _ = writeln!(out, "  {} {subject}", commit.short(12));
+    }
+    if plan.acknowledged.len() > COMMITS_SHOWN {
         let _ = writeln!(
             out,
-            "  {} {}",
-            commit.id(&db).short(12),
-            keel_queries::trailers::subject(&db, commit)
+            "  … and {} more",
+            plan.acknowledged.len() - COMMITS_SHOWN
         );
     }
-    if acknowledged.len() > COMMITS_SHOWN {
-        let _ = writeln!(out, "  … and {} more", acknowledged.len() - COMMITS_SHOWN);
-    }
-    if cleared.is_empty() {
+    if plan.cleared.is_empty() {
         let _ = writeln!(out, "no finding of the node came from them");
     } else {
         let _ = writeln!(out, "findings it clears:");
     }
-    for finding in cleared {
+    for finding in &plan.cleared {
         let target = if finding.selectors.is_empty() {
             finding.path.clone()
         } else {
@@ -148,36 +109,5 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
             counted(finding.hits.len(), "commit")
         );
     }
-    write_stdout(&out)?;
-    Ok(ExitStatus::Clean)
-}
-
-/// Refuses `id` unless it is one of `nodes` (the node ids at HEAD), suggesting the
-/// closest known ids.
-fn known_node(nodes: &[String], id: &str) -> Result<(), CommandError> {
-    if nodes.iter().any(|node| node == id) {
-        return Ok(());
-    }
-    if nodes.is_empty() {
-        return Err(CommandError::repairable(
-            format!("`{id}` is no spec node at HEAD, which has none"),
-            format!("commit `.spec/{id}/spec.md` first"),
-        ));
-    }
-    let mut ranked: Vec<(usize, &str)> = nodes
-        .iter()
-        .map(|node| (edit_distance(id, node), node.as_str()))
-        .collect();
-    ranked.sort_unstable();
-    let closest: Vec<&str> = ranked.iter().take(SUGGESTIONS).map(|&(_, id)| id).collect();
-    Err(CommandError::repairable(
-        format!(
-            "`{id}` is no spec node at HEAD (closest known: {})",
-            closest.join(", ")
-        ),
-        format!(
-            "pass a node id — the folder path of a `spec.md` under `.spec/`, e.g. `keel ack {}`",
-            closest[0]
-        ),
-    ))
+    out
 }

@@ -1,39 +1,15 @@
-//! `keel cache info|clear`, and how every command that judges history opens a repository
-//! with the on-disk memo and writes it back.
+//! `keel cache info|clear`: where the on-disk memo and the kept answer are, and removing
+//! them.
 //!
-//! Owns: this build's id (`KEEL_BUILD_ID`, from `build.rs`), the one warning line when a
-//! memo is discarded, writing the memo after a run that parsed or diffed something (a
-//! failed write is a warning: the answer stands), and the two cache actions.
-//! Does not own: the memo file (`keel_engine::memo`).
+//! Owns: the two cache actions and their lines.
+//! Does not own: the memo file (`keel_engine::memo`) or how commands open and write it
+//! (`helper`).
 
 use super::CommandError;
+use super::helper::BUILD;
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
 use std::path::{Path, PathBuf};
-
-/// This exact build, as the memo's header names it.
-pub(crate) const BUILD: &str = env!("KEEL_BUILD_ID");
-
-/// Opens the repository holding `repo` with its memo and reads HEAD; a memo keel cannot
-/// use is named in one warning line and the run starts cold.
-pub(crate) fn open_repo(repo: &Path) -> Result<KeelDatabase, CommandError> {
-    let (db, discarded) = KeelDatabase::open_with_memo(repo, BUILD)?;
-    if let Some(reason) = discarded {
-        eprintln!("warning: the on-disk memo was {reason}; it is ignored and rewritten");
-    }
-    Ok(db)
-}
-
-/// Writes the memo when this run did work worth keeping (`fresh_work`); a failed write
-/// is one warning line.
-pub(crate) fn save_memo(db: &mut KeelDatabase, fresh_work: bool) {
-    if !fresh_work {
-        return;
-    }
-    if let Err(err) = db.save_memo(BUILD) {
-        eprintln!("warning: the on-disk memo was not written: {err}");
-    }
-}
 
 /// The on-disk memo keel keeps in `.git/keel/`: what it parsed and diffed, so the next
 /// run pays only for what is new.

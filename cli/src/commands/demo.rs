@@ -3,7 +3,8 @@
 //! Owns: the demo's framing text. Does not own: the scenario (`keel_fixtures::demo`) or
 //! the judgement (`lint`).
 
-use super::lint::{lint_or_refuse, print_report, status_of};
+use super::helper::{lint_or_refuse, status_of};
+use super::lint_output::print_report;
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;

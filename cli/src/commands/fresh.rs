@@ -12,8 +12,8 @@ use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::{ChangeEvent, Db as _};
-use keel_queries::extract::thread_parse_counts;
 use keel_queries::fresh::{FreshError, FreshReport, fresh, fresh_json};
+use keel_queries::thread_parse_counts;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -48,15 +48,17 @@ pub(crate) struct FreshArgs {
 }
 
 pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
-    let mut db = super::cache::open_repo(&args.repo)?;
-    let readings = db.load_readings(&args.readings)?;
+    let mut db = super::helper::open_repo(&args.repo)?;
+    let mut events = vec![ChangeEvent::ReadingsFrom(args.readings.clone())];
     // The working tree is judged as it would be committed: an in-memory commit on top of
     // HEAD (HEAD itself when nothing differs). A bare repository has none: HEAD is judged.
-    let worktree = if db.work_dir().is_some() {
-        db.apply_changes(&[ChangeEvent::Worktree])?.worktree
-    } else {
-        None
-    };
+    if db.work_dir().is_some() {
+        events.push(ChangeEvent::Worktree);
+    }
+    let read = db.apply_changes(&events)?;
+    // A `ReadingsFrom` that succeeded always read its readings.
+    let readings = read.readings.expect("the readings read");
+    let worktree = read.worktree;
     let before = thread_parse_counts(db.hints());
     let report = fresh(&db, readings, worktree).map_err(|err| match err {
         FreshError::Object(err) => CommandError::objects(&err),
@@ -76,7 +78,7 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
     if args.stats {
         eprintln!("{}", render::stats_line(counts));
     }
-    super::cache::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    super::helper::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
     Ok(if args.strict && report.stale() > 0 {
         ExitStatus::Blocked
     } else {

@@ -11,7 +11,7 @@
 //! (`keel_queries::lint`).
 
 use super::CommandError;
-use super::lint::{KeptRun, lint_or_refuse};
+use super::helper::{KeptRun, lint_or_refuse, open_repo, save_memo};
 use crate::exit::ExitStatus;
 use crate::render;
 use keel_engine::hook::Operation;
@@ -194,12 +194,12 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
         }
         let db = match &mut whole {
             Some(db) => db,
-            None => whole.insert(super::cache::open_repo(repo)?),
+            None => whole.insert(open_repo(repo)?),
         };
         db.apply_changes(&[ChangeEvent::TipAt(update.new)])?;
         let (report, parses) = lint_or_refuse(db, Scope::Pending)?;
         let counts = render::work_counts(db, parses);
-        super::cache::save_memo(db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+        save_memo(db, counts.images_parsed + counts.hunk_sets_diffed > 0);
         if report.blocks() {
             eprint!("{}", refusal(&report, update, db.operation_in_progress()?));
             return Ok(ExitStatus::Blocked);

@@ -7,7 +7,7 @@
 //! every working-tree source read (KEEL-I207: no report, exit 1).
 //! Does not own: the graph, closure and report (`keel_queries::impact`).
 
-use super::callgraph::{Base, base_settings, tree_graph_files};
+use super::graph_base::{Base, base_settings, tree_graph_files};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::settings::{SETTINGS_FILE, Settings};

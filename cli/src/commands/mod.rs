@@ -9,12 +9,16 @@ mod completions;
 mod demo;
 mod error;
 mod fresh;
+mod graph_base;
+mod helper;
 mod hook;
 mod impact;
 mod lint;
+mod lint_output;
 mod page_file;
 mod replay;
 mod report;
+mod session_inputs;
 mod sessions;
 mod watch;
 

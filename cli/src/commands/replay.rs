@@ -8,7 +8,7 @@
 //! (`keel_queries::replay`), the judgement (`keel_queries::lint`), or the page
 //! (`replay_html`) and its file (`page_file`).
 
-use super::cache::{open_repo, save_memo};
+use super::helper::{open_repo, save_memo};
 use super::page_file::{PageTarget, repo_name};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
@@ -17,12 +17,12 @@ use crate::replay_html::{self, ReplayedTip};
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::Instant;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
-use keel_queries::extract::{ParseCounts, thread_parse_counts};
 use keel_queries::lint::codes::{FINDING_CODES, code_doc};
 use keel_queries::lint::{LintError, LintReport, Scope, lint_at, lint_counting_parses};
 use keel_queries::replay::{
     REPLAY_SCHEMA, TipSelection, TipTally, has_finding, judge_in_turn, replay_tips, tip_tally,
 };
+use keel_queries::{ParseCounts, thread_parse_counts};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -6,12 +6,11 @@
 //! it), writing the page only once everything succeeded, and the exit status (the lint's).
 //! Does not own: the page (`html`), its file (`page_file`: refused before any work,
 //! written atomically), the lint (`lint::lint_or_refuse`) or the sessions report
-//! (`sessions::report`).
+//! (`session_inputs::report`).
 
-use super::cache::{open_repo, save_memo};
-use super::lint::{lint_or_refuse, status_of};
+use super::helper::{lint_or_refuse, open_repo, save_memo, status_of};
 use super::page_file::{PageTarget, repo_name};
-use super::sessions::{RepoFlag, SessionInputs};
+use super::session_inputs::{RepoFlag, SessionInputs};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::html;
@@ -19,7 +18,7 @@ use crate::render::{self, counted};
 use keel_engine::KeelDatabase;
 use keel_engine::inputs::Tip;
 use keel_engine::sessions::settings_near;
-use keel_queries::history::history;
+use keel_queries::lint::history;
 use keel_queries::lint::{LintReport, Scope};
 use keel_queries::sessions::SessionsReport;
 use std::collections::{BTreeMap, BTreeSet};
@@ -82,7 +81,7 @@ pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> 
     let flags = &args.session_flags;
     let sessions = if flags.given() {
         let (root, settings) = settings_near(&args.repo)?;
-        Some(super::sessions::report(
+        Some(super::session_inputs::report(
             &flags.inputs,
             flags.repos(),
             root,

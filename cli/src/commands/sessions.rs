@@ -1,25 +1,21 @@
 //! `keel sessions`: what each AI coding-agent session cost, which commits it produced,
 //! and how many survived.
 //!
-//! Owns: the flags, reading `keel.toml` near the working folder for `[sessions]` and
-//! `[trailers]`, driving the engine (load, plan, scan) and the report query, printing
-//! warnings on stderr, and rendering text (tables per repository and per harness, the
-//! records, the pending questions) and JSON (`keel.sessions.v1`).
-//! Does not own: reading files or repositories (`keel_engine::sessions`) or any rule
-//! (`keel_queries::sessions`).
+//! Owns: the command and `export`'s flags, reading `keel.toml` near the working folder,
+//! and rendering text (tables per repository and per harness, the records, the pending
+//! questions), JSON (`keel.sessions.v1`) and the exported JSON lines.
+//! Does not own: what the report is read from and how (`session_inputs`), reading files or
+//! repositories (`keel_engine::sessions`) or any rule (`keel_queries::sessions`).
 
+use super::session_inputs::{LogArgs, RepoFlag, SessionInputs, read_agent_logs, record, report};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
-use keel_engine::agents::{LogEnv, LogSources, session_repo};
-use keel_engine::sessions::{
-    ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, TIME_RANGE, settings_near,
-};
+use keel_engine::sessions::{Instant, settings_near};
 use keel_engine::settings::Settings;
-use keel_queries::agents::{AgentSession, AgentSessions, agent_sessions};
-use keel_queries::sessions::{Group, ReportError, SessionsReport, scan_plan, sessions_report};
+use keel_queries::agents::AgentSession;
+use keel_queries::sessions::{Group, SessionsReport};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// Which session made which commits, at what cost, and what survived?
@@ -47,62 +43,6 @@ pub(crate) struct SessionsArgs {
     format: Format,
 }
 
-/// What a sessions report is made of besides the repositories: the sessions (a file, else
-/// the agent logs), the decisions, the period and the clock. `keel sessions` and
-/// `keel report` take the same flags.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct SessionInputs {
-    /// A sessions log in keel's format (JSON lines); without it keel reads the agent logs.
-    #[arg(long, value_name = "FILE")]
-    sessions: Option<PathBuf>,
-    #[command(flatten)]
-    logs: LogArgs,
-    /// Decisions to apply (JSON lines; point commit_link, probabilities.yes).
-    #[arg(long, value_name = "FILE")]
-    decisions: Option<PathBuf>,
-    /// Sessions that ended in the last N days are in scope [default: `[sessions] days`, 30].
-    // Signed, so that `--days -1` reaches `days` (and its message) instead of reading as a flag.
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    days: Option<i64>,
-    /// The clock, for reproducible runs (RFC 3339, e.g. 2026-01-16T00:00:00Z).
-    // Hyphen values, so that a negative year reaches `now` (and its message).
-    #[arg(long, value_name = "RFC3339", allow_hyphen_values = true)]
-    pub(crate) now: Option<String>,
-}
-
-impl SessionInputs {
-    /// True when any of these flags was given.
-    pub(crate) fn given(&self) -> bool {
-        self.sessions.is_some()
-            || !self.logs.claude_dirs.is_empty()
-            || !self.logs.codex_dirs.is_empty()
-            || self.decisions.is_some()
-            || self.days.is_some()
-            || self.now.is_some()
-    }
-}
-
-/// The repositories a flag names, and the flag, for messages about them.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RepoFlag<'a> {
-    pub(crate) flag: &'static str,
-    pub(crate) paths: &'a [PathBuf],
-}
-
-/// Where the agent logs are.
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct LogArgs {
-    /// A folder of Claude Code logs, read recursively (repeatable) [default: each
-    /// $CLAUDE_CONFIG_DIR entry's projects/, else ~/.claude/projects and
-    /// ~/.config/claude/projects].
-    #[arg(long = "claude-dir", value_name = "DIR")]
-    claude_dirs: Vec<PathBuf>,
-    /// A CODEX_HOME: its sessions/ and archived_sessions/ are read (repeatable) [default:
-    /// $CODEX_HOME, else ~/.codex].
-    #[arg(long = "codex-dir", value_name = "DIR")]
-    codex_dirs: Vec<PathBuf>,
-}
-
 #[derive(Debug, clap::Subcommand)]
 enum SessionsCommand {
     Export(ExportArgs),
@@ -119,161 +59,6 @@ struct ExportArgs {
     /// meaning its start in UTC).
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
-}
-
-fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
-    match flag {
-        Some(text) => Instant::parse_rfc3339(text).map_err(|err| {
-            CommandError::repairable(format!("--now: {err}"), format!("pass an RFC 3339 time with an offset {TIME_RANGE}, e.g. --now 2026-01-16T00:00:00Z"))
-        }),
-        None => {
-            let since_epoch = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_err(|_| CommandError::repairable("the system clock is before 1970", "set the clock or pass --now"))?;
-            Ok(Instant::from_nanos(
-                i64::try_from(since_epoch.as_nanos()).unwrap_or(i64::MAX),
-            ))
-        }
-    }
-}
-
-/// `--days`, else `[sessions] days`: a whole number of days ≥ 0.
-fn days(flag: Option<i64>, settings: &Settings) -> Result<u32, CommandError> {
-    let Some(days) = flag else {
-        return Ok(settings.sessions.days);
-    };
-    if days < 0 {
-        return Err(CommandError::repairable(
-            format!("--days: {days} must be ≥ 0"),
-            "pass a whole number of days, e.g. --days 30",
-        ));
-    }
-    u32::try_from(days).map_err(|_| {
-        CommandError::repairable(
-            format!("--days: {days} is more days than keel counts"),
-            format!("pass at most {}", u32::MAX),
-        )
-    })
-}
-
-/// The sources of this run: flags first, then `keel.toml` near the working folder.
-fn sources(
-    inputs: &SessionInputs,
-    repos: RepoFlag<'_>,
-    root: Option<PathBuf>,
-    settings: &Settings,
-    sessions: SessionInput,
-) -> Result<SessionSources, CommandError> {
-    let now = now(inputs.now.as_deref())?;
-    let days = days(inputs.days, settings)?;
-    let repos = if !repos.paths.is_empty() {
-        Some(ExplicitRepos {
-            origin: repos.flag.to_owned(),
-            paths: repos.paths.to_vec(),
-        })
-    } else if !settings.sessions.repos.is_empty() {
-        let base = root.unwrap_or_default();
-        Some(ExplicitRepos {
-            origin: "keel.toml [sessions] repos".to_owned(),
-            paths: settings
-                .sessions
-                .repos
-                .iter()
-                .map(|repo| base.join(repo))
-                .collect(),
-        })
-    } else {
-        None
-    };
-    Ok(SessionSources {
-        sessions,
-        decisions: inputs.decisions.clone(),
-        now,
-        days,
-        repos,
-        trailers: settings.trailers.clone(),
-    })
-}
-
-/// Reads the agent logs into `db` and returns their sessions, printing warnings on stderr
-/// (and progress, on a terminal, when `progress` allows).
-fn read_agent_logs(
-    db: &mut KeelDatabase,
-    logs: &LogArgs,
-    settings: &Settings,
-    progress: bool,
-) -> Result<AgentSessions, CommandError> {
-    let sources = LogSources {
-        claude_dirs: logs.claude_dirs.clone(),
-        codex_dirs: logs.codex_dirs.clone(),
-        env: LogEnv::from_process(),
-    };
-    let bar = (progress && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(0);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "keel sessions: reading logs {bar:30} {pos}/{len} files",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let mut tick = |done: usize, total: usize| {
-        if let Some(bar) = &bar {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        }
-    };
-    let (agent_logs, sync) = db.sync_agent_logs(None, &sources, &mut tick)?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    db.set_agent_prices(agent_logs, settings.prices.clone());
-    let sessions = agent_sessions(db, agent_logs).clone();
-    for warning in &sync.warnings {
-        eprintln!("warning: {warning}");
-    }
-    for warning in &sessions.warnings {
-        eprintln!("warning: {warning}");
-    }
-    Ok(sessions)
-}
-
-/// An agent session as a sessions.jsonl record.
-fn session_data(session: &AgentSession) -> SessionData {
-    let (repo, repo_real) = match session.cwd.as_deref() {
-        Some(cwd) => {
-            let (repo, real) = session_repo(cwd);
-            (Some(repo), Some(real))
-        }
-        None => (None, None),
-    };
-    SessionData {
-        session_id: session.session_id.to_string(),
-        harness: session.harness.clone(),
-        start: session.start,
-        end: session.end,
-        repo,
-        repo_real,
-        project: session.cwd.as_deref().and_then(project_of),
-        cost: session.cost.clone(),
-        api_calls: session.api_calls,
-        tools: session
-            .tools
-            .iter()
-            .map(|(name, calls)| (name.to_string(), *calls))
-            .collect(),
-        origin: session.origin.clone(),
-    }
-}
-
-/// `basename(cwd)`, as written (never decoded from a folder name).
-fn project_of(cwd: &str) -> Option<String> {
-    cwd.trim_end_matches(['/', '\\'])
-        .rsplit(['/', '\\'])
-        .next()
-        .filter(|name| !name.is_empty())
-        .map(str::to_owned)
 }
 
 pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandError> {
@@ -293,56 +78,6 @@ pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandErr
     };
     write_stdout(&text)?;
     Ok(ExitStatus::Clean)
-}
-
-/// The sessions report of `inputs` over `repos`: the sessions read (the file, else the
-/// agent logs), the repositories scanned and linked. Warnings go to stderr; `progress`
-/// allows progress on a terminal (never in pipes).
-pub(crate) fn report(
-    inputs: &SessionInputs,
-    repos: RepoFlag<'_>,
-    root: Option<PathBuf>,
-    settings: &Settings,
-    progress: bool,
-) -> Result<SessionsReport, CommandError> {
-    let mut db = KeelDatabase::detached();
-    let input = match &inputs.sessions {
-        Some(file) => SessionInput::File(file.clone()),
-        None => {
-            let read = read_agent_logs(&mut db, &inputs.logs, settings, progress)?;
-            SessionInput::Records {
-                origin: "agent logs".to_owned(),
-                sessions: read.sessions.iter().map(session_data).collect(),
-            }
-        }
-    };
-    let world = db.load_sessions(sources(inputs, repos, root, settings, input)?)?;
-    let plan = scan_plan(&db, world);
-    // Long work shows progress on a terminal only, never in pipes or with JSON.
-    let progress = progress && std::io::stderr().is_terminal();
-    if progress {
-        eprint!("keel sessions: scanning {} repositories…", plan.repos.len());
-    }
-    let scanned = db.plan_session_scan(plan);
-    if progress {
-        eprint!("\r\x1b[K");
-    }
-    scanned?;
-    let report = sessions_report(&db, world)
-        .clone()
-        .map_err(|err| match err {
-            ReportError::Trailer(err) => CommandError::repairable(
-                format!(
-                    "keel.toml: [trailers] {}: not a valid regex ({})",
-                    err.harness, err.message
-                ),
-                "fix the pattern (Rust regex syntax, matched case-insensitively)",
-            ),
-        })?;
-    for warning in db.session_warnings() {
-        eprintln!("warning: {warning}");
-    }
-    Ok(report)
 }
 
 /// `--since`: an RFC 3339 instant, or a date meaning its start in UTC.
@@ -379,7 +114,7 @@ fn cmd_export(args: &ExportArgs, settings: &Settings) -> Result<ExitStatus, Comm
 
 /// One exported session: the sessions.jsonl fields, then `tokens` and `models`.
 fn export_line(session: &AgentSession) -> String {
-    let data = session_data(session);
+    let data = record(session);
     let cost = data
         .cost
         .as_ref()
@@ -589,44 +324,4 @@ pub(crate) fn text(report: &SessionsReport) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn days_default_to_the_settings_and_refuse_below_zero_and_beyond_u32() {
-        let settings = Settings::default();
-        assert_eq!(days(None, &settings).ok(), Some(settings.sessions.days));
-        assert_eq!(days(Some(0), &settings).ok(), Some(0));
-        let refusal = |n: i64| days(Some(n), &settings).map_err(|err| err.to_string());
-        assert_eq!(
-            refusal(-1),
-            Err(
-                "--days: -1 must be ≥ 0; repair: pass a whole number of days, e.g. --days 30"
-                    .to_owned()
-            )
-        );
-        assert_eq!(
-            refusal(i64::from(u32::MAX) + 1),
-            Err(
-                "--days: 4294967296 is more days than keel counts; repair: pass at most 4294967295"
-                    .to_owned()
-            )
-        );
-    }
-
-    #[test]
-    fn now_names_the_range_without_library_words() {
-        let err = now(Some("99999-01-01T00:00:00Z"))
-            .err()
-            .map(|err| err.to_string());
-        assert_eq!(
-            err.as_deref(),
-            Some(
-                "--now: \"99999-01-01T00:00:00Z\" is outside the times keel reads; repair: pass an RFC 3339 time with an offset between 1678-01-01T00:00:00Z and 2261-12-31T23:59:59Z, e.g. --now 2026-01-16T00:00:00Z"
-            )
-        );
-    }
 }

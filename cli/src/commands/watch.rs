@@ -10,8 +10,7 @@
 //! stdout (`keel watch | head`).
 //! Does not own: noticing change (`keel_engine::watch`) or judging (`keel_queries::lint`).
 
-use super::cache::{open_repo, save_memo};
-use super::lint::{lint_or_refuse, name_worktree};
+use super::helper::{lint_or_refuse, name_worktree, open_repo, save_memo};
 use super::{CommandError, Format};
 use crate::exit::ExitStatus;
 use crate::render;
@@ -61,7 +60,7 @@ pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
     };
     let mut owed = true;
     loop {
-        match db.apply_changes(&[event]) {
+        match db.apply_changes(std::slice::from_ref(&event)) {
             Ok(result) if result.tip_moved || owed => match lint_or_refuse(&db, Scope::Full) {
                 Ok((mut report, parses)) => {
                     name_worktree(&mut report, result.worktree);

@@ -267,22 +267,22 @@ pub fn parse_chunk(
 
 impl KeelDatabase {
     /// Finds the agent logs of `sources` and reads what is new into the inputs: a new
-    /// file wholly, a grown file from its previous end, an unchanged one not at all.
-    /// Pass the [`AgentLogs`] of the previous sync to update it (`None` creates it).
-    /// `progress` is told (files done, files total) as files are read.
-    pub fn sync_agent_logs(
+    /// file wholly, a grown file from its previous end, an unchanged one not at all
+    /// ([`crate::ChangeEvent::AgentLogsFrom`]). `progress` is told (files done, files
+    /// total) as files are read.
+    pub(crate) fn sync_agent_logs(
         &mut self,
-        previous: Option<AgentLogs>,
         sources: &LogSources,
         progress: &mut dyn FnMut(usize, usize),
-    ) -> Result<(AgentLogs, LogSync), LogFolderError> {
+    ) -> Result<LogSync, LogFolderError> {
         let (found, warnings) = discover(sources)?;
         let mut sync = LogSync {
             files: found.len(),
             warnings,
             ..LogSync::default()
         };
-        let known: HashMap<PathBuf, AgentLog> = previous
+        let known: HashMap<PathBuf, AgentLog> = self
+            .agent_logs
             .map(|logs| {
                 logs.files(&*self)
                     .iter()
@@ -304,27 +304,38 @@ impl KeelDatabase {
             files.push(self.read_log(&**connector, found, log, &mut sync));
         }
         progress(sync.files, sync.files);
-        let logs = match previous {
+        match self.agent_logs {
             Some(logs) => {
                 if logs.files(&*self) != &files {
                     logs.set_files(self).to(files);
                 }
-                logs
             }
-            None => AgentLogs::new(&*self, files, std::collections::BTreeMap::new()),
-        };
-        Ok((logs, sync))
+            None => {
+                self.agent_logs = Some(AgentLogs::new(
+                    &*self,
+                    files,
+                    std::collections::BTreeMap::new(),
+                ));
+            }
+        }
+        Ok(sync)
     }
 
-    /// Sets `[prices]` for the sessions of `logs` (only when it changed).
-    pub fn set_agent_prices(
+    /// Sets `[prices]` for the agent sessions, only when it changed
+    /// ([`crate::ChangeEvent::PricesChanged`]); returns whether it did.
+    pub(crate) fn set_agent_prices(
         &mut self,
-        logs: AgentLogs,
         prices: std::collections::BTreeMap<String, crate::settings::ModelPrices>,
-    ) {
-        if logs.prices(&*self) != &prices {
-            logs.set_prices(self).to(prices);
+    ) -> bool {
+        let Some(logs) = self.agent_logs else {
+            self.agent_logs = Some(AgentLogs::new(&*self, Vec::new(), prices));
+            return true;
+        };
+        if logs.prices(&*self) == &prices {
+            return false;
         }
+        logs.set_prices(self).to(prices);
+        true
     }
 
     /// Reads one file into its input (creating it when new).

@@ -2,13 +2,13 @@
 //! salsa inputs for `keel sessions`.
 //!
 //! ### Flow
-//! 1. [`KeelDatabase::load_sessions`] reads `sessions.jsonl` (and `decisions.jsonl`)
+//! 1. [`crate::ChangeEvent::SessionsFrom`] reads `sessions.jsonl` (and `decisions.jsonl`)
 //!    strictly into a [`SessionWorld`] input; explicit repositories are checked here. A
 //!    relative `repo` in `sessions.jsonl` is read from the folder holding that file (as a
 //!    path in a settings file is), with a warning when it names nothing.
 //! 2. The caller asks `keel-queries` for the scan plan (which repositories, from when) and
-//!    hands it to [`KeelDatabase::plan_session_scan`], which runs L-scan ([`scan`]).
-//! 3. Later changes enter through `apply_changes`: `SessionsAppended`,
+//!    hands it back as [`crate::ChangeEvent::ScanPlanned`], which runs L-scan ([`scan`]).
+//! 3. Later changes enter through the same door: `SessionsAppended`,
 //!    `DecisionsAppended`, `RepoMoved` (each sets only the inputs that differ).
 //!
 //! Owns: those three steps and the per-repository caches that make a rescan read only new
@@ -307,7 +307,7 @@ fn not_top_level(path: &Path) -> String {
 impl KeelDatabase {
     /// Reads the sessions and decisions files into a fresh [`SessionWorld`]. Refuses bad
     /// input (nothing is set then); missing optional fields become warnings.
-    pub fn load_sessions(
+    pub(crate) fn load_sessions(
         &mut self,
         sources: SessionSources,
     ) -> Result<SessionWorld, SessionsError> {
@@ -351,7 +351,7 @@ impl KeelDatabase {
         Ok(world)
     }
 
-    /// The loaded session world, if [`Self::load_sessions`] ran.
+    /// The loaded session world, if a [`crate::ChangeEvent::SessionsFrom`] loaded one.
     pub fn session_world(&self) -> Option<SessionWorld> {
         self.sessions.lock().as_ref().map(|loaded| loaded.world)
     }
@@ -383,7 +383,7 @@ impl KeelDatabase {
 
     /// Sets the scan plan and scans when it differs from the last one. Returns whether it
     /// scanned.
-    pub fn plan_session_scan(&mut self, plan: ScanPlan) -> Result<bool, SessionsError> {
+    pub(crate) fn plan_session_scan(&mut self, plan: ScanPlan) -> Result<bool, SessionsError> {
         {
             let mut state = self.sessions.lock();
             let Some(loaded) = state.as_mut() else {

@@ -9,7 +9,7 @@
 //! 3. [`agent_session`] (pricing, totals) re-runs only for the sessions that changed.
 //! 4. [`agent_sessions`]: all of them, sorted by (start, session id), with the warnings.
 //!
-//! Owns: those queries and the session record. Does not own: reading logs (the engine),
+//! Owns: those queries, the session record and its sessions.jsonl form. Does not own: reading logs (the engine),
 //! locating a session's repository on disk (the caller), or linking sessions to commits
 //! (`crate::sessions`).
 
@@ -21,7 +21,7 @@ pub use claims::{CODEX_FALLBACK_MODEL, Claims, SessionFacts};
 use crate::sessions::exact::Fixed;
 use keel_engine::Db;
 use keel_engine::agents::{AgentLog, AgentLogs, LogLine, Tokens};
-use keel_engine::sessions::{Decimal, Instant};
+use keel_engine::sessions::{Decimal, Instant, SessionData};
 use prices::{CallPrice, Unpriced, call_cost};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -50,6 +50,40 @@ pub struct AgentSession {
     pub unpriced: BTreeSet<(String, String)>,
     /// The first file that contributed.
     pub origin: String,
+}
+
+impl AgentSession {
+    /// The session as a sessions.jsonl record, `repo` being where it ran (`repo` as the
+    /// record writes it, and its real path) as the caller located it on disk.
+    pub fn record(&self, repo: Option<(String, std::path::PathBuf)>) -> SessionData {
+        let (repo, repo_real) = repo.unzip();
+        SessionData {
+            session_id: self.session_id.to_string(),
+            harness: self.harness.clone(),
+            start: self.start,
+            end: self.end,
+            repo,
+            repo_real,
+            project: self.cwd.as_deref().and_then(project_of),
+            cost: self.cost.clone(),
+            api_calls: self.api_calls,
+            tools: self
+                .tools
+                .iter()
+                .map(|(name, calls)| (name.to_string(), *calls))
+                .collect(),
+            origin: self.origin.clone(),
+        }
+    }
+}
+
+/// `basename(cwd)`, as written (never decoded from a folder name).
+fn project_of(cwd: &str) -> Option<String> {
+    cwd.trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
 }
 
 /// Every session, and what keel flagged while reading them.

@@ -21,8 +21,11 @@ pub mod typescript;
 
 use crate::extract::Language;
 use crate::images::Image;
+/// A tree's entry at a path and its files: how a front end reads the base a graph is
+/// built from.
+pub use crate::tree::{files_under, lookup};
 /// The source tree a graph is built from: the engine's input (created with
-/// `KeelDatabase::sources`, moved with `set_sources`), read per file through [`file_blob`]
+/// `KeelDatabase::sources`, moved with `ChangeEvent::SourcesChanged`), read per file through [`file_blob`]
 /// so an edit elsewhere in the tree re-runs only that lookup.
 pub use keel_engine::inputs::Sources;
 use keel_engine::{Db, Oid};

@@ -75,7 +75,7 @@
 
 mod builtins;
 mod facts;
-mod fragments;
+pub mod fragments;
 mod interface;
 mod kept;
 mod resolve;
@@ -118,7 +118,7 @@ pub(super) fn file_graph(db: &dyn Db, tree: Sources, path: &str) -> FileGraph {
 /// (`image_units`) decide which scopes are nodes; the calls inside the units a partial
 /// parse left out do not count.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
+pub fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
     let (units, left_out) = match image_units(db, image) {
         ImageUnits::Extracted(Ok(units)) => (units.as_slice(), &[][..]),
         ImageUnits::Extracted(Err(ExtractError::Unparseable { partial, .. })) => {
@@ -147,7 +147,7 @@ pub(crate) fn python_facts<'db>(db: &'db dyn Db, image: Image<'db>) -> Facts {
 /// where no other file looks (a call added in a body, lines moved) has an equal
 /// interface, so the program of its tree is the same interned value.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Interface {
+pub fn python_interface<'db>(db: &'db dyn Db, image: Image<'db>) -> Interface {
     interface::of(db, image.path(db), python_facts(db, image))
 }
 
@@ -158,7 +158,7 @@ pub(crate) type Program = std::sync::Arc<[(String, Interface)]>;
 /// Every Python file of a tree with its interface, sorted by path: what resolving any
 /// one file may read of the others.
 #[salsa::interned(debug)]
-pub(crate) struct PythonProgram<'db> {
+pub struct PythonProgram<'db> {
     #[returns(ref)]
     pub(crate) files: Program,
 }
@@ -168,7 +168,7 @@ pub(crate) struct PythonProgram<'db> {
 /// equal backdates all of those, so this does not run again and the program is the same
 /// value.
 #[salsa::tracked]
-pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgram<'db> {
+pub fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgram<'db> {
     let files: Vec<(String, Interface)> = tree_paths(db, tree)
         .iter()
         .filter(|path| Language::for_path(path) == Some(Language::Python))
@@ -180,7 +180,7 @@ pub(crate) fn python_program<'db>(db: &'db dyn Db, tree: Sources) -> PythonProgr
 /// The interface of the Python file at `path` of `tree`: its image's, or an empty one
 /// for a file past the tree's bound (nothing is read of it).
 #[salsa::tracked(returns(ref))]
-fn interface_at(db: &dyn Db, tree: Sources, path: String) -> Interface {
+pub fn interface_at(db: &dyn Db, tree: Sources, path: String) -> Interface {
     match tree.image(db, &path) {
         Some(image) if !tree.past_bound(db, image) => python_interface(db, image).clone(),
         _ => Interface::new(interface::build(&facts::unread().model)),
@@ -191,7 +191,7 @@ fn interface_at(db: &dyn Db, tree: Sources, path: String) -> Interface {
 /// program, not the tree: a new tree whose program is unchanged re-resolves only its new
 /// images.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn python_resolve<'db>(
+pub fn python_resolve<'db>(
     db: &'db dyn Db,
     image: Image<'db>,
     program: PythonProgram<'db>,

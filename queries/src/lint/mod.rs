@@ -18,12 +18,16 @@ mod report;
 mod settings;
 mod state;
 
+/// The line ranges and sides a report's hits and units are told in.
+pub use crate::anchors::{LineRange, Side};
+/// Every commit reachable from a tip, in `git rev-list` order (a report's hits are in it).
+pub use crate::history::history;
 pub use nodes::{spec_node, spec_nodes};
 pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Severity, Summary, Unverified,
     unit_lines,
 };
-pub use settings::{tip_file_bound, tip_settings};
+pub use settings::{settings_image, tip_file_bound, tip_settings};
 
 use crate::events::tip_image;
 use crate::extract::{ParseCounts, thread_parse_counts};

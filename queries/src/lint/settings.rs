@@ -54,7 +54,7 @@ pub fn tip_file_bound(db: &dyn Db, tip: Commit) -> FileBound {
 /// One `keel.toml` image parsed, memoized per image (a tip move that leaves the file
 /// alone reuses the parse).
 #[salsa::tracked(returns(ref))]
-fn settings_image<'db>(
+pub fn settings_image<'db>(
     db: &'db dyn Db,
     image: Image<'db>,
 ) -> Result<Result<Settings, SettingsError>, ObjectError> {

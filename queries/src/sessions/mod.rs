@@ -8,8 +8,8 @@
 //! - *subject*: the decision key of a window record (L-subject).
 //!
 //! Owns: the rules L-repo … L-cost over the engine's session inputs. Does not own: reading
-//! files or repositories (`keel_engine::sessions`: the caller hands [`scan_plan`] back to
-//! `KeelDatabase::plan_session_scan`), nor rendering (`keel`).
+//! files or repositories (`keel_engine::sessions`: the caller hands [`scan_plan`] back as
+//! `ChangeEvent::ScanPlanned`), nor rendering (`keel`).
 //!
 //! API boundary: [`scan_plan`], [`sessions_report`] and the report types.
 

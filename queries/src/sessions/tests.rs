@@ -4,13 +4,16 @@
 //! Expected values are written by hand from the rules.
 
 use super::*;
-use keel_engine::KeelDatabase;
 use keel_engine::sessions::{ExplicitRepos, Instant, SessionSources, SessionWorld};
+use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_fixtures::query_log::{count, count_named, query_name};
 use keel_fixtures::sessions::{
     CLAUDE_TRAILER, CODEX_TRAILER, LEX_NOW, Lex, OTHER_EMAIL, SessionLine, at, decision_line,
     lines, message, rfc, session_repo, write_file,
 };
 use keel_fixtures::{FIXTURE_EMAIL, FixtureRepo};
+use links::{agent_harness, assignment, revert_target, trailer_lines};
+use report::session_record;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,9 +46,14 @@ fn write_inputs(dir: &Path, sessions: &[SessionLine], decisions: &[String]) {
 
 fn run_with(dir: &Path, sources: SessionSources) -> Run {
     let mut db = KeelDatabase::detached();
-    let world = db.load_sessions(sources).expect("load");
+    let world = db
+        .apply_changes(&[ChangeEvent::SessionsFrom(Box::new(sources))])
+        .expect("load")
+        .sessions_loaded
+        .expect("a loaded world");
     let plan = scan_plan(&db, world);
-    db.plan_session_scan(plan).expect("scan");
+    db.apply_changes(&[ChangeEvent::ScanPlanned(plan)])
+        .expect("scan");
     let _ = dir;
     Run { db, world }
 }
@@ -71,7 +79,9 @@ impl Run {
     fn refresh(&mut self, events: &[keel_engine::ChangeEvent]) {
         self.db.apply_changes(events).expect("apply");
         let plan = scan_plan(&self.db, self.world);
-        self.db.plan_session_scan(plan).expect("scan");
+        self.db
+            .apply_changes(&[ChangeEvent::ScanPlanned(plan)])
+            .expect("scan");
     }
 }
 
@@ -807,10 +817,6 @@ fn l_cost_null_denominators_and_scope() {
 
 // ---------------------------------------------------------------- incrementality
 
-fn count(names: &[String], name: &str) -> usize {
-    names.iter().filter(|n| n.as_str() == name).count()
-}
-
 #[test]
 fn appending_a_decision_reruns_only_the_record_of_its_subject() {
     let dir = temp();
@@ -834,9 +840,13 @@ fn appending_a_decision_reruns_only_the_record_of_its_subject() {
     let mut run = run(dir.path(), &sessions, &[], None);
     assert_eq!(run.report().pending.len(), 2);
     let cold = run.db.take_executed_queries();
-    for query in ["session_record", "assignment", "agent_harness"] {
+    for query in [
+        query_name(session_record),
+        query_name(assignment),
+        query_name(agent_harness),
+    ] {
         assert!(
-            count(&cold, query) > 0,
+            count_named(&cold, query) > 0,
             "the cold run runs {query}: {cold:?}"
         );
     }
@@ -846,10 +856,10 @@ fn appending_a_decision_reruns_only_the_record_of_its_subject() {
     let report = run.report();
     assert_eq!(record(&report, "s1").and_then(|r| r.link_p), Some(0.7));
     let names = run.db.take_executed_queries();
-    assert_eq!(count(&names, "session_record"), 1, "{names:?}");
-    assert_eq!(count(&names, "assignment"), 0, "{names:?}");
-    assert_eq!(count(&names, "agent_harness"), 0, "{names:?}");
-    assert_eq!(count(&names, "sessions_report"), 1, "{names:?}");
+    assert_eq!(count(&names, session_record), 1, "{names:?}");
+    assert_eq!(count(&names, assignment), 0, "{names:?}");
+    assert_eq!(count(&names, agent_harness), 0, "{names:?}");
+    assert_eq!(count(&names, sessions_report), 1, "{names:?}");
 }
 
 #[test]
@@ -884,8 +894,16 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
     let report = run.report();
     assert_eq!(report.summary.sessions_total, 2);
     let names = run.db.take_executed_queries();
-    for per_commit in ["agent_harness", "trailer_lines", "revert_target"] {
-        assert_eq!(count(&names, per_commit), 0, "{per_commit}: {names:?}");
+    for per_commit in [
+        query_name(agent_harness),
+        query_name(trailer_lines),
+        query_name(revert_target),
+    ] {
+        assert_eq!(
+            count_named(&names, per_commit),
+            0,
+            "{per_commit}: {names:?}"
+        );
     }
     assert_eq!(run.db.scan_counters(), counters, "no commit read again");
     // A new commit: only it is read and only its per-commit queries run.
@@ -897,9 +915,9 @@ fn appending_a_session_or_a_commit_does_not_rescan_old_commits() {
         Some(vec![c])
     );
     let names = run.db.take_executed_queries();
-    assert_eq!(count(&names, "agent_harness"), 1, "{names:?}");
-    assert_eq!(count(&names, "trailer_lines"), 1, "{names:?}");
-    assert_eq!(count(&names, "revert_target"), 1, "{names:?}");
+    assert_eq!(count(&names, agent_harness), 1, "{names:?}");
+    assert_eq!(count(&names, trailer_lines), 1, "{names:?}");
+    assert_eq!(count(&names, revert_target), 1, "{names:?}");
     assert_eq!(run.db.scan_counters().numstats, counters.numstats + 1);
 }
 

@@ -18,9 +18,10 @@
 //! served from their memos, so the comparison covers spliced memos and not only fresh
 //! walks.
 
-use crate::support::{count, fresh_graph, hashed_files, source_tree};
+use crate::support::{count, fresh_graph, hashed_files, set_sources, source_tree};
 use keel_engine::KeelDatabase;
 use keel_fixtures::rng::SeededRng;
+use keel_queries::callgraph::python::fragments::python_fragment;
 use keel_queries::callgraph::python::reuse_counts;
 use keel_queries::callgraph::{call_graph, graph_inputs};
 
@@ -338,13 +339,14 @@ fn a_database_moved_through_random_edits_answers_what_a_fresh_one_answers() {
         let kind = walk.edit();
         kinds[kind] += 1;
         let files = walk.files();
-        db.set_sources(tree, graph_inputs(&hashed_files(&db, &texts(&files))));
+        let hashed = graph_inputs(&hashed_files(&db, &texts(&files)));
+        set_sources(&mut db, tree, hashed);
         let before = reuse_counts(&db);
         let warm = call_graph(&db, tree).clone();
         let step_replayed = reuse_counts(&db).since(before).groups_replayed;
         replayed += step_replayed;
         replaying_steps += usize::from(step_replayed > 0);
-        walked += count(&db.take_executed_queries(), "python_fragment");
+        walked += count(&db.take_executed_queries(), python_fragment);
         met += files
             .iter()
             .map(|(_, text)| text.matches("def ").count())

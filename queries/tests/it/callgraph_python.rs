@@ -3,9 +3,15 @@
 //! is external and what is unresolved, tolerance, and incrementality read from salsa's
 //! events.
 
-use crate::support::{count, fresh_graph as graph, graph_in, hashed_files, source_tree};
+use crate::support::{
+    count, fresh_graph as graph, graph_in, hashed_files, set_sources, source_tree,
+};
 use keel_engine::KeelDatabase;
-use keel_queries::callgraph::python::{ReuseCounts, reuse_counts};
+use keel_queries::callgraph::python::fragments::python_fragment;
+use keel_queries::callgraph::python::{
+    ReuseCounts, interface_at, python_facts, python_interface, python_program, python_resolve,
+    reuse_counts,
+};
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
 
 /// `caller -> callee` for every edge.
@@ -416,8 +422,8 @@ fn editing_one_function_body_re_resolves_only_that_file() {
     let db = KeelDatabase::detached();
     let cold = graph_in(&db, &[("a.py", A_PY), ("b.py", B_PY), ("c.py", C_PY)]);
     let run = db.take_executed_queries();
-    assert_eq!(count(&run, "python_facts"), 3, "{run:?}");
-    assert_eq!(count(&run, "python_resolve"), 3, "{run:?}");
+    assert_eq!(count(&run, python_facts), 3, "{run:?}");
+    assert_eq!(count(&run, python_resolve), 3, "{run:?}");
     assert!(has(&cold, "a.py#use -> b.py#api"));
     assert!(has(&cold, "c.py#also -> b.py#api"));
 
@@ -427,18 +433,18 @@ fn editing_one_function_body_re_resolves_only_that_file() {
     );
     let run = db.take_executed_queries();
     assert_eq!(
-        count(&run, "python_facts"),
+        count(&run, python_facts),
         1,
         "only b.py's new image is read: {run:?}"
     );
-    assert_eq!(count(&run, "python_interface"), 1, "{run:?}");
+    assert_eq!(count(&run, python_interface), 1, "{run:?}");
     assert_eq!(
-        count(&run, "python_program"),
+        count(&run, python_program),
         1,
         "the new tree's program: {run:?}"
     );
     assert_eq!(
-        count(&run, "python_resolve"),
+        count(&run, python_resolve),
         1,
         "b.py's interface is unchanged: a.py and c.py are not re-resolved: {run:?}"
     );
@@ -456,9 +462,9 @@ fn editing_one_function_body_re_resolves_only_that_file() {
         &[("a.py", A_PY), ("b.py", B_PY_RENAMED), ("c.py", C_PY)],
     );
     let run = db.take_executed_queries();
-    assert_eq!(count(&run, "python_facts"), 1, "{run:?}");
+    assert_eq!(count(&run, python_facts), 1, "{run:?}");
     assert_eq!(
-        count(&run, "python_resolve"),
+        count(&run, python_resolve),
         3,
         "b.py's export table changed: every file is re-resolved: {run:?}"
     );
@@ -475,7 +481,7 @@ fn editing_one_function_body_re_resolves_only_that_file() {
     );
     let run = db.take_executed_queries();
     assert!(
-        count(&run, "python_resolve") == 0 && count(&run, "python_facts") == 0,
+        count(&run, python_resolve) == 0 && count(&run, python_facts) == 0,
         "the same tree again recomputes nothing: {run:?}"
     );
 }
@@ -489,19 +495,19 @@ fn a_body_edit_of_the_same_tree_keeps_its_program() {
     let tree = source_tree(&db, &[("a.py", A_PY), ("b.py", B_PY), ("c.py", C_PY)]);
     let _ = call_graph(&db, tree);
     let run = db.take_executed_queries();
-    assert_eq!(count(&run, "python_program"), 1, "the control: {run:?}");
-    assert_eq!(count(&run, "interface_at"), 3, "{run:?}");
+    assert_eq!(count(&run, python_program), 1, "the control: {run:?}");
+    assert_eq!(count(&run, interface_at), 3, "{run:?}");
 
     let body = hashed_files(
         &db,
         &[("a.py", A_PY), ("b.py", B_PY_BODY_EDITED), ("c.py", C_PY)],
     );
-    db.set_sources(tree, graph_inputs(&body));
+    set_sources(&mut db, tree, graph_inputs(&body));
     let edited = call_graph(&db, tree).clone();
     let run = db.take_executed_queries();
-    assert_eq!(count(&run, "interface_at"), 1, "b.py's alone: {run:?}");
-    assert_eq!(count(&run, "python_program"), 0, "{run:?}");
-    assert_eq!(count(&run, "python_resolve"), 1, "{run:?}");
+    assert_eq!(count(&run, interface_at), 1, "b.py's alone: {run:?}");
+    assert_eq!(count(&run, python_program), 0, "{run:?}");
+    assert_eq!(count(&run, python_resolve), 1, "{run:?}");
     let fresh = graph(&[("a.py", A_PY), ("b.py", B_PY_BODY_EDITED), ("c.py", C_PY)]);
     assert_eq!(edited, fresh, "a warm answer equals a cold one");
 
@@ -509,11 +515,11 @@ fn a_body_edit_of_the_same_tree_keeps_its_program() {
         &db,
         &[("a.py", A_PY), ("b.py", B_PY_RENAMED), ("c.py", C_PY)],
     );
-    db.set_sources(tree, graph_inputs(&renamed));
+    set_sources(&mut db, tree, graph_inputs(&renamed));
     let after = call_graph(&db, tree).clone();
     let run = db.take_executed_queries();
     assert_eq!(
-        count(&run, "python_program"),
+        count(&run, python_program),
         1,
         "b.py's interface changed: {run:?}"
     );
@@ -621,7 +627,7 @@ fn an_edit_of_one_body_walks_that_function_alone() {
     let _ = call_graph(&db, tree);
     let run = db.take_executed_queries();
     assert_eq!(
-        count(&run, "python_fragment"),
+        count(&run, python_fragment),
         6,
         "the control: every function is walked once ({run:?})"
     );
@@ -632,11 +638,12 @@ fn an_edit_of_one_body_walks_that_function_alone() {
         "    def run(self):\n        load(self.data)\n",
     );
     let edited = [("helpers.py", helpers), ("service.py", run_edited.as_str())];
-    db.set_sources(tree, graph_inputs(&hashed_files(&db, &edited)));
+    let hashed = graph_inputs(&hashed_files(&db, &edited));
+    set_sources(&mut db, tree, hashed);
     let warm = call_graph(&db, tree).clone();
     let run = db.take_executed_queries();
-    assert_eq!(count(&run, "python_facts"), 1, "service.py's: {run:?}");
-    assert_eq!(count(&run, "python_fragment"), 1, "Service.run's: {run:?}");
+    assert_eq!(count(&run, python_facts), 1, "service.py's: {run:?}");
+    assert_eq!(count(&run, python_fragment), 1, "Service.run's: {run:?}");
     assert!(
         has(&warm, "service.py#Service.run -> service.py#load"),
         "the edit's call: {:?}",
@@ -662,7 +669,8 @@ fn replayed_edit(before: &str, after: &str) -> (CallGraph, ReuseCounts) {
     let mut db = KeelDatabase::detached();
     let tree = source_tree(&db, &[("mod.py", before)]);
     let _ = call_graph(&db, tree);
-    db.set_sources(tree, graph_inputs(&hashed_files(&db, &[("mod.py", after)])));
+    let hashed = graph_inputs(&hashed_files(&db, &[("mod.py", after)]));
+    set_sources(&mut db, tree, hashed);
     let start = reuse_counts(&db);
     let warm = call_graph(&db, tree).clone();
     let counts = reuse_counts(&db).since(start);
@@ -816,7 +824,8 @@ fn an_edit_inside_one_function_keeps_the_interface_unless_that_function_changes_
     let quiet = MAKER_PY.replace("def other():\n    pass", "def other():\n    value = 1");
     let files = [("maker.py", quiet.as_str()), ("user.py", USER_PY)];
     let before = reuse_counts(&db);
-    db.set_sources(tree, graph_inputs(&hashed_files(&db, &files)));
+    let hashed = graph_inputs(&hashed_files(&db, &files));
+    set_sources(&mut db, tree, hashed);
     let warm = call_graph(&db, tree).clone();
     assert_eq!(
         reuse_counts(&db).since(before).interfaces_reused,
@@ -828,7 +837,8 @@ fn an_edit_inside_one_function_keeps_the_interface_unless_that_function_changes_
     // `make` now returns a `Beta`: `user.py`'s call must follow it.
     let loud = quiet.replace("return Alpha()", "return Beta()");
     let files = [("maker.py", loud.as_str()), ("user.py", USER_PY)];
-    db.set_sources(tree, graph_inputs(&hashed_files(&db, &files)));
+    let hashed = graph_inputs(&hashed_files(&db, &files));
+    set_sources(&mut db, tree, hashed);
     let warm = call_graph(&db, tree).clone();
     assert!(
         has(&warm, "user.py#use -> maker.py#Beta.go"),

@@ -5,10 +5,19 @@
 //! category, then the expected edges against the TypeScript 5.9 checker (a test helper,
 //! `tests/tsc/calls.cjs`, never part of keel), then incrementality from salsa's events.
 
-use crate::support::{count, fresh_graph as graph_of, hashed_files, source_tree};
+use crate::support::{
+    count, count_named, fresh_graph as graph_of, hashed_files, query_name, set_sources, source_tree,
+};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase, Oid};
-use keel_queries::callgraph::{CallGraph, CallNode, NodeKind, call_graph, graph_inputs, innermost};
+use keel_queries::callgraph::typescript::facts::{ts_exports, ts_facts};
+use keel_queries::callgraph::typescript::module_specs;
+use keel_queries::callgraph::typescript::modules::module_exports;
+use keel_queries::callgraph::typescript::resolve::{ts_answers, ts_resolve};
+use keel_queries::callgraph::{
+    CallGraph, CallNode, NodeKind, call_graph, file_graph, graph_inputs, innermost, tree_paths,
+};
+use keel_queries::images::image_units;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -1029,15 +1038,15 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
     let log = db.take_executed_queries();
     // The control: a cold graph reads, answers and resolves every file.
     for query in [
-        "ts_facts",
-        "ts_exports",
-        "ts_answers",
-        "ts_resolve",
-        "file_graph",
+        query_name(ts_facts),
+        query_name(ts_exports),
+        query_name(ts_answers),
+        query_name(ts_resolve),
+        query_name(file_graph),
     ] {
-        assert_eq!(count(&log, query), 4, "{query}: {log:?}");
+        assert_eq!(count_named(&log, query), 4, "{query}: {log:?}");
     }
-    assert!(count(&log, "module_specs") > 0, "{log:?}");
+    assert!(count(&log, module_specs) > 0, "{log:?}");
     assert!(edges_of(&cold).contains(&("a.ts#run".to_owned(), "b.ts#helper".to_owned())));
 
     // Nothing changed: nothing runs.
@@ -1047,26 +1056,22 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
 
     // A body edit: b.ts is parsed and resolved again, no other file is.
     let body = inc_files(&db, INC_B_BODY);
-    db.set_sources(tree, body.clone());
+    set_sources(&mut db, tree, body.clone());
     let warm = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
-    assert_eq!(count(&log, "ts_facts"), 1, "only b.ts is parsed: {log:?}");
-    assert_eq!(count(&log, "ts_exports"), 1, "{log:?}");
+    assert_eq!(count(&log, ts_facts), 1, "only b.ts is parsed: {log:?}");
+    assert_eq!(count(&log, ts_exports), 1, "{log:?}");
     assert_eq!(
-        count(&log, "module_exports"),
+        count(&log, module_exports),
         1,
         "b.ts's equal interface backdates: {log:?}"
     );
+    assert_eq!(count(&log, ts_answers), 1, "only b.ts asks again: {log:?}");
+    assert_eq!(count(&log, ts_resolve), 1, "only b.ts's sites: {log:?}");
+    assert_eq!(count(&log, file_graph), 1, "{log:?}");
+    assert_eq!(count(&log, tree_paths), 1, "{log:?}");
     assert_eq!(
-        count(&log, "ts_answers"),
-        1,
-        "only b.ts asks again: {log:?}"
-    );
-    assert_eq!(count(&log, "ts_resolve"), 1, "only b.ts's sites: {log:?}");
-    assert_eq!(count(&log, "file_graph"), 1, "{log:?}");
-    assert_eq!(count(&log, "tree_paths"), 1, "{log:?}");
-    assert_eq!(
-        count(&log, "module_specs"),
+        count(&log, module_specs),
         0,
         "no path changed, so no import is looked up again: {log:?}"
     );
@@ -1081,18 +1086,18 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
     // A new export nothing imports: the files importing b.ts answer again, equally, and
     // nothing is re-resolved but b.ts.
     let more = inc_files(&db, INC_B_MORE);
-    db.set_sources(tree, more.clone());
+    set_sources(&mut db, tree, more.clone());
     let log_graph = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
-    assert_eq!(count(&log, "ts_facts"), 1, "{log:?}");
-    assert_eq!(count(&log, "module_exports"), 1, "{log:?}");
+    assert_eq!(count(&log, ts_facts), 1, "{log:?}");
+    assert_eq!(count(&log, module_exports), 1, "{log:?}");
     assert_eq!(
-        count(&log, "ts_answers"),
+        count(&log, ts_answers),
         2,
         "b.ts and its importer a.ts: {log:?}"
     );
     assert_eq!(
-        count(&log, "ts_resolve"),
+        count(&log, ts_resolve),
         1,
         "a.ts's answers are equal: {log:?}"
     );
@@ -1100,11 +1105,11 @@ fn editing_one_function_body_reparses_one_file_and_re_resolves_only_its_sites() 
 
     // A rename of what a.ts imports: a.ts's answers change and its sites resolve again.
     let renamed = inc_files(&db, INC_B_RENAMED);
-    db.set_sources(tree, renamed.clone());
+    set_sources(&mut db, tree, renamed.clone());
     let after = call_graph(&db, tree).clone();
     let log = db.take_executed_queries();
-    assert_eq!(count(&log, "ts_answers"), 2, "{log:?}");
-    assert_eq!(count(&log, "ts_resolve"), 2, "b.ts and a.ts: {log:?}");
+    assert_eq!(count(&log, ts_answers), 2, "{log:?}");
+    assert_eq!(count(&log, ts_resolve), 2, "b.ts and a.ts: {log:?}");
     assert_eq!(after, graph_from(&db, &renamed));
     assert_eq!(
         unresolved_of(&after),
@@ -1321,12 +1326,12 @@ fn a_threaded_graph_reads_each_files_facts_on_the_thread_that_parsed_it() {
     );
     let parsed_on: BTreeMap<_, _> = executions
         .iter()
-        .filter(|(_, query, _)| query == "image_units")
+        .filter(|(_, query, _)| query == query_name(image_units))
         .map(|(thread, _, key)| (*key, *thread))
         .collect();
     let facts: Vec<_> = executions
         .iter()
-        .filter(|(_, query, _)| query == "ts_facts")
+        .filter(|(_, query, _)| query == query_name(ts_facts))
         .collect();
     // The control: every file was parsed and read once.
     assert_eq!(parsed_on.len(), files.len(), "{executions:?}");
@@ -1363,17 +1368,18 @@ fn a_threaded_graph_answers_a_one_file_edit_on_the_calling_thread() {
     let cold = db.take_executions();
     assert!(
         cold.iter()
-            .any(|(thread, query, _)| *thread != here && query == "ts_facts"),
+            .any(|(thread, query, _)| *thread != here && query == query_name(ts_facts)),
         "the control: a new tree is parsed on helpers: {cold:?}"
     );
 
     let mut edited = named.clone();
     edited[3].1 = "export function f3() {\n  f4();\n  return 3;\n}\n";
-    db.set_sources(tree, graph_inputs(&hashed_files(&db, &edited)));
+    let hashed = graph_inputs(&hashed_files(&db, &edited));
+    set_sources(&mut db, tree, hashed);
     let warm = keel_queries::callgraph::call_graph_on_threads(&db, tree, 2).clone();
     let run = db.take_executions();
     let names: Vec<String> = run.iter().map(|(_, query, _)| query.clone()).collect();
-    assert_eq!(count(&names, "ts_facts"), 1, "{run:?}");
+    assert_eq!(count(&names, ts_facts), 1, "{run:?}");
     assert!(run.iter().all(|(thread, _, _)| *thread == here), "{run:?}");
     assert_eq!(warm, graph_of(&edited), "a warm answer equals a cold one");
 }

@@ -5,21 +5,37 @@
 //! refusals of entries a reading cannot use.
 
 use crate::support::{commit, count, lint_repo, node_findings, repo};
-use keel_engine::KeelDatabase;
+use keel_engine::readings::Readings;
+use keel_engine::{ChangeEvent, EngineError, KeelDatabase};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::fresh::{FreshScenario, build_fresh};
 use keel_queries::fresh::{FreshError, FreshReport, Stale, StaleKind, fresh, fresh_json};
+use keel_queries::images::image_units;
 
 /// Judges `readings` (the text of a readings file) at HEAD of `repo`, on a new database;
 /// also returns the queries the judgement executed.
 fn judge(repo: &FixtureRepo, readings: &str) -> (Result<FreshReport, FreshError>, Vec<String>) {
-    let db = KeelDatabase::open(repo.path()).expect("fixture repository opens");
-    let readings = db
-        .readings_from("readings.jsonl", readings.as_bytes())
-        .expect("the readings file is well-formed");
+    let mut db = KeelDatabase::open(repo.path()).expect("fixture repository opens");
+    let (read, _file) = read_readings(&mut db, readings);
+    let readings = read.expect("the readings file is well-formed");
     db.take_executed_queries();
     let report = fresh(&db, readings, None);
     (report, db.take_executed_queries())
+}
+
+/// Reads `text` as a readings file (written to a temporary folder) into `db` through
+/// the one door; also returns the folder, which holds the file as long as it lives.
+fn read_readings(
+    db: &mut KeelDatabase,
+    text: &str,
+) -> (Result<Readings, EngineError>, tempfile::TempDir) {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("readings.jsonl");
+    std::fs::write(&path, text).expect("the readings file is writable");
+    let read = db
+        .apply_changes(&[ChangeEvent::ReadingsFrom(path)])
+        .map(|read| read.readings.expect("a read made the readings input"));
+    (read, folder)
 }
 
 fn scenario() -> (FixtureRepo, FreshScenario) {
@@ -180,7 +196,7 @@ fn the_existence_scan_stops_at_the_first_hit_and_scans_a_fresh_window_whole() {
     let full = full.expect("the reading judges");
     assert_eq!(verdict(&full, "fresh-h"), None);
     assert_eq!((full.rounds, full.judged), (4, 9));
-    let full_parsed = count(&log, "image_units");
+    let full_parsed = count(&log, image_units);
     assert_eq!(full_parsed, 10, "the whole window's images: {log:?}");
 
     // The reading hit by the newest commit settles in the first round, after parsing only
@@ -189,7 +205,7 @@ fn the_existence_scan_stops_at_the_first_hit_and_scans_a_fresh_window_whole() {
     let early = early.expect("the reading judges");
     assert_eq!(stale(&early, "hit-f"), hit(&newest, "app.py#f"));
     assert_eq!((early.rounds, early.judged), (1, 1));
-    let early_parsed = count(&log, "image_units");
+    let early_parsed = count(&log, image_units);
     assert_eq!(early_parsed, 2, "{log:?}");
     assert!(early_parsed < full_parsed);
 
@@ -200,7 +216,7 @@ fn the_existence_scan_stops_at_the_first_hit_and_scans_a_fresh_window_whole() {
     let together = together.expect("the readings judge");
     assert_eq!(together.rounds, 4);
     assert_eq!(together.judged, 10);
-    assert_eq!(count(&log, "image_units"), 10);
+    assert_eq!(count(&log, image_units), 10);
 }
 
 #[test]
@@ -234,10 +250,17 @@ fn entries_a_reading_cannot_use_are_refused_naming_line_and_entry() {
             "{{\"id\": \"ok\", \"commit\": \"{}\", \"code\": [\"app.py#f\"]}}\n\n{{\"id\": \"bad\", \"commit\": \"{}\", \"code\": {code}}}\n",
             s.added, s.added
         );
-        match judge(&repo, &text).0 {
+        let err = match judge(&repo, &text).0 {
             Err(err @ FreshError::Entry { .. }) => err.to_string(),
             other => panic!("{code} must be refused: {other:?}"),
-        }
+        };
+        // The file is named as given: its temporary folder, then `readings.jsonl`.
+        let (folder, named) = err.split_once("/readings.jsonl:").expect("names the file");
+        assert!(
+            !folder.contains(": "),
+            "the message starts with the file: {err}"
+        );
+        format!("readings.jsonl:{named}")
     };
     let err = refusal(r#"["app.py#f", "*.py"]"#);
     assert!(
@@ -268,14 +291,13 @@ fn entries_a_reading_cannot_use_are_refused_naming_line_and_entry() {
 #[test]
 fn an_unknown_commit_is_refused_naming_its_line() {
     let (repo, _) = scenario();
-    let db = KeelDatabase::open(repo.path()).expect("fixture repository opens");
+    let mut db = KeelDatabase::open(repo.path()).expect("fixture repository opens");
     let text = "\n{\"id\": \"a\", \"commit\": \"0123456789abcdef0123456789abcdef01234567\", \"code\": [\"app.py\"]}\n";
-    let err = db
-        .readings_from("readings.jsonl", text.as_bytes())
-        .expect_err("no such commit");
-    let err = err.to_string();
+    let (read, folder) = read_readings(&mut db, text);
+    let err = read.expect_err("no such commit").to_string();
+    let file = folder.path().join("readings.jsonl");
     assert!(
-        err.starts_with("readings.jsonl:2: commit: 0123456789abcdef0123456789abcdef01234567 names no commit in this repository"),
+        err.starts_with(&format!("{}:2: commit: 0123456789abcdef0123456789abcdef01234567 names no commit in this repository", file.display())),
         "{err}"
     );
 }
@@ -303,14 +325,13 @@ fn a_window_past_a_shallow_boundary_is_stale_and_one_inside_it_is_judged() {
         .output()
         .expect("git runs");
     assert!(output.status.success(), "{output:?}");
-    let db = KeelDatabase::open(&clone).expect("the clone opens");
+    let mut db = KeelDatabase::open(&clone).expect("the clone opens");
     let text = format!(
         "{{\"id\": \"past\", \"commit\": \"{main}\", \"code\": [\"app.py#f\"]}}\n{{\"id\": \"inside\", \"commit\": \"{}\", \"code\": [\"app.py#f\"]}}\n",
         merge.trim()
     );
-    let readings = db
-        .readings_from("readings.jsonl", text.as_bytes())
-        .expect("both commits are in the clone");
+    let (read, _file) = read_readings(&mut db, &text);
+    let readings = read.expect("both commits are in the clone");
     let report = fresh(&db, readings, None).expect("the readings judge");
     // From `g returns 1`, the window holds `Side work`, whose history the clone cut off.
     assert_eq!(stale(&report, "past"), (StaleKind::Shallow, None, None));

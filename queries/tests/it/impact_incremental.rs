@@ -2,10 +2,11 @@
 //! the base's graph is memoized, and the candidate tree, SET to the next patch's files,
 //! re-validates every file the patch left alone instead of re-reading it.
 
-use crate::support::count;
+use crate::support::{count, set_sources};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{Db as _, KeelDatabase};
-use keel_queries::callgraph::graph_inputs;
+use keel_queries::callgraph::{file_graph, graph_inputs};
+use keel_queries::images::image_units;
 use keel_queries::impact::{candidate_files, closure_over, operations_and_changes, patch};
 
 const A_PY: &str = "def f():\n    print(1)\n\n\ndef g():\n    return f()\n";
@@ -33,32 +34,32 @@ fn a_second_patch_on_the_same_tree_reparses_only_its_own_images() {
     let cold = db.take_executed_queries();
     // The control: the cold run parsed every image (three base, one patched) and built a
     // graph per file of both trees.
-    assert_eq!(count(&cold, "image_units"), 4, "{cold:?}");
-    assert_eq!(count(&cold, "file_graph"), 6, "{cold:?}");
+    assert_eq!(count(&cold, image_units), 4, "{cold:?}");
+    assert_eq!(count(&cold, file_graph), 6, "{cold:?}");
 
     // Same patch again: nothing runs.
     let (_, again) = operations_and_changes(&db, base, candidate, &first);
     assert_eq!(closure_over(&db, base, candidate, &again), first_answer);
     let warm = db.take_executed_queries();
-    assert_eq!(count(&warm, "image_units"), 0, "{warm:?}");
-    assert_eq!(count(&warm, "file_graph"), 0, "{warm:?}");
+    assert_eq!(count(&warm, image_units), 0, "{warm:?}");
+    assert_eq!(count(&warm, file_graph), 0, "{warm:?}");
 
     // The next patch touches b.py only: its candidate is the base with b.py patched.
     let second = patch::parse("b.diff", PATCH_B.as_bytes()).unwrap_or_default();
     let second_files = candidate_files(&db, "b.diff", &files, &second).unwrap_or_default();
-    db.set_sources(candidate, second_files.clone());
+    set_sources(&mut db, candidate, second_files.clone());
     let (_, changes) = operations_and_changes(&db, base, candidate, &second);
     let answer = closure_over(&db, base, candidate, &changes);
     let next = db.take_executed_queries();
     // b.py's new image is parsed; a.py went back to its base image (parsed before); the
     // graphs of those two files are rebuilt, c.py's is not.
     assert_eq!(
-        count(&next, "image_units"),
+        count(&next, image_units),
         1,
         "only b.py's new image: {next:?}"
     );
     assert_eq!(
-        count(&next, "file_graph"),
+        count(&next, file_graph),
         2,
         "a.py and b.py, not c.py: {next:?}"
     );

@@ -5,7 +5,13 @@ use crate::support::count;
 use crate::support::{commit, edit, repo};
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::demo::build_demo;
-use keel_queries::lint::lint;
+use keel_queries::drift::scoped_change;
+use keel_queries::events::merge_owned;
+use keel_queries::history::commit_facts;
+use keel_queries::images::{image_hunks, image_units};
+use keel_queries::lint::{lint, settings_image};
+use keel_queries::renames::tree_renames;
+use keel_queries::tree::tree_items;
 
 const SESSION_PY_EDITED: &str = "import time\n\n\ndef login(user, password):\n    if not user.check(password):\n        raise PermissionError(\"bad password\")\n    user.audit(\"login\")\n    return Session(user)\n\n\nclass Session:\n    def __init__(self, user):\n        self.user = user\n        self.expires = time.time() + 3600\n\n    def refresh(self):\n        self.expires = time.time() + 7200\n        return self.expires\n\n\ndef logout(session):\n    session.expires = 0\n";
 
@@ -17,7 +23,7 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
     let cold = lint(&db).expect("lints");
     let cold_run = db.take_executed_queries();
     assert!(
-        count(&cold_run, "image_units") > 1,
+        count(&cold_run, image_units) > 1,
         "the cold run parses the history's images"
     );
 
@@ -34,27 +40,27 @@ fn relint_after_one_commit_parses_only_its_image_and_diffs_only_its_pair() {
     let warm_run = db.take_executed_queries();
 
     assert_eq!(
-        count(&warm_run, "image_units"),
+        count(&warm_run, image_units),
         1,
         "only the new session.py image is parsed: {warm_run:?}"
     );
     assert_eq!(
-        count(&warm_run, "image_hunks"),
+        count(&warm_run, image_hunks),
         1,
         "only the new (parent, result) pair is diffed"
     );
     assert_eq!(
-        count(&warm_run, "commit_facts"),
+        count(&warm_run, commit_facts),
         1,
         "only the new commit's tree diff is taken and its trailers read"
     );
     assert_eq!(
-        count(&warm_run, "scoped_change"),
+        count(&warm_run, scoped_change),
         1,
         "only the scoped entry whose file the new commit touched judges it: {warm_run:?}"
     );
     assert_eq!(
-        count(&warm_run, "tree_items"),
+        count(&warm_run, tree_items),
         3,
         "only the new root, src and src/auth trees are read"
     );
@@ -93,11 +99,11 @@ fn a_settings_commit_reparses_no_image() {
     let before = lint(&db).expect("lints");
     let cold = db.take_executed_queries();
     assert!(
-        count(&cold, "image_units") > 0,
+        count(&cold, image_units) > 0,
         "the cold lint parses: {cold:?}"
     );
     assert!(
-        count(&cold, "image_hunks") > 0,
+        count(&cold, image_hunks) > 0,
         "the cold lint diffs: {cold:?}"
     );
     commit(
@@ -111,9 +117,9 @@ fn a_settings_commit_reparses_no_image() {
     assert!(changes.tip_moved, "settings come from the tip's tree");
     let after = lint(&db).expect("lints");
     let run = db.take_executed_queries();
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "image_hunks"), 0);
-    assert_eq!(count(&run, "settings_image"), 1, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, image_hunks), 0);
+    assert_eq!(count(&run, settings_image), 1, "{run:?}");
     assert_eq!(
         before.findings, after.findings,
         "the demo has no scoped miss, so the findings are unchanged"
@@ -126,7 +132,8 @@ fn warming_shares_on_clones_changes_no_answer_and_parses_each_image_once() {
     build_demo(&mut repo).expect("demo builds");
     let sequential = KeelDatabase::open(repo.path()).expect("opens");
     let expected = lint(&sequential).expect("lints");
-    let sequential_parses = count(&sequential.take_executed_queries(), "image_units");
+    let sequential_parses = count(&sequential.take_executed_queries(), image_units);
+    assert!(sequential_parses > 0, "the sequential lint parses");
 
     let db = KeelDatabase::open(repo.path()).expect("opens");
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -147,13 +154,13 @@ fn warming_shares_on_clones_changes_no_answer_and_parses_each_image_once() {
     });
     let warmed = db.take_executed_queries();
     assert_eq!(
-        count(&warmed, "image_units"),
+        count(&warmed, image_units),
         sequential_parses,
         "the shares parse every image lint needs, each once"
     );
     assert_eq!(lint(&db).expect("lints"), expected);
     assert_eq!(
-        count(&db.take_executed_queries(), "image_units"),
+        count(&db.take_executed_queries(), image_units),
         0,
         "lint finds them warm"
     );
@@ -196,30 +203,52 @@ fn relint_after_a_merge_computes_only_its_ownership() {
     let warm_run = db.take_executed_queries();
 
     assert_eq!(
-        count(&warm_run, "merge_owned"),
+        count(&warm_run, merge_owned),
         1,
         "the merge changed a.py against both parents: its ownership is computed once: {warm_run:?}"
     );
     assert_eq!(
-        count(&warm_run, "image_units"),
+        count(&warm_run, image_units),
         3,
         "the two side commits' images, and the merge's image once for the tip verdicts only: \
          the merge owns no line, so judging it parses nothing"
     );
     assert_eq!(
-        count(&warm_run, "image_hunks"),
+        count(&warm_run, image_hunks),
         4,
         "one pair per side commit, one per merge parent"
     );
-    assert_eq!(count(&warm_run, "commit_facts"), 3);
+    assert_eq!(count(&warm_run, commit_facts), 3);
     assert_eq!(
-        count(&warm_run, "tree_renames"),
+        count(&warm_run, tree_renames),
         0,
         "no file was added or deleted: rename detection never runs"
     );
     assert_ne!(warm, cold, "the two edits are misses of a.py#f");
     let fresh = KeelDatabase::open(repo.path()).expect("opens");
     assert_eq!(warm, lint(&fresh).expect("lints"), "warm equals cold");
+
+    // The control: a commit that adds an anchored file runs rename detection, so the
+    // zero above is not for want of a way to run it.
+    commit(
+        &mut repo,
+        &[
+            ("b.py", &PY.replace("return 1", "return 10")),
+            (
+                ".spec/n/spec.md",
+                &crate::support::spec(&["a.py#f", "b.py#f"], &[]),
+            ),
+        ],
+        "add b.py",
+    );
+    db.apply_changes(&[ChangeEvent::TipMoved])
+        .expect("tip re-read");
+    lint(&db).expect("lints");
+    let added_run = db.take_executed_queries();
+    assert!(
+        count(&added_run, tree_renames) > 0,
+        "b.py was added: {added_run:?}"
+    );
 }
 
 #[test]
@@ -246,12 +275,12 @@ fn a_commit_that_only_adds_lines_is_judged_without_its_parents_image() {
         "h lies outside f"
     );
     assert_eq!(
-        count(&run, "scoped_change"),
+        count(&run, scoped_change),
         1,
         "the one window event: {run:?}"
     );
     assert_eq!(
-        count(&run, "image_units"),
+        count(&run, image_units),
         1,
         "only the tip's app.py: the commit deleted no line, so the image it replaced is \
          never read: {run:?}"
@@ -277,7 +306,7 @@ fn a_commit_that_only_adds_lines_is_judged_without_its_parents_image() {
         "f changed, h was added outside it"
     );
     assert_eq!(
-        count(&run, "image_units"),
+        count(&run, image_units),
         2,
         "the two newest app.py images: {run:?}"
     );

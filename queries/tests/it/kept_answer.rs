@@ -6,6 +6,8 @@ use crate::loop_events::assert_same;
 use crate::support::{commit, count, lint_repo, repo, spec};
 use keel_engine::inputs::Tip;
 use keel_engine::{KeelDatabase, Oid};
+use keel_queries::history::{commit_facts, tip_index};
+use keel_queries::images::image_hunks;
 use keel_queries::lint::{Scope, extend, lint_state_at};
 
 #[test]
@@ -26,6 +28,11 @@ fn extending_a_kept_state_judges_only_the_commits_since_it() {
     let whole = KeelDatabase::open(repo.path()).expect("open");
     let (kept, _) =
         lint_state_at(&whole, Tip::get(&whole).commit(&whole), Scope::Full).expect("lint");
+    let whole_run = whole.take_executed_queries();
+    assert!(
+        count(&whole_run, tip_index) > 0,
+        "a whole lint builds the history index: {whole_run:?}"
+    );
     let kept = kept.expect("a tip");
     let first = commit(&mut repo, &[("app.py", &f(13))], "Change f to 13");
     let second = commit(&mut repo, &[("other.py", "x = 1\n")], "Add other");
@@ -43,17 +50,17 @@ fn extending_a_kept_state_judges_only_the_commits_since_it() {
         .expect("nothing moves more than its records");
     let executed = db.take_executed_queries();
     assert_eq!(
-        count(&executed, "commit_facts"),
+        count(&executed, commit_facts),
         2,
         "the two new commits' facts, and no older commit's: {executed:?}"
     );
     assert_eq!(
-        count(&executed, "image_hunks"),
+        count(&executed, image_hunks),
         1,
         "the edit of f: {executed:?}"
     );
     assert_eq!(
-        count(&executed, "tip_index"),
+        count(&executed, tip_index),
         0,
         "no history index: {executed:?}"
     );

@@ -17,7 +17,7 @@
 //! re-runs. The sessions tests here add what those leave out: each zero is paired with a
 //! cold run where the query ran, and the warm report is held to a fresh database's.
 
-use crate::support::{commit, count, node_findings, repo, spec};
+use crate::support::{commit, count, count_named, node_findings, query_name, repo, spec};
 use keel_engine::sessions::{Instant, SessionSources, SessionWorld};
 use keel_engine::{ChangeEvent, ChangeResult, KeelDatabase, WORKTREE};
 use keel_fixtures::FixtureRepo;
@@ -25,8 +25,15 @@ use keel_fixtures::sessions::{
     CLAUDE_TRAILER, LEX_NOW, SessionLine, at, decision_line, lines, message, rfc, session_repo,
     write_file,
 };
-use keel_queries::lint::{LintReport, lint};
+use keel_queries::drift::scoped_change;
+use keel_queries::history::{change_index, commit_facts, path_changes, path_renames};
+use keel_queries::images::{image_hunks, image_units};
+use keel_queries::lineage::{projected_events, tip_lineage};
+use keel_queries::lint::{LintReport, lint, settings_image, spec_node};
+use keel_queries::sessions::links::{agent_harness, assignment, revert_target, trailer_lines};
+use keel_queries::sessions::report::session_record;
 use keel_queries::sessions::{SessionsReport, scan_plan, sessions_report};
+use keel_queries::window::node_versions;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -155,8 +162,8 @@ pub(crate) fn hit_commits(report: &LintReport, node: &str) -> Vec<String> {
 #[test]
 fn a_new_commit_parses_only_its_own_image_and_diffs_only_its_own_pair() {
     let (mut lp, cold, cold_run) = Loop::start();
-    assert!(count(&cold_run, "image_units") > 1, "{cold_run:?}");
-    assert!(count(&cold_run, "spec_node") > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_units) > 1, "{cold_run:?}");
+    assert!(count(&cold_run, spec_node) > 0, "{cold_run:?}");
     assert!(hit_commits(&cold, "app").is_empty(), "no hit on f yet");
 
     let added = commit(&mut lp.repo, &[("app.py", &app_v3())], "Change f");
@@ -166,32 +173,32 @@ fn a_new_commit_parses_only_its_own_image_and_diffs_only_its_own_pair() {
     // The commit introduced one image (app.py's new blob). One parse, and it must be
     // that image (the tip verdict of app.py#f needs it), so no image of an untouched
     // file — lib.py, util.py, other.py, nor app.py's older blobs — was parsed again.
-    assert_eq!(count(&run, "image_units"), 1, "{run:?}");
+    assert_eq!(count(&run, image_units), 1, "{run:?}");
     assert_eq!(
-        count(&run, "image_hunks"),
+        count(&run, image_hunks),
         1,
         "app.py's one new pair: {run:?}"
     );
-    assert_eq!(count(&run, "commit_facts"), 1, "one new tree diff: {run:?}");
+    assert_eq!(count(&run, commit_facts), 1, "one new tree diff: {run:?}");
     assert_eq!(
-        count(&run, "scoped_change"),
+        count(&run, scoped_change),
         1,
         "one entry judges it: {run:?}"
     );
-    assert_eq!(count(&run, "spec_node"), 0, "no spec changed: {run:?}");
+    assert_eq!(count(&run, spec_node), 0, "no spec changed: {run:?}");
     assert_eq!(
-        count(&run, "change_index"),
+        count(&run, change_index),
         1,
         "a commit was read: the history's change index is rebuilt once: {run:?}"
     );
     // Six lineage paths (app.py, lib.py, util.py and the three spec.md): each one's part
     // of the change index is read again; only app.py's changed, so only its renames and
     // its projection run again (the others are backdated).
-    assert_eq!(count(&cold_run, "path_changes"), 6, "{cold_run:?}");
-    assert_eq!(count(&cold_run, "projected_events"), 6, "{cold_run:?}");
-    assert_eq!(count(&run, "path_changes"), 6, "{run:?}");
-    assert_eq!(count(&run, "path_renames"), 1, "app.py's: {run:?}");
-    assert_eq!(count(&run, "projected_events"), 1, "app.py's: {run:?}");
+    assert_eq!(count(&cold_run, path_changes), 6, "{cold_run:?}");
+    assert_eq!(count(&cold_run, projected_events), 6, "{cold_run:?}");
+    assert_eq!(count(&run, path_changes), 6, "{run:?}");
+    assert_eq!(count(&run, path_renames), 1, "app.py's: {run:?}");
+    assert_eq!(count(&run, projected_events), 1, "app.py's: {run:?}");
 
     assert_eq!(hit_commits(&warm, "app"), vec![added]);
     assert_same(&warm, &lp.fresh(None), "after a new commit");
@@ -200,25 +207,26 @@ fn a_new_commit_parses_only_its_own_image_and_diffs_only_its_own_pair() {
 #[test]
 fn the_tip_moving_backwards_parses_nothing() {
     let (mut lp, cold, cold_run) = Loop::start();
-    assert!(count(&cold_run, "image_units") > 0, "{cold_run:?}");
-    assert!(count(&cold_run, "image_hunks") > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_units) > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_hunks) > 0, "{cold_run:?}");
+    assert!(count(&cold_run, change_index) > 0, "{cold_run:?}");
 
     let added = commit(&mut lp.repo, &[("app.py", &app_v3())], "Change f");
     let (_, ahead, run) = lp.step(ChangeEvent::TipMoved);
     assert_eq!(hit_commits(&ahead, "app"), vec![added]);
-    assert_eq!(count(&run, "image_units"), 1, "the new image: {run:?}");
+    assert_eq!(count(&run, image_units), 1, "the new image: {run:?}");
 
     lp.git(&["reset", "--quiet", "--hard", "HEAD~1"]);
     let (changes, back, run) = lp.step(ChangeEvent::TipMoved);
     assert!(changes.tip_moved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, image_hunks), 0, "{run:?}");
     assert!(
-        count(&run, "tip_lineage") > 0,
+        count(&run, tip_lineage) > 0,
         "the old tip's lineages are checked against the grown change index: {run:?}"
     );
     assert_eq!(
-        count(&run, "change_index"),
+        count(&run, change_index),
         0,
         "no commit was read: the change index stands: {run:?}"
     );
@@ -229,7 +237,8 @@ fn the_tip_moving_backwards_parses_nothing() {
 #[test]
 fn switching_to_a_branch_already_judged_parses_nothing() {
     let (mut lp, cold, cold_run) = Loop::start();
-    assert!(count(&cold_run, "image_units") > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_units) > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_hunks) > 0, "{cold_run:?}");
 
     // A side branch from the second commit that changes b: judging it the first time
     // parses its image.
@@ -240,22 +249,22 @@ fn switching_to_a_branch_already_judged_parses_nothing() {
         "Change b on side",
     );
     let (_, side, run) = lp.step(ChangeEvent::TipMoved);
-    assert_eq!(count(&run, "image_units"), 1, "side's new lib.py: {run:?}");
+    assert_eq!(count(&run, image_units), 1, "side's new lib.py: {run:?}");
     assert_same(&side, &lp.fresh(None), "side, first judged");
 
     lp.git(&["checkout", "--quiet", "main"]);
     let (changes, main, run) = lp.step(ChangeEvent::TipMoved);
     assert!(changes.tip_moved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, image_hunks), 0, "{run:?}");
     assert_eq!(main, cold);
     assert_same(&main, &lp.fresh(None), "back on main");
 
     lp.git(&["checkout", "--quiet", "side"]);
     let (changes, again, run) = lp.step(ChangeEvent::TipMoved);
     assert!(changes.tip_moved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, image_hunks), 0, "{run:?}");
     assert_eq!(again, side);
     assert_same(&again, &lp.fresh(None), "on side again");
 }
@@ -263,7 +272,7 @@ fn switching_to_a_branch_already_judged_parses_nothing() {
 #[test]
 fn a_working_tree_save_parses_only_the_saved_image() {
     let (mut lp, cold, cold_run) = Loop::start();
-    assert!(count(&cold_run, "image_units") > 1, "{cold_run:?}");
+    assert!(count(&cold_run, image_units) > 1, "{cold_run:?}");
 
     lp.repo
         .write("app.py", &app_v3())
@@ -273,9 +282,9 @@ fn a_working_tree_save_parses_only_the_saved_image() {
         .worktree
         .expect("the working tree differs from HEAD");
     assert!(changes.tip_moved);
-    assert_eq!(count(&run, "image_units"), 1, "the saved app.py: {run:?}");
+    assert_eq!(count(&run, image_units), 1, "the saved app.py: {run:?}");
     assert_eq!(
-        count(&run, "image_hunks"),
+        count(&run, image_hunks),
         1,
         "HEAD's app.py → saved: {run:?}"
     );
@@ -292,7 +301,7 @@ fn a_working_tree_save_parses_only_the_saved_image() {
     let (changes, again, run) = lp.step(ChangeEvent::Worktree);
     assert!(!changes.tip_moved);
     assert_eq!(changes.worktree, Some(worktree));
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
     assert_eq!(again.tip, Some(worktree.to_string()));
 
     // Undoing the edit judges HEAD again, from memory.
@@ -300,7 +309,7 @@ fn a_working_tree_save_parses_only_the_saved_image() {
     let (changes, clean, run) = lp.step(ChangeEvent::Worktree);
     assert_eq!(changes.worktree, None, "a clean working tree is HEAD");
     assert!(changes.tip_moved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
     assert_eq!(clean, cold);
     assert_same(
         &clean,
@@ -312,12 +321,9 @@ fn a_working_tree_save_parses_only_the_saved_image() {
 #[test]
 fn a_spec_edit_rereads_that_spec_and_parses_no_code() {
     let (mut lp, cold, cold_run) = Loop::start();
-    assert!(count(&cold_run, "image_units") > 0, "{cold_run:?}");
-    assert_eq!(
-        count(&cold_run, "spec_node"),
-        3,
-        "one per node: {cold_run:?}"
-    );
+    assert!(count(&cold_run, image_units) > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_hunks) > 0, "{cold_run:?}");
+    assert_eq!(count(&cold_run, spec_node), 3, "one per node: {cold_run:?}");
     assert!(
         node_findings(&cold, "app")
             .iter()
@@ -332,11 +338,11 @@ fn a_spec_edit_rereads_that_spec_and_parses_no_code() {
         "Describe app further",
     );
     let (_, edited, run) = lp.step(ChangeEvent::TipMoved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
-    assert_eq!(count(&run, "spec_node"), 1, "only app's new spec: {run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, image_hunks), 0, "{run:?}");
+    assert_eq!(count(&run, spec_node), 1, "only app's new spec: {run:?}");
     assert!(
-        count(&run, "node_versions") >= 1,
+        count(&run, node_versions) >= 1,
         "app's versions are read again: {run:?}"
     );
     assert!(
@@ -358,12 +364,8 @@ fn a_spec_edit_rereads_that_spec_and_parses_no_code() {
         "Anchor other.x",
     );
     let (_, anchored, run) = lp.step(ChangeEvent::TipMoved);
-    assert_eq!(
-        count(&run, "image_units"),
-        1,
-        "other.py at the tip: {run:?}"
-    );
-    assert_eq!(count(&run, "spec_node"), 1, "{run:?}");
+    assert_eq!(count(&run, image_units), 1, "other.py at the tip: {run:?}");
+    assert_eq!(count(&run, spec_node), 1, "{run:?}");
     assert_eq!(anchored.summary.anchors, cold.summary.anchors + 1);
     assert_same(&anchored, &lp.fresh(None), "after anchoring other.x");
 }
@@ -371,7 +373,8 @@ fn a_spec_edit_rereads_that_spec_and_parses_no_code() {
 #[test]
 fn a_settings_commit_parses_no_code_and_changes_the_report() {
     let (mut lp, cold, cold_run) = Loop::start();
-    assert!(count(&cold_run, "image_units") > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_units) > 0, "{cold_run:?}");
+    assert!(count(&cold_run, image_hunks) > 0, "{cold_run:?}");
     let misses = |report: &LintReport| {
         report
             .findings
@@ -387,13 +390,9 @@ fn a_settings_commit_parses_no_code_and_changes_the_report() {
         "Ignore scoped misses",
     );
     let (_, ignored, run) = lp.step(ChangeEvent::TipMoved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "image_hunks"), 0, "{run:?}");
-    assert_eq!(
-        count(&run, "settings_image"),
-        1,
-        "keel.toml is read: {run:?}"
-    );
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, image_hunks), 0, "{run:?}");
+    assert_eq!(count(&run, settings_image), 1, "keel.toml is read: {run:?}");
     assert_eq!(misses(&ignored), 0, "the miss is silenced");
     assert_eq!(ignored.summary.warnings, cold.summary.warnings - 1);
     assert_eq!(hit_commits(&ignored, "lib"), hit_commits(&cold, "lib"));
@@ -405,8 +404,8 @@ fn a_settings_commit_parses_no_code_and_changes_the_report() {
         "Warn on scoped misses",
     );
     let (_, warned, run) = lp.step(ChangeEvent::TipMoved);
-    assert_eq!(count(&run, "image_units"), 0, "{run:?}");
-    assert_eq!(count(&run, "settings_image"), 1, "{run:?}");
+    assert_eq!(count(&run, image_units), 0, "{run:?}");
+    assert_eq!(count(&run, settings_image), 1, "{run:?}");
     assert_eq!(misses(&warned), 1, "the miss is back");
     assert_same(&warned, &lp.fresh(None), "with the miss warned");
 }
@@ -438,10 +437,13 @@ fn session_sources(dir: &Path) -> SessionSources {
 fn open_sessions(dir: &Path) -> (KeelDatabase, SessionWorld) {
     let mut db = KeelDatabase::detached();
     let world = db
-        .load_sessions(session_sources(dir))
-        .expect("the session files are valid");
+        .apply_changes(&[ChangeEvent::SessionsFrom(Box::new(session_sources(dir)))])
+        .expect("the session files are valid")
+        .sessions_loaded
+        .expect("a loaded world");
     let plan = scan_plan(&db, world);
-    db.plan_session_scan(plan).expect("the repository scans");
+    db.apply_changes(&[ChangeEvent::ScanPlanned(plan)])
+        .expect("the repository scans");
     (db, world)
 }
 
@@ -501,7 +503,7 @@ impl SessionsLoop {
             .expect("the session files are valid");
         let plan = scan_plan(&self.db, self.world);
         self.db
-            .plan_session_scan(plan)
+            .apply_changes(&[ChangeEvent::ScanPlanned(plan)])
             .expect("the repository scans");
         let report = self.report();
         (report, self.db.take_executed_queries())
@@ -516,16 +518,22 @@ impl SessionsLoop {
     }
 }
 
-/// The queries computed once per scanned commit.
-const PER_COMMIT: [&str; 3] = ["agent_harness", "trailer_lines", "revert_target"];
+/// The names of the queries computed once per scanned commit.
+fn per_commit() -> [&'static str; 3] {
+    [
+        query_name(agent_harness),
+        query_name(trailer_lines),
+        query_name(revert_target),
+    ]
+}
 
 #[test]
 fn an_appended_session_reads_no_commit_again() {
     let (mut lp, cold, cold_run, noon, mut sessions) = SessionsLoop::start();
-    for query in PER_COMMIT {
-        assert!(count(&cold_run, query) > 0, "{query}: {cold_run:?}");
+    for query in per_commit() {
+        assert!(count_named(&cold_run, query) > 0, "{query}: {cold_run:?}");
     }
-    assert!(count(&cold_run, "session_record") > 0, "{cold_run:?}");
+    assert!(count(&cold_run, session_record) > 0, "{cold_run:?}");
     assert_eq!(cold.summary.sessions_total, 2);
 
     let path = lp.dir.path().join("r").canonicalize().expect("exists");
@@ -538,11 +546,11 @@ fn an_appended_session_reads_no_commit_again() {
     ));
     write_sessions(lp.dir.path(), &sessions, &[]);
     let (warm, run) = lp.step(ChangeEvent::SessionsAppended);
-    for query in PER_COMMIT {
-        assert_eq!(count(&run, query), 0, "{query}: {run:?}");
+    for query in per_commit() {
+        assert_eq!(count_named(&run, query), 0, "{query}: {run:?}");
     }
     assert_eq!(
-        count(&run, "session_record"),
+        count(&run, session_record),
         1,
         "s3's record only; s1's and s2's are reused: {run:?}"
     );
@@ -559,10 +567,10 @@ fn an_appended_session_reads_no_commit_again() {
 #[test]
 fn an_appended_decision_reruns_only_its_subjects_record() {
     let (mut lp, cold, cold_run, _, sessions) = SessionsLoop::start();
-    assert!(count(&cold_run, "assignment") > 0, "{cold_run:?}");
-    assert!(count(&cold_run, "session_record") > 1, "{cold_run:?}");
-    for query in PER_COMMIT {
-        assert!(count(&cold_run, query) > 0, "{query}: {cold_run:?}");
+    assert!(count(&cold_run, assignment) > 0, "{cold_run:?}");
+    assert!(count(&cold_run, session_record) > 1, "{cold_run:?}");
+    for query in per_commit() {
+        assert!(count_named(&cold_run, query) > 0, "{query}: {cold_run:?}");
     }
     let pending = cold
         .pending
@@ -573,10 +581,10 @@ fn an_appended_decision_reruns_only_its_subjects_record() {
     let line = decision_line("2026-01-15T20:00:00Z", &pending.subject, "0.9");
     write_sessions(lp.dir.path(), &sessions, &[line]);
     let (warm, run) = lp.step(ChangeEvent::DecisionsAppended);
-    assert_eq!(count(&run, "session_record"), 1, "s2's record: {run:?}");
-    assert_eq!(count(&run, "assignment"), 0, "{run:?}");
-    for query in PER_COMMIT {
-        assert_eq!(count(&run, query), 0, "{query}: {run:?}");
+    assert_eq!(count(&run, session_record), 1, "s2's record: {run:?}");
+    assert_eq!(count(&run, assignment), 0, "{run:?}");
+    for query in per_commit() {
+        assert_eq!(count_named(&run, query), 0, "{query}: {run:?}");
     }
     let s2 = warm.records.iter().find(|r| r.session_id == "s2");
     assert_eq!(s2.and_then(|r| r.link_p), Some(0.9));

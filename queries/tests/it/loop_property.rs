@@ -714,7 +714,7 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
         }
 
         let changes = db
-            .apply_changes(&[event])
+            .apply_changes(std::slice::from_ref(&event))
             .unwrap_or_else(|err| panic!("{err}\n{}", walk.history()));
         let (state, report) = lint_state_at(&db, Tip::get(&db).commit(&db), Scope::Full)
             .unwrap_or_else(|err| panic!("lint refused: {err:?}\n{}", walk.history()));
@@ -778,7 +778,7 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
             let mut fresh = KeelDatabase::open(walk.repo.path()).expect("the repository opens");
             if event == ChangeEvent::Worktree {
                 fresh
-                    .apply_changes(&[event])
+                    .apply_changes(std::slice::from_ref(&event))
                     .expect("the working tree is read");
             }
             let fresh = lint(&fresh)
@@ -791,7 +791,7 @@ fn a_long_lived_database_answers_what_a_fresh_one_answers_after_every_move() {
                 .expect("the repository opens");
             assert_eq!(discarded, None, "the memo is read back");
             if event == ChangeEvent::Worktree {
-                next.apply_changes(&[event])
+                next.apply_changes(std::slice::from_ref(&event))
                     .expect("the working tree is read");
             }
             let next = lint(&next)

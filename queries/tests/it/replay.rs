@@ -4,11 +4,16 @@
 //! what it added (no image parsed twice over the replay).
 
 use crate::agreement_history::build;
+use crate::support::count;
 use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid};
 use keel_fixtures::FixtureRepo;
+use keel_queries::events::authored_content;
+use keel_queries::images::image_units;
+use keel_queries::lineage::{projected_events, tip_lineage};
 use keel_queries::lint::{LintReport, lint};
 use keel_queries::replay::{TipSelection, replay_tips, tip_tally};
+use keel_queries::window::node_versions;
 
 const SEEDS: u64 = 2;
 
@@ -79,11 +84,7 @@ fn a_replayed_database_answers_at_every_tip_what_a_fresh_one_answers() {
             let oid = db.resolve_commit(tip).expect("a commit");
             db.apply_changes(&[ChangeEvent::TipAt(oid)]).expect("a tip");
             let replayed = lint(&db).expect("valid specs");
-            parsed_over_replay += db
-                .take_executed_queries()
-                .iter()
-                .filter(|name| name.as_str() == "image_units")
-                .count();
+            parsed_over_replay += count(&db.take_executed_queries(), image_units);
             let fresh = fresh_lint_at(&repo, oid);
             assert_eq!(replayed, fresh, "seed {seed}, tip {tip}");
             hits_seen += tip_tally(&replayed).debt;
@@ -96,10 +97,7 @@ fn a_replayed_database_answers_at_every_tip_what_a_fresh_one_answers() {
             let db = KeelDatabase::open(repo.path()).expect("opens");
             db.take_executed_queries();
             lint(&db).expect("valid specs");
-            db.take_executed_queries()
-                .iter()
-                .filter(|name| name.as_str() == "image_units")
-                .count()
+            count(&db.take_executed_queries(), image_units)
         };
         assert!(cold > 0, "the cold lint parses");
         let distinct = distinct_images(&repo);
@@ -139,7 +137,7 @@ fn distinct_images(repo: &FixtureRepo) -> usize {
 /// file again. At every tip the answer is a fresh database's.
 #[test]
 fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
-    use crate::support::{TWO_FUNCTIONS_PY, commit, count, edit, git, repo, spec};
+    use crate::support::{TWO_FUNCTIONS_PY, commit, edit, git, repo, spec};
     let mut repo = repo();
     commit(
         &mut repo,
@@ -172,32 +170,32 @@ fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
     };
     let (_, run) = step(&before);
     assert_eq!(
-        count(&run, "projected_events"),
+        count(&run, projected_events),
         2,
         "b.py and the spec, first seen: {run:?}"
     );
     assert_eq!(
-        count(&run, "authored_content"),
+        count(&run, authored_content),
         1,
         "the spec's one event: {run:?}"
     );
     let (_, run) = step(&renamed);
     assert_eq!(
-        count(&run, "projected_events"),
+        count(&run, projected_events),
         1,
         "the rename is reachable now: b.py is projected again, the spec is not: {run:?}"
     );
     for tip in [&after, &last] {
         let (report, run) = step(tip);
         assert_eq!(
-            count(&run, "tip_lineage"),
+            count(&run, tip_lineage),
             2,
             "each tip keeps its events: {run:?}"
         );
-        assert_eq!(count(&run, "projected_events"), 0, "no new rename: {run:?}");
-        assert_eq!(count(&run, "node_versions"), 1, "{run:?}");
+        assert_eq!(count(&run, projected_events), 0, "no new rename: {run:?}");
+        assert_eq!(count(&run, node_versions), 1, "{run:?}");
         assert_eq!(
-            count(&run, "authored_content"),
+            count(&run, authored_content),
             0,
             "the versions are read again, each event's answer kept: {run:?}"
         );

@@ -2,7 +2,7 @@
 //! database as a source tree and graph it, and read the executed-query log.
 
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
-use keel_engine::{Db as _, KeelDatabase, Oid};
+use keel_engine::{ChangeEvent, Db as _, KeelDatabase, Oid};
 use keel_fixtures::FixtureRepo;
 use keel_queries::callgraph::{CallGraph, Sources, call_graph, graph_inputs};
 use keel_queries::lint::{Finding, LintReport, lint};
@@ -82,9 +82,19 @@ pub(crate) fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
 }
 
-/// How many times query `name` ran in `log` (`KeelDatabase::take_executed_queries`).
-pub(crate) fn count(log: &[String], name: &str) -> usize {
-    log.iter().filter(|query| query.as_str() == name).count()
+/// Counting a query in the executed-query log (`KeelDatabase::take_executed_queries`) by
+/// its function: `count(&log, image_units)` is how many times `image_units` ran, its name
+/// taken from `std::any::type_name` (so a renamed query breaks the build, not the test).
+/// `count_named` is for a list of [`query_name`]s, or a query no test can reach as a
+/// function.
+pub(crate) use keel_fixtures::query_log::{count, count_named, query_name};
+
+/// Gives source tree `tree` the files `files` through the one door; returns whether
+/// they differed.
+pub(crate) fn set_sources(db: &mut KeelDatabase, tree: Sources, files: Vec<(String, Oid)>) -> bool {
+    db.apply_changes(&[ChangeEvent::SourcesChanged { tree, files }])
+        .expect("setting a source tree reads nothing that can fail")
+        .sources_changed
 }
 
 /// The files `texts` (path, content) hashed into `db`'s object store, as a tree lists them.

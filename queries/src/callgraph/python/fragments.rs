@@ -23,7 +23,7 @@ use tree_sitter::{Node, Tree};
 /// body holds it (and whether that class is a node), and the standing units named by it
 /// or under it.
 #[salsa::interned(debug)]
-pub(crate) struct PythonFragment<'db> {
+pub struct PythonFragment<'db> {
     #[returns(ref)]
     pub(crate) text: Box<str>,
     #[returns(ref)]
@@ -35,7 +35,7 @@ pub(crate) struct PythonFragment<'db> {
 /// The facts of one fragment, with ids local to it; shared with the layouts of the files
 /// spliced from it.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db>) -> Arc<Chunk> {
+pub fn python_fragment<'db>(db: &'db dyn Db, fragment: PythonFragment<'db>) -> Arc<Chunk> {
     let text = fragment.text(db);
     let class = fragment
         .class(db)

@@ -31,7 +31,7 @@ use std::sync::Arc;
 /// A module's interface, shared, with a digest so that interning a program of many
 /// interfaces hashes each once.
 #[derive(Clone)]
-pub(crate) struct Interface {
+pub struct Interface {
     digest: u64,
     model: Arc<Model>,
 }

@@ -51,7 +51,7 @@ use std::sync::Arc;
 
 /// What one file's sites resolved to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub(crate) struct Resolved {
+pub struct Resolved {
     pub(crate) calls: Vec<Call>,
     pub(crate) unresolved: Vec<UnresolvedSite>,
 }

@@ -23,7 +23,7 @@ use keel_engine::Db;
 
 /// What a specifier names.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Target {
+pub enum Target {
     /// The file at this path of the tree.
     Module(String),
     /// A package, a Node builtin or a non-code file.
@@ -37,7 +37,7 @@ pub(crate) enum Target {
 /// image has an equal interface backdates here and no other file's answers re-run. A file
 /// past the tree's bound exports nothing (it is not parsed).
 #[salsa::tracked(returns(ref))]
-pub(crate) fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option<ExportTable> {
+pub fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option<ExportTable> {
     tree.image(db, &path).map(|image| {
         if tree.past_bound(db, image) {
             ExportTable::default()
@@ -50,7 +50,7 @@ pub(crate) fn module_exports(db: &dyn Db, tree: Sources, path: String) -> Option
 /// Every specifier the module at `path` names, with its target, sorted by specifier.
 /// Memoized per (tree, path): the modules a resolution walks through share it.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn module_specs(db: &dyn Db, tree: Sources, path: String) -> Vec<(String, Target)> {
+pub fn module_specs(db: &dyn Db, tree: Sources, path: String) -> Vec<(String, Target)> {
     let Some(table) = module_exports(db, tree, path.clone()) else {
         return Vec::new();
     };

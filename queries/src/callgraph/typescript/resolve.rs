@@ -50,14 +50,14 @@ pub(crate) enum Tail {
 
 /// A class as another file sees it: its members and its bases' (own class first).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct ClassView {
+pub struct ClassView {
     pub(crate) levels: Vec<Vec<ViewMember>>,
     pub(crate) tail: Tail,
 }
 
 /// The answer to a question about another file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Resolved {
+pub enum Resolved {
     Node(NodeId),
     Class(ClassView),
     Instance(ClassView),
@@ -69,7 +69,7 @@ pub(crate) enum Resolved {
 
 /// A file's questions with their answers in one tree, sorted by question.
 #[salsa::interned(debug)]
-pub(crate) struct Answers<'db> {
+pub struct Answers<'db> {
     #[returns(ref)]
     pub(crate) entries: Vec<(Value, Resolved)>,
 }
@@ -77,7 +77,7 @@ pub(crate) struct Answers<'db> {
 /// Step 1: the answers `tree` gives to the questions of the file at `path`, read through
 /// the other modules' [`module_exports`] (so an equal interface re-runs nothing here).
 #[salsa::tracked(returns(copy))]
-pub(crate) fn ts_answers<'db>(db: &'db dyn Db, tree: Sources, path: String) -> Answers<'db> {
+pub fn ts_answers<'db>(db: &'db dyn Db, tree: Sources, path: String) -> Answers<'db> {
     let Some(image) = tree.image(db, &path) else {
         return Answers::new(db, Vec::new());
     };
@@ -100,11 +100,7 @@ pub(crate) fn ts_answers<'db>(db: &'db dyn Db, tree: Sources, path: String) -> A
 /// the calls that resolved to a node, and the sites that did not resolve. Memoized by
 /// (image, answers): another file's edit that changes no answer re-runs nothing here.
 #[salsa::tracked(returns(ref))]
-pub(crate) fn ts_resolve<'db>(
-    db: &'db dyn Db,
-    image: Image<'db>,
-    answers: Answers<'db>,
-) -> FileGraph {
+pub fn ts_resolve<'db>(db: &'db dyn Db, image: Image<'db>, answers: Answers<'db>) -> FileGraph {
     let path = image.path(db);
     let facts = ts_facts(db, image);
     let table = ts_exports(db, image);

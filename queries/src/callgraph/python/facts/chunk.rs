@@ -49,7 +49,7 @@ type ScopeNames = [Box<[Box<str>]>; 3];
 
 /// What walking one fragment adds to its file's facts, with ids local to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Chunk {
+pub struct Chunk {
     /// The skeleton's scopes first (the module, then the class when there is one), each
     /// with its top block, then the fragment's own.
     pub(crate) model: Model,

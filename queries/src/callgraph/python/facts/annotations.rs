@@ -1,0 +1,224 @@
+//! Type annotations as the walk reads them: the classes an annotation names, through
+//! `Optional`, `Union`, `X | None`, `Annotated`, `ClassVar`, `type[X]`, `Self` and string
+//! forward references.
+//!
+//! Owns: what an annotation declares a value to be (instances of the classes it names,
+//! or the classes themselves), and the annotations that say nothing of a class.
+//! Does not own: where annotations are written (`definitions`, `assignments`).
+
+use super::model::{Expr, ExprId, ScopeKind};
+use super::{Builder, Ctx, compact};
+use crate::extract::fields::{ChildByField as _, python as fields};
+use crate::extract::kinds::KindName as _;
+use tree_sitter::Node;
+
+impl Builder<'_> {
+    /// The values an annotation declares: instances of the classes it names (through
+    /// `Optional`, `Union`, `X | None`, `Annotated`, `ClassVar`, string forward
+    /// references), the classes themselves for `type[X]`, an instance of the enclosing
+    /// class for `Self`. Names are read at the end of their scope (annotations may be
+    /// evaluated late, and forward references are). `None` when it names nothing keel
+    /// reads.
+    pub(super) fn annotation(&mut self, node: Node<'_>, ctx: Ctx) -> Option<ExprId> {
+        let mut out = Vec::new();
+        self.annotation_into(node, ctx, &mut out, 0);
+        match out.as_slice() {
+            [] => None,
+            [one] => Some(*one),
+            _ => Some(self.push(Expr::Union(out.into()))),
+        }
+    }
+
+    fn annotation_into(&mut self, node: Node<'_>, ctx: Ctx, out: &mut Vec<ExprId>, depth: u32) {
+        if depth > 8 {
+            return;
+        }
+        match node.kind_name() {
+            "type" | "parenthesized_expression" | "type_parameter" => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.annotation_into(child, ctx, out, depth + 1);
+                }
+            }
+            "identifier" | "attribute" => {
+                let text = compact(self.text(node));
+                self.annotated_name(&text, ctx, out, false);
+            }
+            "binary_operator" => {
+                for field in [&fields::LEFT, &fields::RIGHT] {
+                    if let Some(side) = node.field(field) {
+                        self.annotation_into(side, ctx, out, depth + 1);
+                    }
+                }
+            }
+            "string" => {
+                let mut cursor = node.walk();
+                let content: String = node
+                    .named_children(&mut cursor)
+                    .filter(|child| child.kind_name() == "string_content")
+                    .map(|child| self.text(child))
+                    .collect();
+                self.annotation_text(&content, ctx, out, depth + 1);
+            }
+            "generic_type" | "subscript" => {
+                let mut cursor = node.walk();
+                let (head, params): (Option<Node<'_>>, Vec<Node<'_>>) =
+                    if node.kind_name() == "subscript" {
+                        let params = node
+                            .children_by_field_name("subscript", &mut cursor)
+                            .collect();
+                        (node.field(&fields::VALUE), params)
+                    } else {
+                        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                        let params = children
+                            .iter()
+                            .filter(|child| child.kind_name() == "type_parameter")
+                            .flat_map(|parameter| {
+                                let mut inner = parameter.walk();
+                                parameter.named_children(&mut inner).collect::<Vec<_>>()
+                            })
+                            .collect();
+                        (children.first().copied(), params)
+                    };
+                let Some(head) = head else { return };
+                let head_text = compact(self.text(head));
+                let last = head_text.rsplit('.').next().unwrap_or("");
+                match last {
+                    "Optional" | "Union" => {
+                        for param in params {
+                            self.annotation_into(param, ctx, out, depth + 1);
+                        }
+                    }
+                    "Annotated" | "ClassVar" | "Final" | "Required" | "NotRequired"
+                    | "ReadOnly" => {
+                        if let Some(param) = params.first() {
+                            self.annotation_into(*param, ctx, out, depth + 1);
+                        }
+                    }
+                    "type" | "Type" => {
+                        for param in params {
+                            let mut classes = Vec::new();
+                            self.annotation_into(param, ctx, &mut classes, depth + 1);
+                            for typed in classes {
+                                if let Expr::Typed(class) = self.model.expr(typed) {
+                                    out.push(*class);
+                                }
+                            }
+                        }
+                    }
+                    // A user generic (`Box[T]`) is its class; builtin ones are external.
+                    _ => self.annotated_name(&head_text, ctx, out, false),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// An annotation written as a string (`"Foo"`, `"Optional[mod.Foo]"`, `"A | None"`).
+    fn annotation_text(&mut self, text: &str, ctx: Ctx, out: &mut Vec<ExprId>, depth: u32) {
+        if depth > 8 {
+            return;
+        }
+        for part in split_top(text, '|') {
+            let part = part.trim();
+            match part.split_once('[') {
+                Some((head, rest)) if rest.ends_with(']') => {
+                    let inner = &rest[..rest.len() - 1];
+                    let last = head.trim().rsplit('.').next().unwrap_or("");
+                    match last {
+                        "Optional" | "Union" => {
+                            for item in split_top(inner, ',') {
+                                self.annotation_text(item, ctx, out, depth + 1);
+                            }
+                        }
+                        "Annotated" | "ClassVar" | "Final" | "Required" | "NotRequired"
+                        | "ReadOnly" => {
+                            if let Some(item) = split_top(inner, ',').first() {
+                                self.annotation_text(item, ctx, out, depth + 1);
+                            }
+                        }
+                        _ => self.annotated_name(head.trim(), ctx, out, false),
+                    }
+                }
+                _ => self.annotated_name(part, ctx, out, false),
+            }
+        }
+    }
+
+    /// `Typed(name)` for a dotted name (`Foo`, `mod.Foo`); `class_only` pushes the class.
+    fn annotated_name(&mut self, text: &str, ctx: Ctx, out: &mut Vec<ExprId>, class_only: bool) {
+        let segments: Vec<&str> = text.split('.').map(str::trim).collect();
+        let valid = segments.iter().all(|segment| {
+            segment
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && segment.chars().all(|c| c.is_alphanumeric() || c == '_')
+        });
+        let Some(last) = segments.last().filter(|_| valid) else {
+            return;
+        };
+        // Annotations that say nothing about a class: what a `Callable` parameter calls
+        // is what is passed.
+        if matches!(
+            *last,
+            "None" | "Any" | "object" | "Callable" | "Awaitable" | "Coroutine" | "Protocol"
+        ) {
+            return;
+        }
+        if *last == "Self" {
+            let mut scope = Some(ctx.scope);
+            while let Some(id) = scope {
+                let s = &self.model.scopes[id as usize];
+                if s.kind == ScopeKind::Class {
+                    let class = self.push(Expr::Def(id));
+                    out.push(if class_only {
+                        class
+                    } else {
+                        self.push(Expr::Typed(class))
+                    });
+                    return;
+                }
+                scope = s.parent;
+            }
+            return;
+        }
+        let mut expr = self.push(Expr::Name {
+            scope: ctx.scope,
+            name: segments[0].into(),
+            at: None,
+        });
+        for segment in &segments[1..] {
+            expr = self.push(Expr::Attr {
+                object: expr,
+                name: (*segment).into(),
+            });
+        }
+        out.push(if class_only {
+            expr
+        } else {
+            self.push(Expr::Typed(expr))
+        });
+    }
+}
+
+/// `text` split at `separator` outside brackets.
+fn split_top(text: &str, separator: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0_i32;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            c if c == separator && depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
