@@ -71,20 +71,23 @@ impl KeelDatabase {
         let Some(repo) = self.objects_store().fresh_handle() else {
             return Err(self.unreadable(&"no repository is open"));
         };
-        let mut git_dirs = vec![repo.git_dir().to_owned()];
+        // The watcher reports real, absolute paths: what they are compared with must be
+        // too, or a repository opened as `.` (or through a symlink) matches no event.
+        let mut git_dirs = vec![real_path(repo.git_dir())];
         if repo.common_dir() != repo.git_dir() {
-            git_dirs.push(repo.common_dir().to_owned());
+            git_dirs.push(real_path(repo.common_dir()));
         }
-        let work_dir =
-            if worktree {
-                Some(self.work_dir().map(Path::to_owned).ok_or_else(|| {
-                    EngineError::NoWorkTree {
+        let work_dir = if worktree {
+            Some(
+                self.work_dir()
+                    .map(real_path)
+                    .ok_or_else(|| EngineError::NoWorkTree {
                         path: repo.git_dir().to_owned(),
-                    }
-                })?)
-            } else {
-                None
-            };
+                    })?,
+            )
+        } else {
+            None
+        };
         let (sender, wakes) = channel();
         let forward = sender.clone();
         let watcher = notify::recommended_watcher(move |event| {
@@ -206,6 +209,14 @@ impl RepoWatcher {
             }
         }
     }
+}
+
+/// `path` with symlinks resolved, absolute; as given made absolute when it cannot be
+/// resolved (the watch on it then fails and says so).
+fn real_path(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_owned())
 }
 
 /// Does a change at `path` inside `git_dir` move what HEAD names: HEAD itself,

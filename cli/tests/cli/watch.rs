@@ -9,6 +9,7 @@ use super::support::{APP_PY, keel, lint, spec};
 use crate::APP_PY_F_CHANGED;
 use keel_fixtures::FixtureRepo;
 use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
@@ -98,9 +99,16 @@ fn lines_of(pipe: impl Read + Send + 'static) -> Receiver<String> {
 impl Watch {
     fn start(repo: &FixtureRepo, extra: &[&str]) -> Self {
         let repo_arg = repo.path().display().to_string();
-        let mut child = keel(repo.path())
-            .args(["watch", "--repo", &repo_arg, "--format", "json"])
-            .args(extra)
+        let mut args = vec!["--repo", repo_arg.as_str()];
+        args.extend_from_slice(extra);
+        Self::start_in(repo.path(), &args)
+    }
+
+    /// `keel watch --format json ARGS` started in `dir`, as a user types it there.
+    fn start_in(dir: &Path, args: &[&str]) -> Self {
+        let mut child = keel(dir)
+            .args(["watch", "--format", "json"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -263,4 +271,43 @@ fn watch_follows_a_rebase_that_stops_on_a_conflict_and_its_abort() {
     assert_eq!(watch.verdict()["tip"], on_side.as_str());
     let (code, stderr) = watch.interrupt();
     assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// The README's `keel watch`, typed inside the repository with no `--repo` (the default
+/// `.`), with a relative `--repo`, from a subfolder and through a symlinked path: each
+/// sees the next commit.
+#[test]
+fn watch_sees_a_commit_however_the_repository_is_named() {
+    let mut repo = anchored_repo();
+    repo.write("sub/keep.txt", "x\n").expect("a subfolder");
+    repo.commit("Add a subfolder").expect("commit");
+    let name = repo
+        .path()
+        .file_name()
+        .and_then(|name| name.to_str())
+        .expect("a UTF-8 name")
+        .to_owned();
+    let links = tempfile::tempdir().expect("a temporary folder");
+    let link = links.path().join("linked");
+    std::os::unix::fs::symlink(repo.path(), &link).expect("a symlink");
+    let relative = format!("../{name}");
+    let root = repo.path().to_owned();
+    let sub = root.join("sub");
+    let cases: [(&str, &Path, Vec<&str>); 4] = [
+        ("no --repo", &root, vec![]),
+        ("a relative --repo", &root, vec!["--repo", &relative]),
+        ("a subfolder", &sub, vec![]),
+        ("a symlinked path", &link, vec![]),
+    ];
+    for (i, (how, dir, args)) in cases.into_iter().enumerate() {
+        let mut watch = Watch::start_in(dir, &args);
+        let first = watch.verdict();
+        assert_eq!(first["schema"], "keel.lint.v1", "{how}");
+        repo.write("notes.txt", &format!("{i}\n")).expect("edit");
+        let moved = repo.commit(&format!("Commit {i}")).expect("commit");
+        let next = watch.verdict();
+        assert_eq!(next["tip"], moved.as_str(), "{how} sees the commit");
+        let (code, stderr) = watch.interrupt();
+        assert_eq!(code, Some(0), "{how}: stderr:\n{stderr}");
+    }
 }
