@@ -150,11 +150,7 @@ impl KeelDatabase {
             ChangeEvent::PricesChanged(prices) => {
                 result.prices_changed |= self.set_agent_prices(prices.clone());
             }
-            ChangeEvent::ReadingsFrom(path) => {
-                let readings = self.load_readings(path)?;
-                self.readings = Some(readings);
-                result.readings = Some(readings);
-            }
+            ChangeEvent::ReadingsFrom(path) => result.readings = Some(self.load_readings(path)?),
         }
         Ok(())
     }
@@ -163,10 +159,5 @@ impl KeelDatabase {
     /// [`ChangeEvent::PricesChanged`]), if any.
     pub fn agent_logs(&self) -> Option<AgentLogs> {
         self.agent_logs
-    }
-
-    /// The readings the last [`ChangeEvent::ReadingsFrom`] read, if any.
-    pub fn readings(&self) -> Option<Readings> {
-        self.readings
     }
 }

@@ -119,8 +119,6 @@ pub struct KeelDatabase {
     pub(crate) sessions: crate::sessions::SessionState,
     /// The agent logs input, once a change event made it.
     pub(crate) agent_logs: Option<crate::agents::AgentLogs>,
-    /// The readings input, once a change event read them.
-    pub(crate) readings: Option<crate::inputs::Readings>,
 }
 
 #[salsa::db]
@@ -193,7 +191,6 @@ impl KeelDatabase {
             memo_commits: None,
             sessions: crate::sessions::SessionState::default(),
             agent_logs: None,
-            readings: None,
         };
         let _: Tip = Tip::builder(None).durability(Durability::LOW).new(&db);
         let _: KnownCommits = KnownCommits::builder(Vec::new())

@@ -30,6 +30,7 @@ pub mod message;
 pub mod objects;
 pub mod oid;
 pub mod packed;
+mod paths;
 pub mod readings;
 pub mod refusal;
 pub mod sessions;

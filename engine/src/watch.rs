@@ -14,6 +14,7 @@
 //! after it began, so a tool that writes without pause still gets verdicts.
 
 use crate::database::{EngineError, KeelDatabase};
+use crate::paths::real_path;
 use notify::{EventKind, RecursiveMode, Watcher as _};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -209,14 +210,6 @@ impl RepoWatcher {
             }
         }
     }
-}
-
-/// `path` with symlinks resolved, absolute; as given made absolute when it cannot be
-/// resolved (the watch on it then fails and says so).
-fn real_path(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path)
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_owned())
 }
 
 /// Does a change at `path` inside `git_dir` move what HEAD names: HEAD itself,

@@ -28,6 +28,7 @@ pub use jsonl::{SessionsError, SessionsWarning};
 pub use scan::{ScanCounters, ScanRange, email_sha};
 
 use crate::KeelDatabase;
+use crate::paths::real_path;
 use crate::refusal::{Refusal, RefusalCode};
 use crate::settings::{SETTINGS_FILE, Settings};
 use salsa::Setter;
@@ -126,13 +127,6 @@ struct Loaded {
     counters: ScanCounters,
 }
 
-/// The real path of `path`, or its absolute form when it does not exist.
-fn resolve_path(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path)
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_owned())
-}
-
 /// The folder a sessions file's relative `repo`s are read from: the file's own.
 fn repo_base(sessions_file: &Path) -> &Path {
     sessions_file.parent().unwrap_or(Path::new(""))
@@ -178,7 +172,7 @@ fn read_sessions(
         SessionInput::File(path) => {
             let bytes = read_file(path, "--sessions")?;
             let base = repo_base(path);
-            let resolve = |repo: &str| resolve_path(&base.join(repo));
+            let resolve = |repo: &str| real_path(&base.join(repo));
             let (sessions, mut warnings) =
                 jsonl::parse_sessions(&path.display().to_string(), &bytes, &resolve)?;
             warnings.extend(missing_relative_repos(path, &sessions));
