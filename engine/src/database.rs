@@ -157,8 +157,12 @@ impl KeelDatabase {
                 path: path.to_owned(),
             });
         }
-        let repo = gix::discover(path).map_err(|_| EngineError::NotARepository {
-            path: path.to_owned(),
+        // Discovered from the real path, so every path keel derives from the repository
+        // (git folder, memo, kept answer, hook, working tree) is absolute and real.
+        let repo = gix::discover(crate::paths::real_path(path)).map_err(|_| {
+            EngineError::NotARepository {
+                path: path.to_owned(),
+            }
         })?;
         let mut db = Self::with_store(
             ObjectStore::new(repo.clone()),

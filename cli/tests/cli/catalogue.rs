@@ -703,14 +703,14 @@ fn lint_flag_rows() -> Vec<Row> {
             bare,
             &["lint", "--worktree", "--repo", "bare.git"],
             2,
-            "error: bare.git: a bare repository has no working tree to judge or watch; repair: run without --worktree",
+            "error: [DIR]/bare.git: a bare repository has no working tree to judge or watch; repair: run without --worktree",
         ),
         row(
             "watch: --worktree in a bare repository",
             bare,
             &["watch", "--worktree", "--repo", "bare.git"],
             2,
-            "error: bare.git: a bare repository has no working tree to judge or watch; repair: run without --worktree",
+            "error: [DIR]/bare.git: a bare repository has no working tree to judge or watch; repair: run without --worktree",
         ),
         row(
             "lint: --rev with --worktree",
@@ -1434,14 +1434,14 @@ fn hook_rows() -> Vec<Row> {
             foreign_hook,
             &["hook", "install"],
             2,
-            "error: ./.git/hooks/reference-transaction: a hook keel did not write is installed; repair: pass --force to keep it and run it before keel's, or remove it",
+            "error: [REPO]/.git/hooks/reference-transaction: a hook keel did not write is installed; repair: pass --force to keep it and run it before keel's, or remove it",
         ),
         row(
             "hook uninstall: a hook keel did not write",
             foreign_hook,
             &["hook", "uninstall"],
             2,
-            "error: ./.git/hooks/reference-transaction: the hook installed there is not keel's, so keel has nothing to remove and left it as it is; repair: none needed (delete the file yourself if that hook should go)",
+            "error: [REPO]/.git/hooks/reference-transaction: the hook installed there is not keel's, so keel has nothing to remove and left it as it is; repair: none needed (delete the file yourself if that hook should go)",
         ),
         row(
             "hook install: a --repo that does not exist",

@@ -222,3 +222,44 @@ fn a_replace_ref_discards_the_memo() {
     );
     assert!(stats["images_parsed"].as_u64() >= Some(1), "{stats}");
 }
+
+#[test]
+fn cache_info_and_hook_install_name_real_absolute_paths_however_the_repository_is_named() {
+    let repo = anchored_repo();
+    lint(repo.path(), &[]);
+    let real = std::fs::canonicalize(repo.path()).expect("the fixture exists");
+    let sub = repo.path().join("sub");
+    std::fs::create_dir_all(&sub).expect("a subfolder");
+    let link = tempfile::tempdir().expect("a temporary folder");
+    let linked = link.path().join("linked");
+    std::os::unix::fs::symlink(repo.path(), &linked).expect("a symlink to the repository");
+    let memo_line = format!("memo     {}", real.join(".git/keel/memo.bin").display());
+    let hook_line = format!(
+        "installed {}",
+        real.join(".git/hooks/reference-transaction").display()
+    );
+    for (what, cwd, repo_flag) in [
+        ("inside, no --repo", repo.path().to_owned(), None),
+        ("a relative --repo", repo.path().to_owned(), Some(".")),
+        ("from a subfolder", sub.clone(), None),
+        ("through a symlink", link.path().to_owned(), Some("linked")),
+    ] {
+        let with_repo = |action: &[&str]| {
+            let mut args = action.to_vec();
+            args.extend(repo_flag.map(|flag| ["--repo", flag]).into_iter().flatten());
+            run(&cwd, &args)
+        };
+        let info = with_repo(&["cache", "info"]);
+        assert!(
+            info.stdout.lines().any(|line| line == memo_line),
+            "{what}: {}",
+            info.stdout
+        );
+        let installed = with_repo(&["hook", "install"]);
+        assert!(
+            installed.stdout.lines().any(|line| line == hook_line),
+            "{what}: {}",
+            installed.stdout
+        );
+    }
+}
