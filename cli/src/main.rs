@@ -8,6 +8,7 @@
 
 mod commands;
 mod exit;
+mod gate_text;
 mod github;
 mod html;
 #[cfg(test)]
@@ -54,9 +55,11 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(status) => status.into(),
         Err(err) => {
-            match error_format {
-                commands::ErrorFormat::Text => eprintln!("error: {err}"),
-                commands::ErrorFormat::Json => eprintln!("{}", err.json_line()),
+            for line in err.lines() {
+                match error_format {
+                    commands::ErrorFormat::Text => eprintln!("error: {line}"),
+                    commands::ErrorFormat::Json => eprintln!("{}", line.json_line()),
+                }
             }
             err.kind().exit_status().into()
         }

@@ -5,7 +5,8 @@
 
 use keel_engine::KeelDatabase;
 use keel_queries::ParseCounts;
-use keel_queries::lint::Side;
+
+use keel_queries::lint::{Cosmetic, Side};
 use keel_queries::lint::{Finding, HitRecord, LintReport, Severity};
 use std::fmt::Write;
 use std::io::IsTerminal;
@@ -144,19 +145,23 @@ fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
         Severity::Error => paint(&format!("error[{}]", finding.code), "31", colour),
         Severity::Warning => paint(&format!("warning[{}]", finding.code), "33", colour),
     };
-    let target = if finding.selectors.is_empty() {
-        finding.path.clone()
-    } else {
-        format!("{}#{}", finding.path, finding.selectors.join(","))
-    };
+    let target = finding_target(finding);
     let _ = writeln!(out, "  {label} {target}");
     let _ = writeln!(out, "    {}", finding.message);
     let shown = match finding.severity {
         Severity::Error => finding.hits.len(),
         Severity::Warning => finding.hits.len().min(ADVISORY_COMMITS_SHOWN),
     };
-    for hit in &finding.hits[..shown] {
+    for (hit, again) in grouped_by_patch(&finding.hits[..shown]) {
         let _ = writeln!(out, "    {}", hit_text(hit));
+        for copy in again {
+            let _ = writeln!(
+                out,
+                "      also as {} {}",
+                &copy.commit[..copy.commit.len().min(12)],
+                shorten(&copy.subject, SUBJECT_CHARS)
+            );
+        }
     }
     if shown < finding.hits.len() {
         let _ = writeln!(
@@ -168,6 +173,24 @@ fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
     let _ = writeln!(out, "    repair: {}", finding.repair);
 }
 
+/// `hits` in order, each with the later hits of the same patch (`patch_id`: the same
+/// change cherry-picked elsewhere), which are then not listed on their own.
+fn grouped_by_patch(hits: &[HitRecord]) -> Vec<(&HitRecord, Vec<&HitRecord>)> {
+    let mut groups: Vec<(&HitRecord, Vec<&HitRecord>)> = Vec::new();
+    for hit in hits {
+        let first = hit.patch_id.as_ref().and_then(|patch| {
+            groups
+                .iter_mut()
+                .find(|(first, _)| first.patch_id.as_ref() == Some(patch))
+        });
+        match first {
+            Some((_, again)) => again.push(hit),
+            None => groups.push((hit, Vec::new())),
+        }
+    }
+    groups
+}
+
 /// How many commits a text report lists under an advisory finding (every blocking hit
 /// is listed: those are the debt an author must answer).
 const ADVISORY_COMMITS_SHOWN: usize = 5;
@@ -175,8 +198,17 @@ const ADVISORY_COMMITS_SHOWN: usize = 5;
 /// The longest subject a hit line shows, in characters.
 const SUBJECT_CHARS: usize = 60;
 
+/// What a finding names: `path` or `path#sel1,sel2`.
+pub(crate) fn finding_target(finding: &Finding) -> String {
+    if finding.selectors.is_empty() {
+        finding.path.clone()
+    } else {
+        format!("{}#{}", finding.path, finding.selectors.join(","))
+    }
+}
+
 /// `<sha12> <subject>[ (as <path then>)] — <selectors>: <side>[, conservative]`.
-fn hit_text(hit: &HitRecord) -> String {
+pub(crate) fn hit_text(hit: &HitRecord) -> String {
     let mut line = hit.commit[..hit.commit.len().min(12)].to_owned();
     line.push(' ');
     line.push_str(&shorten(&hit.subject, SUBJECT_CHARS));
@@ -196,6 +228,13 @@ fn hit_text(hit: &HitRecord) -> String {
     }
     if hit.conservative {
         line.push_str(", conservative");
+    }
+    match hit.cosmetic {
+        Some(Cosmetic::Layout) => line.push_str(", cosmetic (comments and whitespace only)"),
+        Some(Cosmetic::Docstring) => {
+            line.push_str(", cosmetic (docstrings, comments and whitespace only)");
+        }
+        None => {}
     }
     line
 }
@@ -237,11 +276,7 @@ pub(crate) fn finding_line(finding: &Finding) -> String {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let target = if finding.selectors.is_empty() {
-        finding.path.clone()
-    } else {
-        format!("{}#{}", finding.path, finding.selectors.join(","))
-    };
+    let target = finding_target(finding);
     let mut line = format!("{label}[{}] {}: {target}", finding.code, finding.node);
     let commits: Vec<&str> = finding
         .hits

@@ -100,18 +100,35 @@ pub struct Checkpoint {
     pub message: String,
 }
 
-/// The message of a checkpoint for `node`: `subject` (or `Acknowledge spec drift for
-/// <node>`), a blank line, and `Spec-OK: <node>`. The trailer is then the last paragraph
-/// and never the first, so git and keel read it as a trailer.
-pub fn checkpoint_message(node: &str, subject: Option<&str>) -> Result<String, AckError> {
+/// The message of a checkpoint for `nodes` (one or more ids): `subject` (or `Acknowledge
+/// spec drift for <nodes>`), a blank line, and one `Spec-OK: <node>` line per node. The
+/// trailers are then the last paragraph and never the first, so git and keel read them
+/// as trailers.
+pub fn checkpoint_message(nodes: &[String], subject: Option<&str>) -> Result<String, AckError> {
     let text = match subject {
         Some(text) => text.trim().to_owned(),
-        None => format!("Acknowledge spec drift for {node}"),
+        None => format!("Acknowledge spec drift for {}", nodes_named(nodes)),
     };
-    if text.is_empty() {
+    if text.is_empty() || nodes.is_empty() {
         return Err(AckError::EmptyMessage);
     }
-    Ok(format!("{text}\n\n{SPEC_OK}: {node}\n"))
+    let trailers: String = nodes
+        .iter()
+        .map(|node| format!("{SPEC_OK}: {node}\n"))
+        .collect();
+    Ok(format!("{text}\n\n{trailers}"))
+}
+
+/// How many node ids a default subject or a reflog entry names before `and N more`.
+const NODES_NAMED: usize = 3;
+
+/// `a`, `a, b`, or `a, b, c and 2 more`.
+fn nodes_named(nodes: &[String]) -> String {
+    let shown = nodes[..nodes.len().min(NODES_NAMED)].join(", ");
+    match nodes.len().checked_sub(NODES_NAMED) {
+        Some(more) if more > 0 => format!("{shown} and {more} more"),
+        _ => shown,
+    }
 }
 
 impl KeelDatabase {
@@ -166,10 +183,10 @@ impl KeelDatabase {
 }
 
 impl AckTarget {
-    /// Writes the checkpoint for `node` with `message` (see [`checkpoint_message`]) and
+    /// Writes the checkpoint for `nodes` with `message` (see [`checkpoint_message`]) and
     /// moves the branch to it, only if the branch still names [`Self::head`]. The reflog
-    /// entry (the branch's and HEAD's) reads `keel ack: <node>`.
-    pub fn write(&self, node: &str, message: &str) -> Result<Checkpoint, AckError> {
+    /// entry (the branch's and HEAD's) reads `keel ack: <nodes>`.
+    pub fn write(&self, nodes: &[String], message: &str) -> Result<Checkpoint, AckError> {
         let (author, committer) = identity(&self.repo)?;
         let commit = self
             .repo
@@ -180,7 +197,7 @@ impl AckTarget {
                 log: LogChange {
                     mode: RefLog::AndReference,
                     force_create_reflog: false,
-                    message: format!("keel ack: {node}").into(),
+                    message: format!("keel ack: {}", nodes_named(nodes)).into(),
                 },
                 expected: PreviousValue::MustExistAndMatch(Target::Object(self.head.0)),
                 new: Target::Object(commit.id),
@@ -407,20 +424,33 @@ mod tests {
 
     #[test]
     fn the_trailer_is_the_last_paragraph_of_the_message() {
+        let ids = |ids: &[&str]| ids.iter().map(|id| (*id).to_owned()).collect::<Vec<_>>();
         assert_eq!(
-            checkpoint_message("auth/login", None).expect("a message"),
+            checkpoint_message(&ids(&["auth/login"]), None).expect("a message"),
             "Acknowledge spec drift for auth/login\n\nSpec-OK: auth/login\n"
         );
         assert_eq!(
-            checkpoint_message("n", Some("  Reviewed: still true\n\n")).expect("a message"),
+            checkpoint_message(&ids(&["n"]), Some("  Reviewed: still true\n\n"))
+                .expect("a message"),
             "Reviewed: still true\n\nSpec-OK: n\n"
+        );
+        assert_eq!(
+            checkpoint_message(&ids(&["a", "b"]), None).expect("a message"),
+            "Acknowledge spec drift for a, b\n\nSpec-OK: a\nSpec-OK: b\n"
+        );
+        assert_eq!(
+            checkpoint_message(&ids(&["a", "b", "c", "d", "e"]), None)
+                .expect("a message")
+                .lines()
+                .next(),
+            Some("Acknowledge spec drift for a, b, c and 2 more")
         );
     }
 
     #[test]
     fn an_empty_message_is_refused() {
         assert!(matches!(
-            checkpoint_message("n", Some(" \n ")),
+            checkpoint_message(&["n".to_owned()], Some(" \n ")),
             Err(AckError::EmptyMessage)
         ));
     }

@@ -33,6 +33,10 @@ pub struct Settings {
 pub struct LintSettings {
     /// What a scoped entry's file change that misses every selector reports.
     pub scoped_code_miss: ScopedCodeMiss,
+    /// What a hit that changed its units only cosmetically reports.
+    pub cosmetic: CosmeticHits,
+    /// Whether a change to docstrings alone counts as cosmetic.
+    pub docstrings: Docstrings,
     /// Roots of source discovery; a spec may still govern a path outside them.
     pub governed_roots: Vec<String>,
     /// The largest file, in bytes, whose units keel reads: an anchored file past it is
@@ -49,6 +53,8 @@ impl Default for LintSettings {
     fn default() -> Self {
         Self {
             scoped_code_miss: ScopedCodeMiss::Warn,
+            cosmetic: CosmeticHits::Block,
+            docstrings: Docstrings::Code,
             governed_roots: Vec::new(),
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
@@ -63,6 +69,29 @@ pub enum ScopedCodeMiss {
     Warn,
     /// Silence only that advisory.
     Ignore,
+}
+
+/// `[lint] cosmetic`: what a hit reports whose units changed only in comments and
+/// whitespace (and docstrings, with `docstrings = "cosmetic"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CosmeticHits {
+    /// A hit like any other, marked cosmetic (the default: the line predicate decides).
+    Block,
+    /// An advisory `cosmetic-hit` instead of a blocking one.
+    Warn,
+    /// Not reported.
+    Ignore,
+}
+
+/// `[lint] docstrings`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Docstrings {
+    /// A docstring is code: changing it is a real change (the default).
+    Code,
+    /// A change to docstrings alone is cosmetic.
+    Cosmetic,
 }
 
 /// `[sessions]`
@@ -306,6 +335,22 @@ mod tests {
         assert_eq!(settings, Settings::default());
         assert_eq!(settings.lint.scoped_code_miss, ScopedCodeMiss::Warn);
         assert_eq!(settings.impact.max_nodes, 256);
+    }
+
+    #[test]
+    fn cosmetic_and_docstrings_are_read_and_default_to_block_and_code() {
+        let defaults = Settings::default().lint;
+        assert_eq!(
+            (defaults.cosmetic, defaults.docstrings),
+            (CosmeticHits::Block, Docstrings::Code)
+        );
+        let settings = Settings::parse("[lint]\ncosmetic = \"warn\"\ndocstrings = \"cosmetic\"\n")
+            .expect("valid settings");
+        assert_eq!(
+            (settings.lint.cosmetic, settings.lint.docstrings),
+            (CosmeticHits::Warn, Docstrings::Cosmetic)
+        );
+        assert!(Settings::parse("[lint]\ncosmetic = \"maybe\"\n").is_err());
     }
 
     #[test]

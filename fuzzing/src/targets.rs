@@ -105,17 +105,20 @@ pub fn spec(bytes: &[u8]) {
     );
     let bound = line_bound(bytes);
     match parsed {
-        Err(err) => {
-            assert_eq!(
-                err.file,
-                id.spec_path(),
-                "spec: an error names another file"
-            );
-            let Some(line) = err.line else {
-                panic!("spec: an error of the file's text names no line: {err}");
-            };
-            check_line("spec", "an error", line as usize, bound);
-            one_line("spec", "an error", &err.to_string());
+        Err(errors) => {
+            assert!(!errors.is_empty(), "spec: refused with no error");
+            for err in errors {
+                assert_eq!(
+                    err.file,
+                    id.spec_path(),
+                    "spec: an error names another file"
+                );
+                let Some(line) = err.line else {
+                    panic!("spec: an error of the file's text names no line: {err}");
+                };
+                check_line("spec", "an error", line as usize, bound);
+                one_line("spec", "an error", &err.to_string());
+            }
         }
         Ok(node) => check_spec_node(&id, &node, bound),
     }
@@ -133,8 +136,8 @@ fn check_spec_node(id: &NodeId, node: &SpecNode, bound: usize) {
         "spec: a `code:` entry follows a `related:` entry"
     );
     let canonical = canonical_spec(node);
-    let again = parse_spec(id, canonical.as_bytes()).unwrap_or_else(|err| {
-        panic!("spec: the entries written back canonically are refused: {err}\n{canonical}")
+    let again = parse_spec(id, canonical.as_bytes()).unwrap_or_else(|errors| {
+        panic!("spec: the entries written back canonically are refused: {errors:?}\n{canonical}")
     });
     let entries = |node: &SpecNode| {
         node.entries

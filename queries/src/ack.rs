@@ -128,6 +128,20 @@ pub fn ack_plan(
     })
 }
 
+/// The nodes of `report` that owe something a checkpoint would clear: a finding with
+/// hits (window commits not yet acknowledged), sorted, each once (`keel ack --all`).
+pub fn owing_nodes(report: &LintReport) -> Vec<String> {
+    let mut nodes: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|finding| !finding.hits.is_empty())
+        .map(|finding| finding.node.clone())
+        .collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes
+}
+
 /// Refuses `id` unless it is one of `nodes` (the node ids at HEAD), suggesting the
 /// closest known ids.
 fn known_node(nodes: &[String], id: &str) -> Result<(), AckRefusal> {

@@ -16,16 +16,21 @@
 //! selectors, bound), so a re-lint after one new commit judges only that commit.
 //! Does not own: which events are in a window (`window`, `lineage`) or wording (`lint`).
 
-use crate::anchors::{ImageUnits, LineRange, Selector, Side, classify, hunk_side, touches};
+use crate::anchors::{
+    ImageUnits, LineRange, Selector, Side, Verdict, classify, hunk_side, touches,
+};
+use crate::cosmetic::{Cosmetic, cosmetic_change};
 use crate::diff::combined::Owned;
 use crate::diff::{Hunk, HunkSet};
 use crate::events::{Ownership, event_images, merge_owned};
+use crate::extract::Language;
 use crate::history::path_changed;
-use crate::images::{FileBound, Image, image_hunks, units_within};
+use crate::images::{FileBound, Image, image_bytes, image_hunks, units_within};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::ObjectError;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A scoped entry: one file and its selectors, and the size past which its images are
 /// not read, interned as a query key (kept in the on-disk memo with [`scoped_change`]).
@@ -85,6 +90,69 @@ pub struct SelectorHit {
     /// The hit rests on changed lines that could not be placed (in an image, or lines of
     /// it, that did not parse), or on a binary change.
     pub conservative: bool,
+    /// The unit stands on both sides and its tokens are equal once comments and
+    /// whitespace (or docstrings too) are dropped: a cosmetic change. `None` for a merge,
+    /// an added or deleted unit, or any real change.
+    pub cosmetic: Option<Cosmetic>,
+    /// The commit's change to the file, as `git patch-id` reads one: its removed and added
+    /// lines, whitespace dropped, line numbers ignored — equal for the same patch
+    /// cherry-picked elsewhere. `None` for a merge or a change keel did not diff.
+    pub patch: Option<PatchId>,
+}
+
+/// A file change's identity apart from where it applies: see [`SelectorHit::patch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct PatchId(pub u64);
+
+impl PatchId {
+    /// The identity of the change `hunks` make from `old` to `new` (FNV-1a over each
+    /// hunk's removed then added lines, whitespace dropped, a marker between parts).
+    fn of(hunks: &[Hunk], old: &[u8], new: &[u8]) -> Self {
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |byte: u8| {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(PRIME);
+        };
+        let (old_lines, new_lines) = (line_starts(old), line_starts(new));
+        for hunk in hunks {
+            for (marker, text, starts, range) in [
+                (b'-', old, &old_lines, &hunk.before),
+                (b'+', new, &new_lines, &hunk.after),
+            ] {
+                for line in range.clone() {
+                    feed(marker);
+                    line_text(text, starts, line)
+                        .iter()
+                        .filter(|byte| !byte.is_ascii_whitespace())
+                        .for_each(|&byte| feed(byte));
+                }
+            }
+        }
+        Self(hash)
+    }
+}
+
+/// The byte offset where each line of `text` starts (line 1 first).
+fn line_starts(text: &[u8]) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(
+            text.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        )
+        .collect()
+}
+
+/// Line `line` (0-based, as hunks count) of `text`; empty past its end.
+fn line_text<'a>(text: &'a [u8], starts: &[usize], line: u32) -> &'a [u8] {
+    let index = usize::try_from(line).unwrap_or(usize::MAX);
+    let Some(&start) = starts.get(index) else {
+        return &[];
+    };
+    let end = starts.get(index + 1).copied().unwrap_or(text.len());
+    &text[start.min(text.len())..end.min(text.len())]
 }
 
 /// What one commit did to a scoped entry's file.
@@ -110,6 +178,7 @@ impl ScopedChange {
                         Some(seen) => {
                             seen.side = seen.side.join(hit.side);
                             seen.conservative |= hit.conservative;
+                            seen.cosmetic = Cosmetic::both(seen.cosmetic, hit.cosmetic);
                         }
                         None => hits.push(hit),
                     }
@@ -150,6 +219,8 @@ pub fn scoped_change<'db>(
                     selector: selector.clone(),
                     side,
                     conservative: true,
+                    cosmetic: None,
+                    patch: None,
                 })
                 .collect(),
         ));
@@ -180,6 +251,7 @@ pub fn scoped_change<'db>(
         Some((hunks, units))
     };
     let mut hits: Vec<SelectorHit> = Vec::new();
+    let mut patch: Option<Option<PatchId>> = None;
     for selector in anchor.selectors(db) {
         let found = match (&owned, &single) {
             (Some(owned), _) => judge_merge(db, owned, result, parents, selector, bound),
@@ -187,10 +259,32 @@ pub fn scoped_change<'db>(
             (None, None) => Some((Side::Both, true)),
         };
         if let Some((side, conservative)) = found {
+            let cosmetic = match (&single, conservative) {
+                (Some(_), false) => {
+                    let parent = parents.first().copied().flatten();
+                    unit_cosmetic(db, anchor.path(db), [parent, result], selector, bound)?
+                }
+                _ => None,
+            };
+            let file_patch = match (patch, &single) {
+                (Some(known), _) => known,
+                (None, Some((HunkSet::Text(hunks), _))) => {
+                    let parent = parents.first().copied().flatten();
+                    let read = |image: Option<Image<'db>>| -> Result<Arc<[u8]>, ObjectError> {
+                        image
+                            .map_or_else(|| Ok(Arc::from(&b""[..])), |image| image_bytes(db, image))
+                    };
+                    let id = Some(PatchId::of(hunks, &read(parent)?, &read(result)?));
+                    *patch.insert(id)
+                }
+                (None, _) => *patch.insert(None),
+            };
             hits.push(SelectorHit {
                 selector: selector.clone(),
                 side,
                 conservative,
+                cosmetic,
+                patch: file_patch,
             });
         }
     }
@@ -199,6 +293,41 @@ pub fn scoped_change<'db>(
     } else {
         ScopedChange::Hit(hits)
     })
+}
+
+/// How cosmetic a one-parent event's change to `selector`'s unit is: `None` unless the
+/// unit stands once in both `[parent, result]` images and their texts are token-equal
+/// ([`cosmetic_change`]). Reads the parent's units even where the hit did not need them.
+fn unit_cosmetic<'db>(
+    db: &'db dyn Db,
+    path: &str,
+    [parent, result]: [Option<Image<'db>>; 2],
+    selector: &Selector,
+    bound: FileBound,
+) -> Result<Option<Cosmetic>, ObjectError> {
+    let (Some(parent), Some(result), Some(language)) = (parent, result, Language::for_path(path))
+    else {
+        return Ok(None);
+    };
+    let mut texts = Vec::with_capacity(2);
+    for image in [parent, result] {
+        let Verdict::Live(range) = classify(units_within(db, Some(image), bound), selector) else {
+            return Ok(None);
+        };
+        let bytes = image_bytes(db, image)?;
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Ok(None);
+        };
+        texts.push(lines_of(text, range));
+    }
+    Ok(cosmetic_change(language, &texts[0], &texts[1]))
+}
+
+/// The lines `range` (1-based, inclusive) of `text`.
+fn lines_of(text: &str, range: LineRange) -> String {
+    let skip = usize::try_from(range.start.saturating_sub(1)).unwrap_or(usize::MAX);
+    let take = usize::try_from((range.end + 1).saturating_sub(range.start)).unwrap_or(0);
+    text.split_inclusive('\n').skip(skip).take(take).collect()
 }
 
 /// Whether a hunk set changes lines on each side: `[added, deleted]` (a binary set

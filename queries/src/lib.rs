@@ -57,6 +57,8 @@ pub use extract::{ParseCounts, thread_parse_counts};
 #[doc(hidden)]
 pub mod anchors;
 #[doc(hidden)]
+pub mod cosmetic;
+#[doc(hidden)]
 pub mod diff;
 #[doc(hidden)]
 pub mod drift;

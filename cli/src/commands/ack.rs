@@ -1,4 +1,4 @@
-//! `keel ack <node>`: write an ack checkpoint that acknowledges the node's drift.
+//! `keel ack NODE… | --all`: write one ack checkpoint that acknowledges the nodes' drift.
 //!
 //! Owns: the order of the checks (the repository's state, the message, then what the
 //! checkpoint would acknowledge) and the report of what it acknowledged. Every refusal
@@ -9,27 +9,31 @@
 use super::helper::{lint_or_refuse, open_repo};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
-use crate::render::counted;
-use keel_engine::ack::checkpoint_message;
+use crate::render::{self, counted};
+use keel_engine::ack::{AckError as WriteError, checkpoint_message};
 use keel_engine::inputs::Tip;
 use keel_queries::ack::SPEC_OK;
-use keel_queries::ack::{AckError, AckPlan, ack_plan};
-use keel_queries::lint::{Scope, Severity};
+use keel_queries::ack::{AckError, AckPlan, ack_plan, owing_nodes};
+use keel_queries::lint::{LintReport, Scope, Severity};
 use std::fmt::Write;
 use std::path::PathBuf;
 
-/// Acknowledge a node's drift: commit a checkpoint that `keel lint` reads as reviewed
+/// Acknowledge nodes' drift: commit one checkpoint that `keel lint` reads as reviewed
 ///
-/// The checkpoint has HEAD's tree, HEAD as its one parent and the trailer `Spec-OK:
-/// <node>`; it acknowledges every commit it reaches, for that node only.
+/// The checkpoint has HEAD's tree, HEAD as its one parent and one trailer `Spec-OK:
+/// <node>` per node; it acknowledges every commit it reaches, for those nodes only.
 ///
 /// Exit 0: written; 2: refused, nothing written.
 #[derive(Debug, clap::Args)]
 pub(crate) struct AckArgs {
-    /// The spec node: the folder path of its `spec.md` under `.spec/` (`auth/login`).
-    node: String,
-    /// The checkpoint's subject (default: `Acknowledge spec drift for <node>`); the
-    /// trailer is added after a blank line.
+    /// The spec nodes: the folder path of each `spec.md` under `.spec/` (`auth/login`).
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    nodes: Vec<String>,
+    /// Every node that owes something: a finding with commits not yet acknowledged.
+    #[arg(long)]
+    all: bool,
+    /// The checkpoint's subject (default: `Acknowledge spec drift for <nodes>`); the
+    /// trailers are added after a blank line.
     #[arg(short, long, value_name = "MSG")]
     message: Option<String>,
     /// The repository (any folder inside its work tree).
@@ -37,13 +41,19 @@ pub(crate) struct AckArgs {
     repo: PathBuf,
 }
 
-/// How many acknowledged commits the report lists (newest first).
+/// How many acknowledged commits the report lists per node (newest first).
 const COMMITS_SHOWN: usize = 5;
 
 pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
     let db = open_repo(&args.repo)?;
     let target = db.prepare_ack()?;
-    let message = checkpoint_message(&args.node, args.message.as_deref())?;
+    if args
+        .message
+        .as_deref()
+        .is_some_and(|text| text.trim().is_empty())
+    {
+        return Err(WriteError::EmptyMessage.into());
+    }
     let tip = Tip::get(&db)
         .commit(&db)
         .filter(|tip| tip.id(&db) == target.head)
@@ -53,18 +63,49 @@ pub(crate) fn cmd_ack(args: &AckArgs) -> Result<ExitStatus, CommandError> {
     // Lint refuses specs and a `keel.toml` it cannot read, as `keel lint` does; its
     // report names every node at HEAD and the findings the checkpoint will clear.
     let (report, _) = lint_or_refuse(&db, Scope::Full)?;
-    let plan = ack_plan(&db, tip, &report, &args.node, &message).map_err(|err| match err {
-        AckError::Refused(refusal) => {
-            CommandError::repairable(refusal.to_string(), refusal.repair())
-        }
-        AckError::Object(err) => CommandError::objects(&err),
-    })?;
-    let checkpoint = target.write(&args.node, &message)?;
+    let nodes = chosen_nodes(args, &report)?;
+    let message = checkpoint_message(&nodes, args.message.as_deref())?;
+    let plans = nodes
+        .iter()
+        .map(|node| {
+            ack_plan(&db, tip, &report, node, &message).map_err(|err| match err {
+                AckError::Refused(refusal) => {
+                    CommandError::repairable(refusal.to_string(), refusal.repair())
+                }
+                AckError::Object(err) => CommandError::objects(&err),
+            })
+        })
+        .collect::<Result<Vec<AckPlan>, CommandError>>()?;
+    let checkpoint = target.write(&nodes, &message)?;
     let subject = message.lines().next().unwrap_or_default();
     let mut out = format!("[{} {}] {subject}\n", checkpoint.branch, checkpoint.commit);
-    out.push_str(&plan_text(&args.node, &plan));
+    for (node, plan) in nodes.iter().zip(&plans) {
+        out.push_str(&plan_text(node, plan));
+    }
     write_stdout(&out)?;
     Ok(ExitStatus::Clean)
+}
+
+/// The nodes named on the command line (each once, in order), or with `--all` every node
+/// that owes something; refused when `--all` finds none.
+fn chosen_nodes(args: &AckArgs, report: &LintReport) -> Result<Vec<String>, CommandError> {
+    if !args.all {
+        let mut nodes: Vec<String> = Vec::new();
+        for node in &args.nodes {
+            if !nodes.contains(node) {
+                nodes.push(node.clone());
+            }
+        }
+        return Ok(nodes);
+    }
+    let nodes = owing_nodes(report);
+    if nodes.is_empty() {
+        return Err(CommandError::repairable(
+            "no node owes anything at HEAD, so a checkpoint would acknowledge nothing",
+            "none needed (`keel lint` judges every node)",
+        ));
+    }
+    Ok(nodes)
 }
 
 /// What the checkpoint acknowledged and the findings it clears.
@@ -93,11 +134,7 @@ fn plan_text(node: &str, plan: &AckPlan) -> String {
         let _ = writeln!(out, "findings it clears:");
     }
     for finding in &plan.cleared {
-        let target = if finding.selectors.is_empty() {
-            finding.path.clone()
-        } else {
-            format!("{}#{}", finding.path, finding.selectors.join(","))
-        };
+        let target = render::finding_target(finding);
         let _ = writeln!(
             out,
             "  {}[{}] {target} ({})",

@@ -170,6 +170,9 @@ pub(crate) struct CommandError {
     what: String,
     /// How to repair it, when keel knows.
     repair: Option<String>,
+    /// Further failures of the same read, each told on its own line after this one (a
+    /// spec with several bad entries, several bad specs).
+    also: Vec<CommandError>,
 }
 
 impl CommandError {
@@ -179,6 +182,7 @@ impl CommandError {
             code: Code::Usage,
             what: what.into(),
             repair: Some(repair.into()),
+            also: Vec::new(),
         }
     }
 
@@ -188,6 +192,7 @@ impl CommandError {
             code: Code::Usage,
             what: what.into(),
             repair: None,
+            also: Vec::new(),
         }
     }
 
@@ -198,6 +203,7 @@ impl CommandError {
             code: Code::UnreadableObject,
             what: err.to_string(),
             repair: Some("run `git fsck` on the repository".into()),
+            also: Vec::new(),
         }
     }
 
@@ -208,7 +214,23 @@ impl CommandError {
             Some((what, repair)) => (what.to_owned(), Some(repair.to_owned())),
             None => (line, None),
         };
-        Self { code, what, repair }
+        Self {
+            code,
+            what,
+            repair,
+            also: Vec::new(),
+        }
+    }
+
+    /// This failure followed by `others` of the same read, each on its own line.
+    pub(crate) fn with_also(mut self, others: Vec<CommandError>) -> Self {
+        self.also = others;
+        self
+    }
+
+    /// Every line this failure is told in: itself, then each of [`Self::with_also`]'s.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = &CommandError> {
+        std::iter::once(self).chain(&self.also)
     }
 
     /// A typed error whose own message says what and how, as `code`.
@@ -260,6 +282,7 @@ impl From<Refusal> for CommandError {
             code: Code::Refused(refusal.code),
             what: refusal.what(),
             repair: Some(refusal.repair),
+            also: Vec::new(),
         }
     }
 }

@@ -19,6 +19,7 @@ use keel_engine::{Db as _, KeelDatabase, Oid, WORKTREE};
 use keel_queries::lint::{
     KeptLint, LintError, LintReport, LintState, Scope, extend, lint_state_counting_parses,
 };
+use keel_queries::spec::SpecError;
 use keel_queries::{ParseCounts, thread_parse_counts};
 use std::path::Path;
 
@@ -144,20 +145,39 @@ pub(crate) fn lint_state_or_refuse(
     scope: Scope,
 ) -> Result<(Option<LintState>, LintReport, ParseCounts), CommandError> {
     lint_state_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
-        LintError::Specs(errors) => {
-            let first = errors.first().map(ToString::to_string).unwrap_or_default();
-            let line = match errors.len() {
-                0 | 1 => first,
-                n => format!(
-                    "{first} ({} more spec error(s) follow once this one is fixed)",
-                    n - 1
-                ),
-            };
-            CommandError::from_line(Code::Refused(RefusalCode::Spec), line)
-        }
+        LintError::Specs(errors) => spec_errors(&errors),
         LintError::Settings(err) => err.into(),
         LintError::Object(err) => CommandError::objects(&err),
     })
+}
+
+/// At most this many spec refusals are told, one line each; past them, one line says
+/// how many more there are.
+const SPEC_ERRORS_SHOWN: usize = 20;
+
+/// Every spec refusal of one read (up to [`SPEC_ERRORS_SHOWN`]), one `error:` line each.
+fn spec_errors(errors: &[SpecError]) -> CommandError {
+    let code = Code::Refused(RefusalCode::Spec);
+    let mut lines: Vec<CommandError> = errors
+        .iter()
+        .take(SPEC_ERRORS_SHOWN)
+        .map(|error| CommandError::from_line(code, error.to_string()))
+        .collect();
+    if errors.len() > SPEC_ERRORS_SHOWN {
+        lines.push(CommandError::from_line(
+            code,
+            format!(
+                "{} more spec error(s) not shown; repair: fix the ones above, then run keel again",
+                errors.len() - SPEC_ERRORS_SHOWN
+            ),
+        ));
+    }
+    if lines.is_empty() {
+        // `LintError::Specs` always holds one refusal at least; said plainly if not.
+        return CommandError::from_line(code, "a spec was refused".to_owned());
+    }
+    let first = lines.remove(0);
+    first.with_also(lines)
 }
 
 /// Threads to lint on: every core, unless the on-disk memo held all but a few of the

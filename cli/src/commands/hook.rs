@@ -13,15 +13,13 @@
 use super::CommandError;
 use super::helper::{KeptRun, lint_or_refuse, open_repo, save_memo};
 use crate::exit::ExitStatus;
+use crate::gate_text::{Retry, SKIP, refusal_text};
 use crate::render;
 use keel_engine::hook::Operation;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid};
 use keel_queries::lint::{LintReport, Scope, candidate};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-
-/// The environment variable that lets one ref update through unjudged.
-const SKIP: &str = "KEEL_SKIP_LINT";
 
 /// The local gate: a git `reference-transaction` hook that judges each new branch commit
 /// before the branch moves.
@@ -219,24 +217,16 @@ fn claims_nothing(objects: &KeelDatabase, commit: Oid) -> Result<bool, CommandEr
     candidate::claims_nothing(objects, parent_tree, tree).map_err(|err| CommandError::objects(&err))
 }
 
-/// The candidate's report, then what was refused and how to go on.
+/// What was refused, told apart for its author, and how to go on.
 fn refusal(report: &LintReport, update: &Update, operation: Operation) -> String {
-    let mut text = render::lint_text(report, false);
-    text.push_str(&format!(
-        "keel: refused to move {} to {}: the commit leaves spec drift unanswered.\n",
+    let headline = format!(
+        "keel: refused to move {} to {}: the commit leaves spec drift unanswered.",
         update.reference,
         update.new.short(12)
-    ));
-    match operation.commands() {
-        Some((go_on, abort)) => text.push_str(&format!(
-            "Update the specs (or acknowledge with a `Spec-OK: <node>` trailer), stage them and run `{go_on}`; or `{abort}`.\n"
-        )),
-        None => text.push_str(
-            "Update the specs in the same commit (or acknowledge with a `Spec-OK: <node>` trailer) and commit again.\n",
-        ),
-    }
-    text.push_str(&format!(
-        "To let this one update through unjudged: {SKIP}=1 and the same git command.\n"
-    ));
-    text
+    );
+    let retry = match operation.commands() {
+        Some((go_on, abort)) => Retry::Operation { go_on, abort },
+        None => Retry::Commit,
+    };
+    refusal_text(report, &update.new.to_string(), &headline, &retry)
 }

@@ -4,15 +4,17 @@
 //! Does not own: opening, the memo and the kept answer (`helper`), the judgement
 //! (`keel_queries::lint`) or printing the report (`lint_output`).
 
-use super::CommandError;
 use super::helper::{
     KeptRun, keep_answer, lint_state_or_refuse, name_worktree, open_repo, save_memo, status_of,
 };
 use super::lint_output::{LintFormat, print_report};
+use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
+use crate::gate_text::{Retry, refusal_text};
 use crate::render;
-use keel_engine::ChangeEvent;
-use keel_queries::lint::Scope;
+use keel_engine::inputs::Tip;
+use keel_engine::{ChangeEvent, KeelDatabase, WORKTREE};
+use keel_queries::lint::{LintReport, Scope};
 use std::path::PathBuf;
 
 /// Did a commit since a spec's last version change the code units it pins?
@@ -38,11 +40,16 @@ pub(crate) struct LintArgs {
     /// deletes a spec node must delete the files it governed or leave them to another node.
     #[arg(long, value_name = "COMMIT")]
     pending: Option<String>,
-    /// Judge the working tree as it would be committed (`git add -A`): uncommitted
-    /// changes appear as commit `worktree` in hits, so drift shows before the commit.
-    /// Every node is judged; specs and `keel.toml` are read from the working tree too.
+    /// Judge the working tree as it would be committed (`git add -A`), as the gate judges
+    /// a candidate: only the nodes that govern the paths it changes against HEAD (a clean
+    /// working tree is HEAD's own commit); uncommitted changes appear as commit
+    /// `worktree` in hits, so drift shows before the commit. Specs and `keel.toml` are
+    /// read from the working tree too.
     #[arg(long, conflicts_with = "pending")]
     worktree: bool,
+    /// With `--worktree`: judge every node, not only those the change touches.
+    #[arg(long, requires = "worktree")]
+    all_nodes: bool,
     /// Judge this commit (an id or any revision) as the tip instead of HEAD, every node,
     /// with specs and `keel.toml` read from its tree: the answer `keel lint` gave, or
     /// would have given, with that commit checked out.
@@ -57,7 +64,8 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
             None => (None, Scope::Full),
         };
         if let Some(kept) = KeptRun::of(&args.repo, tip, scope)? {
-            print_report(&kept.db, &kept.report, args.format)?;
+            let candidate = candidate_id(&kept.db, scope);
+            print_verdict(&kept.db, &kept.report, args, candidate.as_deref())?;
             if args.stats {
                 let counts = render::work_counts(&kept.db, kept.parses);
                 eprintln!("{}", stats_line(counts, Some(kept.extended_by)));
@@ -83,14 +91,22 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
             if args.worktree {
                 worktree = db.apply_changes(&[ChangeEvent::Worktree])?.worktree;
             }
-            Scope::Full
+            if args.worktree && !args.all_nodes {
+                Scope::Pending
+            } else {
+                Scope::Full
+            }
         }
     };
     let progress = render::Progress::start(args.format == LintFormat::Text, "judging the specs");
     let (state, mut report, parses) = lint_state_or_refuse(&db, scope)?;
     progress.finish();
+    let candidate = match worktree {
+        Some(_) => Some(WORKTREE.to_owned()),
+        None => candidate_id(&db, scope),
+    };
     name_worktree(&mut report, worktree);
-    print_report(&db, &report, args.format)?;
+    print_verdict(&db, &report, args, candidate.as_deref())?;
     let counts = render::work_counts(&db, parses);
     if args.stats {
         eprintln!("{}", stats_line(counts, None));
@@ -106,6 +122,42 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     // dropping it would free every memo one by one.
     std::mem::forget(db);
     Ok(status_of(&report))
+}
+
+/// The judged commit's id when `scope` judges a candidate (`--pending`, `--worktree`).
+fn candidate_id(db: &KeelDatabase, scope: Scope) -> Option<String> {
+    if scope != Scope::Pending {
+        return None;
+    }
+    Tip::get(db).commit(db).map(|tip| tip.id(db).to_string())
+}
+
+/// The report in `args.format`; a blocking candidate in text is told as the gate tells
+/// its refusal (what the commit adds, the debt before it, the repairs).
+fn print_verdict(
+    db: &KeelDatabase,
+    report: &LintReport,
+    args: &LintArgs,
+    candidate: Option<&str>,
+) -> Result<(), CommandError> {
+    let Some(commit) = candidate.filter(|_| args.format == LintFormat::Text && report.blocks())
+    else {
+        return print_report(db, report, args.format);
+    };
+    let headline = if args.worktree {
+        "keel lint --worktree: committing the working tree would be refused: it leaves spec drift unanswered.".to_owned()
+    } else {
+        format!(
+            "keel lint --pending: commit {} would be refused: it leaves spec drift unanswered.",
+            &commit[..commit.len().min(12)]
+        )
+    };
+    write_stdout(&refusal_text(
+        report,
+        commit,
+        &headline,
+        &Retry::BeforeCommit,
+    ))
 }
 
 /// The `--stats` line: the work counters, and how many new commits were judged on top of

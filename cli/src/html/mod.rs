@@ -188,6 +188,8 @@ mod tests {
             selectors: vec!["f".to_owned()],
             side: Some(Side::Both),
             conservative: false,
+            cosmetic: None,
+            patch_id: None,
         }
     }
 

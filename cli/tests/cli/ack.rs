@@ -269,3 +269,102 @@ fn a_missing_identity_is_refused_naming_git_config() {
     let error = refused(&repo, &["app"]);
     assert!(error.contains("git config user.email"), "{error}");
 }
+
+/// Nodes `api` (`app.py#f`), `app` (`app.py#g`) and `quiet` (`other.py#h`); one commit
+/// changes `f` and `g`, so `api` and `app` owe it and `quiet` owes nothing.
+fn repo_with_two_nodes_owing() -> FixtureRepo {
+    let mut repo = repo_with(&[
+        (".spec/api/spec.md", spec(&["app.py#f"]).as_bytes()),
+        (".spec/app/spec.md", spec(&["app.py#g"]).as_bytes()),
+        (".spec/quiet/spec.md", spec(&["other.py#h"]).as_bytes()),
+        ("other.py", b"def h():\n    return 1\n"),
+    ]);
+    repo.write(
+        "app.py",
+        &APP_PY
+            .replace("x + 1", "x + 2")
+            .replace("return 0", "return 5"),
+    )
+    .expect("write");
+    repo.commit("Change f and g").expect("commit");
+    configure_identity(&repo);
+    repo
+}
+
+/// The nodes with findings in `keel lint --format json`, sorted.
+fn nodes_with_findings(repo: &FixtureRepo) -> Vec<String> {
+    let run = lint(repo.path(), &["--format", "json"]);
+    let mut nodes: Vec<String> = run.json()["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|finding| finding["node"].as_str().expect("a node").to_owned())
+        .collect();
+    nodes.dedup();
+    nodes
+}
+
+#[test]
+fn one_checkpoint_acknowledges_several_nodes_and_lists_their_commits() {
+    let repo = repo_with_two_nodes_owing();
+    assert_eq!(nodes_with_findings(&repo), ["api", "app"]);
+    let changed = git(&repo, &["rev-parse", "--short=12", "HEAD"]);
+    let run = ack(&repo, &["app", "api", "app"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%B"]).expect("git log"),
+        "Acknowledge spec drift for app, api\n\nSpec-OK: app\nSpec-OK: api\n\n",
+        "one trailer per node, each once"
+    );
+    for node in ["app", "api"] {
+        assert!(
+            run.stdout
+                .contains(&format!("Spec-OK: {node} acknowledges 1 commit since")),
+            "{}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout.contains(&format!("  {changed} Change f and g")),
+        "the acknowledged commit is listed: {}",
+        run.stdout
+    );
+    assert_eq!(
+        git(&repo, &["reflog", "-1", "--format=%gs", "main"]),
+        "keel ack: app, api"
+    );
+    assert!(nodes_with_findings(&repo).is_empty());
+    assert_eq!(lint(repo.path(), &[]).code, 0);
+}
+
+#[test]
+fn ack_all_acknowledges_every_owing_node_and_then_refuses_with_nothing_left() {
+    let repo = repo_with_two_nodes_owing();
+    let run = ack(&repo, &["--all"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    assert_eq!(
+        git(
+            &repo,
+            &[
+                "log",
+                "-1",
+                "--format=%(trailers:key=Spec-OK,valueonly,separator=%x2C)"
+            ]
+        ),
+        "api,app",
+        "the owing nodes, not the quiet one"
+    );
+    assert!(nodes_with_findings(&repo).is_empty());
+    let error = refused(&repo, &["--all"]);
+    assert!(error.contains("no node owes anything"), "{error}");
+}
+
+#[test]
+fn a_refused_node_among_several_writes_nothing() {
+    let repo = repo_with_two_nodes_owing();
+    let error = refused(&repo, &["api", "nope"]);
+    assert!(error.contains("`nope` is no spec node"), "{error}");
+    let neither = ack(&repo, &[]);
+    assert_eq!(neither.code, 2, "{}", neither.render(None));
+    assert!(neither.stderr.contains("<NODES>"), "{}", neither.stderr);
+}

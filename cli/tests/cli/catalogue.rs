@@ -607,7 +607,7 @@ fn lint_settings_rows() -> Vec<Row> {
             || settings(b"[lint]\nscoped_code_miss = \"warn\"\nscoped_miss = 1\n"),
             &["lint"],
             2,
-            "error: keel.toml:3: unknown field `scoped_miss`, expected one of `scoped_code_miss`, `governed_roots`, `max_file_bytes`; repair: fix that line; the keys and their values are documented in docs/settings.md",
+            "error: keel.toml:3: unknown field `scoped_miss`, expected one of `scoped_code_miss`, `cosmetic`, `docstrings`, `governed_roots`, `max_file_bytes`; repair: fix that line; the keys and their values are documented in docs/settings.md",
         ),
         row(
             "lint: a bad enum value in keel.toml",
@@ -1243,7 +1243,7 @@ fn replay_rows() -> Vec<Row> {
             two,
             &["replay", "--expect", "HEAD:app:hit"],
             2,
-            "error: --expect HEAD:app:hit: hit is no finding code; repair: one of anchor-hit, dead-anchor, ambiguous-anchor, unparseable-anchor, no-extractor, too-large, symlink-anchor, extractor-unavailable, dead-path, type-only-anchor, code-drift, scoped-code-miss, related-hit, related-drift, shallow-history, governor-removed, empty-node",
+            "error: --expect HEAD:app:hit: hit is no finding code; repair: one of anchor-hit, dead-anchor, ambiguous-anchor, unparseable-anchor, no-extractor, too-large, symlink-anchor, extractor-unavailable, dead-path, type-only-anchor, code-drift, scoped-code-miss, cosmetic-hit, related-hit, related-drift, shallow-history, governor-removed, empty-node",
         ),
         row(
             "replay: an --expect outside the replayed tips",

@@ -384,3 +384,139 @@ fn the_hook_starts_no_process_but_keel() {
         std::fs::read_to_string(&log).unwrap_or_default()
     );
 }
+
+/// Commits `message` with everything staged, through the hook; the git output.
+fn commit_all(dir: &Path, message: &str) -> Output {
+    git(dir, &["add", "-A"], false);
+    git(dir, &["commit", "-qm", message], false)
+}
+
+#[test]
+fn a_refusal_tells_this_commits_change_from_the_debt_before_it_and_each_repair_works() {
+    let repo = gated_repo();
+    let dir = repo.path();
+    repo.git(&["config", "user.name", "Gate Author"])
+        .and_then(|_| repo.git(&["config", "user.email", "gate@keel.invalid"]))
+        .expect("git config");
+    // Debt: a change to the pinned `f`, let through unjudged.
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    git(dir, &["commit", "-qam", "Change f"], true);
+    let debt = head(dir);
+
+    // This commit changes only the unpinned `g`: it adds nothing, yet its node owes.
+    repo.write("app.py", &APP_PY_F_CHANGED.replace("return 0", "return 7"))
+        .expect("edit g");
+    let refused = commit_all(dir, "Change g");
+    assert_refused(&refused, "a commit to a node with debt");
+    let stderr = text(&refused.stderr);
+    assert!(
+        stderr.contains("This commit changes no pinned unit."),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "The node this commit touches already owed 1 blocking hit from 1 earlier commit before it: app"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`keel ack app`"), "{stderr}");
+    assert!(
+        !stderr.contains(&debt[..12]),
+        "the debt is summarized, not listed: {stderr}"
+    );
+
+    // A trailer covers only the commit carrying it: still refused, for the same debt.
+    let trailer = git(dir, &["commit", "-qm", "Change g\n\nSpec-OK: app"], false);
+    assert_refused(&trailer, "a trailer does not answer earlier debt");
+
+    // The repair the refusal names works: acknowledge, then commit again.
+    git(dir, &["stash", "-q"], false);
+    let acked = keel(dir).args(["ack", "app"]).output().expect("keel runs");
+    assert!(acked.status.success(), "{}", text(&acked.stderr));
+    git(dir, &["stash", "pop", "-q"], false);
+    let passed = commit_all(dir, "Change g");
+    assert!(passed.status.success(), "{}", text(&passed.stderr));
+
+    // This commit changes the pinned `f` itself: the refusal says so and names the spec
+    // and the trailer, and the trailer answers it.
+    repo.write("app.py", APP_PY).expect("edit f back");
+    let own = commit_all(dir, "Put f back");
+    assert_refused(&own, "a commit changing a pinned unit");
+    let stderr = text(&own.stderr);
+    assert!(
+        stderr.contains("This commit changes pinned code:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("app: error[anchor-hit] app.py#f"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("update `.spec/app/spec.md` in this commit")
+            && stderr.contains("the trailer `Spec-OK: app`"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("already owed"),
+        "no debt is left: {stderr}"
+    );
+    let answered = git(dir, &["commit", "-qm", "Put f back\n\nSpec-OK: app"], false);
+    assert!(answered.status.success(), "{}", text(&answered.stderr));
+}
+
+#[test]
+fn lint_worktree_judges_only_the_nodes_the_change_touches_and_explains_a_refusal() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write("README.md", "# app\n"))
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    repo.commit("Change f").expect("commit");
+    let dir = repo.path();
+    let lint = |args: &[&str]| {
+        keel(dir)
+            .arg("lint")
+            .args(args)
+            .output()
+            .expect("keel runs")
+    };
+
+    repo.write("README.md", "# app\n\nMore words.\n")
+        .expect("edit");
+    let readme = lint(&["--worktree"]);
+    assert!(
+        readme.status.success(),
+        "a README-only change is not refused for debt elsewhere: {}",
+        text(&readme.stdout)
+    );
+    let every = lint(&["--worktree", "--all-nodes"]);
+    assert_eq!(every.status.code(), Some(1), "{}", text(&every.stdout));
+
+    repo.write("app.py", &APP_PY_F_CHANGED.replace("return 0", "return 7"))
+        .expect("edit g");
+    let governed = lint(&["--worktree"]);
+    assert_eq!(
+        governed.status.code(),
+        Some(1),
+        "{}",
+        text(&governed.stdout)
+    );
+    let stdout = text(&governed.stdout);
+    assert!(
+        stdout.starts_with("keel lint --worktree: committing the working tree would be refused"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("This commit changes no pinned unit."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("`keel ack app`"), "{stdout}");
+    let json = lint(&["--worktree", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(
+        report["findings"][0]["node"], "app",
+        "JSON stays the report"
+    );
+}

@@ -13,6 +13,8 @@ mod ack;
 mod agent_logs;
 mod catalogue;
 mod colour;
+mod cosmetic;
+mod dead_anchors;
 mod error_codes;
 mod exit_codes;
 mod fresh;

@@ -274,3 +274,53 @@ fn a_python_selector_matches_a_definition_equal_under_nfkc() {
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["hits"][0]["selectors"], serde_json::json!(["find"]));
 }
+
+#[test]
+fn every_refused_entry_of_every_spec_is_told_one_line_each_and_json_alike() {
+    let repo = repo_with(&[
+        (
+            ".spec/app/spec.md",
+            b"---\ncode:\n  - app.py#f\n  - ''\n  - lib/#g\n---\n",
+        ),
+        (".spec/zed/spec.md", b"---\ncode:\n  - ../outside.py\n---\n"),
+    ]);
+    let before = listing(repo.path());
+    let run = lint(repo.path(), &[]);
+    run.assert_no_panic();
+    assert_eq!(run.code, 2, "{}", run.render(Some(repo.path())));
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let locations: Vec<&str> = run
+        .stderr
+        .lines()
+        .map(|line| line.split(": ").nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        locations,
+        [
+            ".spec/app/spec.md:4",
+            ".spec/app/spec.md:5",
+            ".spec/zed/spec.md:3"
+        ],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .all(|line| line.starts_with("error: ") && line.contains("; repair: ")),
+        "{}",
+        run.stderr
+    );
+    let json = lint(repo.path(), &["--error-format", "json"]);
+    let codes: Vec<String> = json
+        .stderr
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            value["code"].as_str().expect("a code").to_owned()
+        })
+        .collect();
+    assert_eq!(codes.len(), 3, "{}", json.stderr);
+    assert!(codes.iter().all(|code| code == &codes[0]), "{codes:?}");
+    assert_eq!(listing(repo.path()), before, "nothing written");
+}

@@ -17,7 +17,7 @@ pub struct CodeDoc {
 }
 
 /// Every code lint reports, in the order `docs/findings.md` lists them (generated from this).
-pub const FINDING_CODES: [CodeDoc; 17] = [
+pub const FINDING_CODES: [CodeDoc; 18] = [
     CodeDoc {
         code: "anchor-hit",
         summary: "A commit since the spec's last version changed an anchored code unit.",
@@ -26,7 +26,7 @@ pub const FINDING_CODES: [CodeDoc; 17] = [
     CodeDoc {
         code: "dead-anchor",
         summary: "A selector names no unit at the tip, or its file is gone.",
-        help: "Point the entry at the unit's new name or the file's new path, or remove it.",
+        help: "Point the entry at the unit's new name or the file's new path, or remove it; the repair names where a unit of the same qualified name now is, and close names in the same file.",
     },
     CodeDoc {
         code: "ambiguous-anchor",
@@ -77,6 +77,11 @@ pub const FINDING_CODES: [CodeDoc; 17] = [
         code: "scoped-code-miss",
         summary: "A file with anchored units changed outside them since the spec's last version.",
         help: "Review the change; `scoped_code_miss = \"ignore\"` under [lint] in keel.toml silences this advisory.",
+    },
+    CodeDoc {
+        code: "cosmetic-hit",
+        summary: "With `cosmetic = \"warn\"` under [lint]: a hit whose units changed only in comments and whitespace (and docstrings, with `docstrings = \"cosmetic\"`).",
+        help: "Nothing the spec says can have changed; `cosmetic = \"block\"` (the default) makes such hits block as `anchor-hit`, marked cosmetic.",
     },
     CodeDoc {
         code: "related-hit",

@@ -132,7 +132,7 @@ pub fn extend(
         nodes: states,
     };
     let (judged, leading) = scoped_nodes(db, tip, nodes, scope)?;
-    let report = state.report_scoped(&judged, &leading, settings.scoped_code_miss);
+    let report = state.report_scoped(&judged, &leading, &settings);
     Ok(Some((state, report)))
 }
 

@@ -9,8 +9,10 @@
 //! file (`drift`), which events are in a window (`window`), nor a window extended by new
 //! commits (`extend`).
 
+use super::home;
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};
+use crate::cosmetic::Cosmetic;
 use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
 use crate::events::tip_image;
 use crate::extract::Language;
@@ -22,7 +24,7 @@ use crate::window::{Node, node_base, window};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
-use keel_engine::settings::ScopedCodeMiss;
+use keel_engine::settings::{CosmeticHits, Docstrings, LintSettings, ScopedCodeMiss};
 use std::sync::Arc;
 
 /// Which part of a window a caller wants: the `index`-th of `count` contiguous stretches
@@ -156,6 +158,15 @@ impl EntryWindow {
                         .collect(),
                     side: selector_hits.iter().map(|h| h.side).reduce(Side::join),
                     conservative: selector_hits.iter().any(|h| h.conservative),
+                    cosmetic: selector_hits
+                        .iter()
+                        .map(|h| h.cosmetic)
+                        .reduce(Cosmetic::both)
+                        .flatten(),
+                    patch_id: selector_hits
+                        .iter()
+                        .find_map(|h| h.patch)
+                        .map(|patch| format!("{:016x}", patch.0)),
                 });
             }
         }
@@ -360,14 +371,20 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
             .iter()
             .map(|s| (s.clone(), classify(units, s)))
             .collect();
-        self.integrity(entry, path, &verdicts);
+        self.integrity(entry, path, &verdicts, units)?;
         Ok(Some(Governed::Units {
             path: path.to_owned(),
             selectors: selectors.to_vec(),
         }))
     }
 
-    fn integrity(&mut self, entry: &Entry, path: &str, verdicts: &[(Selector, Verdict)]) {
+    fn integrity(
+        &mut self,
+        entry: &Entry,
+        path: &str,
+        verdicts: &[(Selector, Verdict)],
+        units: &ImageUnits,
+    ) -> Result<(), ObjectError> {
         let severity = Self::integrity_severity(entry);
         let of = |pred: fn(&Verdict) -> bool| -> Vec<String> {
             verdicts
@@ -386,9 +403,13 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
                     selectors: missing,
                     hits: Vec::new(),
                     message: format!("{path} does not exist at the tip (deleted or renamed)"),
-                    repair:
-                        "follow the rename: point the entry at the file's new path, or remove it"
-                            .to_owned(),
+                    repair: self.dead_repair(
+                        path,
+                        verdicts,
+                        |v| matches!(v, Verdict::FileMissing),
+                        units,
+                        "follow the rename: point the entry at the file's new path, or remove it",
+                    )?,
                 },
             );
         }
@@ -402,7 +423,13 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
                     selectors: dead.clone(),
                     hits: Vec::new(),
                     message: format!("{} {} no unit in {path} at the tip (deleted or renamed)", dead.join(", "), if dead.len() == 1 { "names" } else { "name" }),
-                    repair: "follow the rename: write the unit's current qualified name, or remove the selector".to_owned(),
+                    repair: self.dead_repair(
+                        path,
+                        verdicts,
+                        |v| matches!(v, Verdict::Dead),
+                        units,
+                        "follow the rename: write the unit's current qualified name, or remove the selector",
+                    )?,
                 },
             );
         }
@@ -530,6 +557,29 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
                 },
             );
         }
+        Ok(())
+    }
+
+    /// The repair of a dead anchor: where each of its selectors (those `dead` picks)
+    /// likely is now ([`home::homes`]), then `fallback`; `fallback` alone when keel
+    /// knows no way forward.
+    fn dead_repair(
+        &self,
+        path: &str,
+        verdicts: &[(Selector, Verdict)],
+        dead: fn(&Verdict) -> bool,
+        units: &ImageUnits,
+        fallback: &str,
+    ) -> Result<String, ObjectError> {
+        let mut advice = Vec::new();
+        for (selector, _) in verdicts.iter().filter(|(_, verdict)| dead(verdict)) {
+            let homes = home::homes(self.db, self.tip, self.bound, path, selector, units)?;
+            advice.extend(homes.advice(selector));
+        }
+        if advice.is_empty() {
+            return Ok(fallback.to_owned());
+        }
+        Ok(format!("{}; otherwise {fallback}", advice.join("; ")))
     }
 
     /// The size in bytes of the tip's blob at `path`, if it is a readable file.
@@ -658,12 +708,12 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
 }
 
 /// How a node's window findings are worded: the node, its base as findings name it, and
-/// the tip's `scoped_code_miss` setting.
+/// the tip's `[lint]` settings (`scoped_code_miss`, `cosmetic`, `docstrings`).
 pub(super) struct Wording<'a> {
     pub(super) node: &'a SpecNode,
     /// The base's short id, or `(none)`.
     pub(super) version: &'a str,
-    pub(super) scoped_miss: ScopedCodeMiss,
+    pub(super) settings: &'a LintSettings,
 }
 
 impl Wording<'_> {
@@ -685,12 +735,25 @@ impl Wording<'_> {
             findings.extend(self.drift_finding(entry, path, window.hits.clone()));
             return findings;
         };
-        if !window.hits.is_empty() {
-            findings.push(self.hit_finding(entry, path, selectors, window.hits.clone()));
+        let (cosmetic, real): (Vec<HitRecord>, Vec<HitRecord>) = window
+            .hits
+            .iter()
+            .cloned()
+            .partition(|hit| self.counts_as_cosmetic(hit));
+        let (blocking, advisory) = match self.settings.cosmetic {
+            CosmeticHits::Block => (window.hits.clone(), Vec::new()),
+            CosmeticHits::Warn => (real, cosmetic),
+            CosmeticHits::Ignore => (real, Vec::new()),
+        };
+        if !blocking.is_empty() {
+            findings.push(self.hit_finding(entry, path, selectors, blocking));
+        }
+        if !advisory.is_empty() {
+            findings.push(self.cosmetic_finding(entry, path, advisory));
         }
         if !window.missed.is_empty()
             && entry.relation == Relation::Code
-            && self.scoped_miss == ScopedCodeMiss::Warn
+            && self.settings.scoped_code_miss == ScopedCodeMiss::Warn
         {
             let n = window.missed.len();
             let version = self.version;
@@ -762,6 +825,41 @@ impl Wording<'_> {
             hits,
             message,
             repair,
+        }
+        .finding(self.node, entry)
+    }
+
+    /// Is `hit` cosmetic under the tip's `docstrings` setting?
+    fn counts_as_cosmetic(&self, hit: &HitRecord) -> bool {
+        match hit.cosmetic {
+            Some(Cosmetic::Layout) => true,
+            Some(Cosmetic::Docstring) => self.settings.docstrings == Docstrings::Cosmetic,
+            None => false,
+        }
+    }
+
+    /// The advisory of `[lint] cosmetic = "warn"`: hits that changed their units only
+    /// cosmetically.
+    fn cosmetic_finding(&self, entry: &Entry, path: &str, hits: Vec<HitRecord>) -> Finding {
+        let selectors: Vec<String> = {
+            let mut names: Vec<String> = hits.iter().flat_map(|h| h.selectors.clone()).collect();
+            names.sort_unstable();
+            names.dedup();
+            names
+        };
+        Draft {
+            severity: Severity::Warning,
+            code: "cosmetic-hit",
+            message: format!(
+                "{} since the spec's last version {} changed {} in {path} only in comments, whitespace{}",
+                commits(hits.len()),
+                self.version,
+                selectors.join(", "),
+                if self.settings.docstrings == Docstrings::Cosmetic { " or docstrings" } else { "" }
+            ),
+            selectors,
+            hits,
+            repair: "nothing the spec says can have changed; `cosmetic = \"block\"` under [lint] in keel.toml makes such hits block again".to_owned(),
         }
         .finding(self.node, entry)
     }
@@ -854,5 +952,7 @@ fn change_record(db: &dyn Db, commit: Commit, path: Option<String>) -> HitRecord
         selectors: Vec::new(),
         side: None,
         conservative: false,
+        cosmetic: None,
+        patch_id: None,
     }
 }

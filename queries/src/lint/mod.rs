@@ -12,6 +12,7 @@
 pub mod candidate;
 pub mod codes;
 mod extend;
+mod home;
 mod judge;
 mod nodes;
 mod report;
@@ -20,11 +21,13 @@ mod state;
 
 /// The line ranges and sides a report's hits and units are told in.
 pub use crate::anchors::{LineRange, Side};
+/// How far a hit's change was only cosmetic.
+pub use crate::cosmetic::Cosmetic;
 /// Every commit reachable from a tip, in `git rev-list` order (a report's hits are in it).
 pub use crate::history::history;
 pub use nodes::{spec_node, spec_nodes};
 pub use report::{
-    Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Severity, Summary, Unverified,
+    Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Owed, Severity, Summary, Unverified,
     unit_lines,
 };
 pub use settings::{settings_image, tip_file_bound, tip_settings};
@@ -148,7 +151,7 @@ pub fn lint_state_at(
         leading,
         nodes: judged,
     };
-    let report = state.report(&nodes, lint_settings.scoped_code_miss);
+    let report = state.report(&nodes, &lint_settings);
     Ok((Some(state), report))
 }
 

@@ -28,11 +28,14 @@ pub fn spec_nodes(db: &dyn Db, tip: Commit) -> Result<Vec<SpecNode>, LintError> 
     spec_files(db, tip.tree(db), &mut files, &mut errors)?;
     for (path, blob) in files {
         match spec_node(db, Image::at(db, blob, path)).clone() {
-            Ok(Ok(node)) => match check_against_tree(db, tip, &node) {
-                Ok(()) => nodes.push(node),
-                Err(error) => errors.push(error),
-            },
-            Ok(Err(error)) => errors.push(error),
+            Ok(Ok(node)) => {
+                let refused = check_against_tree(db, tip, &node);
+                if refused.is_empty() {
+                    nodes.push(node);
+                }
+                errors.extend(refused);
+            }
+            Ok(Err(refused)) => errors.extend(refused),
             Err(err) => return Err(err.into()),
         }
     }
@@ -187,16 +190,16 @@ pub(super) fn empty_node_finding(node: &SpecNode) -> Option<Finding> {
 pub fn spec_node<'db>(
     db: &'db dyn Db,
     image: Image<'db>,
-) -> Result<Result<SpecNode, SpecError>, ObjectError> {
+) -> Result<Result<SpecNode, Vec<SpecError>>, ObjectError> {
     let path = image.path(db);
     let bytes = image_bytes(db, image)?;
     let Some(id) = NodeId::from_spec_path(path) else {
-        return Ok(Err(SpecError {
+        return Ok(Err(vec![SpecError {
             file: path.clone(),
             line: Some(1),
             message: "spec.md is not inside a node folder".to_owned(),
             repair: "move it to `.spec/<node-id>/spec.md`".to_owned(),
-        }));
+        }]));
     };
     Ok(parse_spec(&id, &bytes))
 }
@@ -204,8 +207,9 @@ pub fn spec_node<'db>(
 /// Refusals that need the tip's tree: a selector on a path that is a folder, or on a
 /// glob (a path with glob characters that names no file at the tip), and a bare glob that
 /// does not compile (unless its path exists literally). After this, every glob lint
-/// matches with compiles.
-fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Result<(), SpecError> {
+/// matches with compiles. Every entry refused, in declaration order.
+fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Vec<SpecError> {
+    let mut errors = Vec::new();
     let refuse = |line: u32, message: String, repair: String| SpecError {
         file: node.id.spec_path(),
         line: Some(line),
@@ -228,7 +232,7 @@ fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Result<(), S
                     _ => None,
                 };
                 if let Some(problem) = problem {
-                    return Err(refuse(
+                    errors.push(refuse(
                         entry.line,
                         format!("`{raw}` puts selectors on {problem}"),
                         "selectors name units of one file: write `folder/file.py#name`, or drop the `#...` part".to_owned(),
@@ -240,7 +244,7 @@ fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Result<(), S
                     continue;
                 }
                 if let Err(reason) = compile_glob(glob) {
-                    return Err(refuse(
+                    errors.push(refuse(
                         entry.line,
                         format!("`{raw}` is not a valid glob ({reason}), and no path of that exact name exists at the tip"),
                         "fix the pattern (`*` and `?` match inside one folder, `**` across folders, `[a-z]` one character of a set with ranges running low to high, `{a,b}` either), or name an existing path".to_owned(),
@@ -250,5 +254,5 @@ fn check_against_tree(db: &dyn Db, tip: Commit, node: &SpecNode) -> Result<(), S
             Target::Path(_) | Target::Folder(_) => {}
         }
     }
-    Ok(())
+    errors
 }

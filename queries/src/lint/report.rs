@@ -5,6 +5,7 @@
 //! how findings are decided (`judge`) or printed (`keel`).
 
 use crate::anchors::{LineRange, Selector, Side, classify};
+use crate::cosmetic::Cosmetic;
 use crate::events::tip_image;
 use crate::images::tip_units_within;
 use crate::spec::SpecError;
@@ -72,6 +73,16 @@ pub struct HitRecord {
     pub selectors: Vec<String>,
     pub side: Option<Side>,
     pub conservative: bool,
+    /// How far the change to the hit units was only cosmetic (all of them, on both
+    /// images): `layout` (comments and whitespace), `docstring` (docstrings too);
+    /// absent for a real change, a merge, an added or deleted unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosmetic: Option<Cosmetic>,
+    /// The commit's change to the file as `git patch-id` reads it (16 hex digits): hits
+    /// that share it are the same patch applied twice (a cherry-pick to a maintenance
+    /// branch); the text report groups them, JSON keeps each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_id: Option<String>,
 }
 
 /// Anchors that were skipped because their extractor cannot run.
@@ -108,6 +119,75 @@ impl LintReport {
         for hit in hits.filter(|hit| &*hit.commit == id) {
             hit.commit = label.into();
         }
+    }
+}
+
+/// A candidate's report told apart for its author (the gate's refusal): what the judged
+/// commit itself adds, what the nodes it touches already owed, and what stands in its tree.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Owed {
+    /// Each finding's hits by the judged commit itself (errors and warnings), in report
+    /// order: answered by updating the spec in the same commit, or a `Spec-OK` trailer on it.
+    pub added: Vec<Finding>,
+    /// Each blocking finding's hits by earlier window commits: debt the nodes carried
+    /// before this commit, answered by `keel ack` (a trailer on this commit covers only it).
+    pub carried: Vec<Finding>,
+    /// Blocking findings with no hit (a dead anchor, a spec keel refuses, a removed
+    /// governor): the specs as the commit leaves them, answered by editing the spec.
+    pub standing: Vec<Finding>,
+}
+
+impl Owed {
+    /// The nodes of `findings`, sorted, each once.
+    pub fn nodes(findings: &[Finding]) -> Vec<&str> {
+        let mut nodes: Vec<&str> = findings.iter().map(|f| f.node.as_str()).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
+    /// The distinct commits of `findings`' hits, in first-seen order.
+    pub fn commits(findings: &[Finding]) -> Vec<&str> {
+        let mut commits: Vec<&str> = Vec::new();
+        for hit in findings.iter().flat_map(|f| &f.hits) {
+            if !commits.contains(&&*hit.commit) {
+                commits.push(&hit.commit);
+            }
+        }
+        commits
+    }
+}
+
+impl LintReport {
+    /// The report split at `commit` (the judged candidate, as its hits name it).
+    pub fn owed_by(&self, commit: &str) -> Owed {
+        let mut owed = Owed::default();
+        for finding in &self.findings {
+            if finding.hits.is_empty() {
+                if finding.severity == Severity::Error {
+                    owed.standing.push(finding.clone());
+                }
+                continue;
+            }
+            let (own, earlier): (Vec<HitRecord>, Vec<HitRecord>) = finding
+                .hits
+                .iter()
+                .cloned()
+                .partition(|hit| &*hit.commit == commit);
+            if !own.is_empty() {
+                owed.added.push(Finding {
+                    hits: own,
+                    ..finding.clone()
+                });
+            }
+            if !earlier.is_empty() && finding.severity == Severity::Error {
+                owed.carried.push(Finding {
+                    hits: earlier,
+                    ..finding.clone()
+                });
+            }
+        }
+        owed
     }
 }
 
@@ -149,3 +229,71 @@ impl From<ObjectError> for LintError {
 
 /// The schema id of the JSON report.
 pub const LINT_SCHEMA: &str = "keel.lint.v1";
+
+#[cfg(test)]
+mod tests {
+    use super::{Finding, HitRecord, LintReport, Owed, Severity, Summary};
+
+    fn hit(commit: &str) -> HitRecord {
+        HitRecord {
+            commit: commit.into(),
+            path: None,
+            subject: "".into(),
+            selectors: Vec::new(),
+            side: None,
+            conservative: false,
+            cosmetic: None,
+            patch_id: None,
+        }
+    }
+
+    fn finding(node: &str, severity: Severity, code: &'static str, commits: &[&str]) -> Finding {
+        Finding {
+            node: node.to_owned(),
+            severity,
+            code,
+            path: "app.py".to_owned(),
+            selectors: Vec::new(),
+            hits: commits.iter().map(|c| hit(c)).collect(),
+            message: String::new(),
+            repair: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_report_splits_into_the_commits_own_hits_the_debt_before_it_and_what_stands() {
+        let report = LintReport {
+            schema: super::LINT_SCHEMA,
+            tip: Some("new".to_owned()),
+            findings: vec![
+                finding("a", Severity::Error, "anchor-hit", &["new", "old1"]),
+                finding("b", Severity::Error, "anchor-hit", &["old2"]),
+                finding("b", Severity::Warning, "code-drift", &["new", "old2"]),
+                finding("c", Severity::Warning, "code-drift", &["old1"]),
+                finding("c", Severity::Error, "dead-anchor", &[]),
+            ],
+            unverified: Vec::new(),
+            summary: Summary::default(),
+            nodes: Vec::new(),
+        };
+        let owed = report.owed_by("new");
+        let shape = |findings: &[Finding]| {
+            findings
+                .iter()
+                .map(|f| {
+                    let commits: Vec<&str> = f.hits.iter().map(|h| &*h.commit).collect();
+                    format!("{}:{}:{}", f.node, f.code, commits.join("+"))
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shape(&owed.added), ["a:anchor-hit:new", "b:code-drift:new"]);
+        assert_eq!(
+            shape(&owed.carried),
+            ["a:anchor-hit:old1", "b:anchor-hit:old2"],
+            "advisory drift of earlier commits is no debt"
+        );
+        assert_eq!(shape(&owed.standing), ["c:dead-anchor:"]);
+        assert_eq!(Owed::nodes(&owed.carried), ["a", "b"]);
+        assert_eq!(Owed::commits(&owed.carried), ["old1", "old2"]);
+    }
+}

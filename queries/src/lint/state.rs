@@ -13,7 +13,7 @@ use super::Severity;
 use super::judge::{EntryState, Wording};
 use super::report::{Finding, LINT_SCHEMA, LintReport, Summary, Unverified};
 use crate::spec::{SpecNode, Target};
-use keel_engine::settings::ScopedCodeMiss;
+use keel_engine::settings::LintSettings;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -50,18 +50,18 @@ impl LintState {
     }
 
     /// The report of this state, whose nodes are `nodes` (the same, in the same order)
-    /// worded with the tip's `scoped_miss` setting.
-    pub(super) fn report(&self, nodes: &[SpecNode], scoped_miss: ScopedCodeMiss) -> LintReport {
-        self.report_scoped(nodes, &self.leading, scoped_miss)
+    /// worded with the tip's `[lint]` settings.
+    pub(super) fn report(&self, nodes: &[SpecNode], settings: &LintSettings) -> LintReport {
+        self.report_scoped(nodes, &self.leading, settings)
     }
 
     /// The report of `nodes` (all of this state's, or some: a candidate's scope) after
-    /// `leading` findings, worded with the tip's `scoped_miss` setting.
+    /// `leading` findings, worded with the tip's `[lint]` settings.
     pub(super) fn report_scoped(
         &self,
         nodes: &[SpecNode],
         leading: &[Finding],
-        scoped_miss: ScopedCodeMiss,
+        settings: &LintSettings,
     ) -> LintReport {
         let mut findings = leading.to_vec();
         let mut unverified = Vec::new();
@@ -80,7 +80,7 @@ impl LintState {
             let wording = Wording {
                 node,
                 version: &state.version,
-                scoped_miss,
+                settings,
             };
             for (entry, judged) in node.entries.iter().zip(&state.entries) {
                 if let Target::Scoped { selectors, .. } = &entry.target {

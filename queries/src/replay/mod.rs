@@ -110,6 +110,8 @@ mod tests {
             selectors: selectors.iter().map(|s| (*s).to_owned()).collect(),
             side: None,
             conservative: false,
+            cosmetic: None,
+            patch_id: None,
         }
     }
 

@@ -37,8 +37,10 @@ use frontmatter::{
 use keel_engine::message::line_of_offset;
 use refusal::LineRefusal;
 
-/// Parses one node's `spec.md`.
-pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
+/// Parses one node's `spec.md`: the node, or every refusal of it (never none). A file
+/// whose frontmatter cannot be read stops at that one refusal; past it, each bad entry is
+/// refused on its own line, so one read names them all.
+pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, Vec<SpecError>> {
     let file = id.spec_path();
     let fail = |(line, message, repair): LineRefusal| SpecError {
         file: file.clone(),
@@ -47,32 +49,48 @@ pub fn parse_spec(id: &NodeId, content: &[u8]) -> Result<SpecNode, SpecError> {
         repair,
     };
     let text = std::str::from_utf8(content).map_err(|err| {
-        fail((
+        vec![fail((
             u32::try_from(line_of_offset(content, err.valid_up_to())).unwrap_or(u32::MAX),
             "spec.md is not UTF-8".to_owned(),
             "save the file as UTF-8".to_owned(),
-        ))
+        ))]
     })?;
-    let body = frontmatter_lines(text.strip_prefix(BOM).unwrap_or(text)).map_err(fail)?;
-    check_size(&body).map_err(fail)?;
-    check_depth(&body).map_err(fail)?;
-    let mapping = read_mapping(&body).map_err(fail)?;
-    check_keys(&body, &mapping).map_err(fail)?;
+    let first = |refusal: LineRefusal| vec![fail(refusal)];
+    let body = frontmatter_lines(text.strip_prefix(BOM).unwrap_or(text)).map_err(first)?;
+    check_size(&body).map_err(first)?;
+    check_depth(&body).map_err(first)?;
+    let mapping = read_mapping(&body).map_err(first)?;
+    check_keys(&body, &mapping).map_err(first)?;
     let mut entries = Vec::new();
+    let mut errors = Vec::new();
     for (relation, key) in [(Relation::Code, "code"), (Relation::Related, "related")] {
-        for (raw, line) in string_items(&body, key, mapping.get(key)).map_err(fail)? {
-            let target = parse_target(&raw)
-                .map_err(|(message, repair)| fail((line, message, repair.to_owned())))?;
-            entries.push(Entry {
-                relation,
-                target,
-                raw,
-                line,
-            });
+        let items = match string_items(&body, key, mapping.get(key)) {
+            Ok(items) => items,
+            Err(refusal) => {
+                errors.push(fail(refusal));
+                continue;
+            }
+        };
+        for (raw, line) in items {
+            match parse_target(&raw) {
+                Ok(target) => entries.push(Entry {
+                    relation,
+                    target,
+                    raw,
+                    line,
+                }),
+                Err((message, repair)) => errors.push(fail((line, message, repair.to_owned()))),
+            }
         }
     }
-    check_entry_set(&entries)
-        .map_err(|(line, message, repair)| fail((line, message, repair.to_owned())))?;
+    if errors.is_empty()
+        && let Err((line, message, repair)) = check_entry_set(&entries)
+    {
+        errors.push(fail((line, message, repair.to_owned())));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     Ok(SpecNode {
         id: id.clone(),
         entries,
@@ -86,8 +104,10 @@ mod tests {
     use frontmatter::{MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH};
     use keel_engine::message::edit_distance;
 
+    /// The node, or the first refusal (the tests of every refusal are below).
     fn parse(text: &str) -> Result<SpecNode, SpecError> {
         parse_spec(&NodeId("auth/login".to_owned()), text.as_bytes())
+            .map_err(|mut errors| errors.swap_remove(0))
     }
 
     fn refusal(text: &str) -> (u32, String) {
@@ -240,10 +260,23 @@ mod tests {
     }
 
     #[test]
+    fn every_bad_entry_of_a_spec_is_refused_on_its_own_line() {
+        let errors = parse_spec(
+            &NodeId("n".to_owned()),
+            b"---\ncode:\n  - a.py#f\n  - ''\n  - b/#g\nrelated:\n  - ../out.py\n---\n",
+        )
+        .expect_err("three bad entries");
+        let lines: Vec<Option<u32>> = errors.iter().map(|error| error.line).collect();
+        assert_eq!(lines, [Some(4), Some(5), Some(7)]);
+        assert!(errors[0].message.contains("empty entry"), "{errors:?}");
+    }
+
+    #[test]
     fn non_utf8_names_the_line_of_the_bad_byte() {
         let err = parse_spec(&NodeId("n".to_owned()), b"---\ncode:\n  - a\xff.py\n---\n")
             .expect_err("not UTF-8");
-        assert_eq!(err.line, Some(3));
+        assert_eq!(err.len(), 1);
+        assert_eq!(err[0].line, Some(3));
     }
 
     #[test]

@@ -1,0 +1,193 @@
+//! The gate's refusal as its author reads it: what the judged commit itself adds, the
+//! debt the nodes it touches already carried (summarized), what stands in its tree, and
+//! the repair that works for each.
+//!
+//! Owns: the wording and order of a refusal, for the hook (`keel hook run`) and for the
+//! candidate lints a person runs before committing (`keel lint --worktree`, `--pending`).
+//! Does not own: the split itself (`keel_queries::lint::Owed`), the findings, or the full
+//! report (`render::lint_text`).
+
+use crate::render::{counted, finding_target, hit_text};
+use keel_queries::lint::{Finding, LintReport, Owed, Severity};
+use std::fmt::Write;
+
+/// The environment variable that lets one ref update through unjudged.
+pub(crate) const SKIP: &str = "KEEL_SKIP_LINT";
+
+/// How the author goes on once the refusal is answered.
+pub(crate) enum Retry {
+    /// Commit again (the gate refused an ordinary commit).
+    Commit,
+    /// Commit (a candidate judged before it exists: `keel lint --worktree`, `--pending`).
+    BeforeCommit,
+    /// A git operation is in progress: its continue and abort commands.
+    Operation {
+        go_on: &'static str,
+        abort: &'static str,
+    },
+}
+
+/// The refusal of `commit` (its id as the report's hits name it, or `worktree`):
+/// `headline` first, then each part of [`Owed`] with its repair, then how to go on.
+pub(crate) fn refusal_text(
+    report: &LintReport,
+    commit: &str,
+    headline: &str,
+    retry: &Retry,
+) -> String {
+    let owed = report.owed_by(commit);
+    let mut out = format!("{headline}\n");
+    added_text(&mut out, &owed.added);
+    carried_text(&mut out, &owed.carried);
+    standing_text(&mut out, &owed.standing, report);
+    // Writing to a String cannot fail.
+    let _ = writeln!(out);
+    match retry {
+        Retry::Commit => out.push_str("Then commit again.\n"),
+        Retry::BeforeCommit => {
+            let _ = writeln!(
+                out,
+                "The gate (`keel hook install`) gives this verdict at commit; `{SKIP}=1` on the git command lets that one commit through unjudged."
+            );
+            return out;
+        }
+        Retry::Operation { go_on, abort } => {
+            let _ = writeln!(out, "Then stage the specs and run `{go_on}`; or `{abort}`.");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "To let this one update through unjudged: {SKIP}=1 and the same git command."
+    );
+    out
+}
+
+/// What the commit itself changed inside pinned units (blocking) or governed paths
+/// (advisory), and the repairs that answer it: the spec in the same commit, or a trailer.
+fn added_text(out: &mut String, added: &[Finding]) {
+    let (blocking, advisory): (Vec<&Finding>, Vec<&Finding>) = added
+        .iter()
+        .partition(|finding| finding.severity == Severity::Error);
+    if blocking.is_empty() {
+        let _ = writeln!(out, "\nThis commit changes no pinned unit.");
+    } else {
+        let _ = writeln!(out, "\nThis commit changes pinned code:");
+        for finding in &blocking {
+            finding_lines(out, finding);
+        }
+        let nodes = Owed::nodes(added);
+        let _ = writeln!(
+            out,
+            "  repair: update {} in this commit; or, if the spec still holds, add {} to this commit's message (a trailer covers only the commit that carries it)",
+            spec_files(&nodes),
+            trailers(&nodes)
+        );
+    }
+    if !advisory.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nIt also changes governed files (advisory, not blocking):"
+        );
+        for finding in advisory {
+            let _ = writeln!(
+                out,
+                "  {}: warning[{}] {}",
+                finding.node,
+                finding.code,
+                finding_target(finding)
+            );
+        }
+    }
+}
+
+/// The debt the touched nodes carried before this commit, summarized, and `keel ack`.
+fn carried_text(out: &mut String, carried: &[Finding]) {
+    if carried.is_empty() {
+        return;
+    }
+    let nodes = Owed::nodes(carried);
+    let hits: usize = carried.iter().map(|finding| finding.hits.len()).sum();
+    let _ = writeln!(
+        out,
+        "\nThe {} this commit touches already owed {} from {} before it: {} (`keel lint` lists them).",
+        if nodes.len() == 1 { "node" } else { "nodes" },
+        counted(hits, "blocking hit"),
+        counted(Owed::commits(carried).len(), "earlier commit"),
+        nodes.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "  repair: `keel ack {}` acknowledges them in one checkpoint commit on the branch (run it with no rebase, merge or cherry-pick in progress); a `Spec-OK` trailer on this commit does not, it covers only this commit",
+        nodes.join(" ")
+    );
+}
+
+/// Blocking findings about the specs as the commit leaves them, and unverified anchors:
+/// each with its own repair.
+fn standing_text(out: &mut String, standing: &[Finding], report: &LintReport) {
+    if standing.is_empty() && report.unverified.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nThe specs as this commit leaves them:");
+    for finding in standing {
+        let _ = writeln!(
+            out,
+            "  {}: error[{}] {}",
+            finding.node,
+            finding.code,
+            finding_target(finding)
+        );
+        let _ = writeln!(out, "    {}", finding.message);
+        let _ = writeln!(out, "    repair: {}", finding.repair);
+    }
+    for item in &report.unverified {
+        let _ = writeln!(
+            out,
+            "  {}: unverified {}#{} ({})",
+            item.node,
+            item.path,
+            item.selectors.join(","),
+            item.reason
+        );
+    }
+}
+
+/// `node: error[code] target` and one line per hit.
+fn finding_lines(out: &mut String, finding: &Finding) {
+    let _ = writeln!(
+        out,
+        "  {}: error[{}] {}",
+        finding.node,
+        finding.code,
+        finding_target(finding)
+    );
+    for hit in &finding.hits {
+        let _ = writeln!(out, "    {}", hit_text(hit));
+    }
+}
+
+/// `.spec/a/spec.md` or `.spec/a/spec.md and .spec/b/spec.md`.
+fn spec_files(nodes: &[&str]) -> String {
+    let files: Vec<String> = nodes
+        .iter()
+        .map(|node| format!("`.spec/{node}/spec.md`"))
+        .collect();
+    files.join(" and ")
+}
+
+/// `the trailer `Spec-OK: a`` or `the trailers `Spec-OK: a` and `Spec-OK: b``.
+fn trailers(nodes: &[&str]) -> String {
+    let lines: Vec<String> = nodes
+        .iter()
+        .map(|node| format!("`{}: {node}`", keel_queries::ack::SPEC_OK))
+        .collect();
+    format!(
+        "the {} {}",
+        if lines.len() == 1 {
+            "trailer"
+        } else {
+            "trailers"
+        },
+        lines.join(" and ")
+    )
+}
