@@ -11,6 +11,7 @@ mod exit;
 mod gate_text;
 mod github;
 mod html;
+mod impact_text;
 #[cfg(test)]
 mod reference_docs;
 mod render;

@@ -39,7 +39,9 @@ fn findings_markdown() -> String {
          which judge the same way), what a finding of it means and how to repair one in\n\
          general. A finding's own message names its node, path, selectors and commits, and\n\
          carries its own repair. SARIF output describes the same codes as its rules\n\
-         (`shortDescription` and `help`). Which codes block and which are advisories is in\n\
+         (`shortDescription`, `fullDescription`, `help`, and `helpUri`: a link to the code's\n\
+         row here, `findings.md#CODE`; a result's own fields are in\n\
+         [ci.md](ci.md#output-for-ci)). Which codes block and which are advisories is in\n\
          [How lint judges](specs.md#severity).\n\n\
          | code | meaning | repair |\n\
          |---|---|---|\n",
@@ -47,7 +49,7 @@ fn findings_markdown() -> String {
     for doc in &FINDING_CODES {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} |",
+            "| <a id=\"{0}\"></a>`{0}` | {1} | {2} |",
             doc.code,
             table_cell(doc.summary),
             table_cell(doc.help)
@@ -177,7 +179,7 @@ mod tests {
         let findings = findings_markdown();
         for doc in &FINDING_CODES {
             assert!(
-                findings.contains(&format!("| `{}` |", doc.code)),
+                findings.contains(&format!("| <a id=\"{0}\"></a>`{0}` |", doc.code)),
                 "{}",
                 doc.code
             );

@@ -120,6 +120,15 @@ pub(crate) fn lint_text(report: &LintReport, colour: bool) -> String {
             item.reason
         );
     }
+    if report.nodes.is_empty() && report.findings.is_empty() {
+        // The report does not say its scope: with --pending or --worktree an empty list
+        // may also mean no node governs the change, so the text names both.
+        let _ = writeln!(
+            out,
+            "\nno spec node judged: there are no spec nodes under .spec/ at this commit (or, with --pending or --worktree, none governs the change)\n\
+             next: run `keel init` for an example node, or write .spec/<node>/spec.md; `keel units FILE` lists the selectors a spec can pin; commit it, then `keel lint`"
+        );
+    }
     let _ = writeln!(
         out,
         "\n{}, {}{}",

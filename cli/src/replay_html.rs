@@ -3,15 +3,17 @@
 //!
 //! Owns: what the page is made from, one [`ReplayedTip`] per judged tip
 //! (`commands::replay` makes them, and its `keel.replay.v1` lines from them too), and the
-//! page — debt per tip as a line with the blocked verdict as a band under it, the count of
-//! each finding code per tip as one line per code with a legend, both on a date axis, and
-//! a table of the tips — marking every tip keel refused (its `error`) and escaping every
-//! text it inserts. Pure: the judged tips in, `String` out, the same bytes
-//! for the same tips; the page loads nothing and names no URL.
+//! page — debt per tip as a line with each tip's verdict as a band under it, the count of
+//! each finding code per tip as one line per code with a legend, both on an axis of the
+//! tips in order (one even step per tip, whatever the time between them, labelled with
+//! dates), and a table of the tips — marking every tip keel refused (its `error`) and every
+//! tip judged before any spec existed ("no spec yet", not "ok"), and escaping every text
+//! it inserts. Pure: the judged tips in, `String` out, the same bytes for the same tips;
+//! the page loads nothing and names no URL.
 //! Does not own: judging the tips or what a tip adds up to (`commands::replay`), writing
-//! the file (`commands::page_file`), or the shared styles, escaping and time axis (`html`).
+//! the file (`commands::page_file`), or the shared styles and escaping (`html`).
 
-use crate::html::{Axis, escape, head, or_dash, short, tick_marks};
+use crate::html::{escape, head, or_dash, short};
 use crate::render::counted;
 use keel_queries::replay::TipTally;
 use std::collections::BTreeSet;
@@ -23,6 +25,8 @@ const LEFT: f64 = 64.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 12.0;
 const PLOT_HEIGHT: f64 = 160.0;
+/// Room between the plot's edges and the first and last tip, so their dots stay whole.
+const AXIS_PAD: f64 = 12.0;
 /// The blocked band: its distance under the debt plot and its height.
 const BAND_GAP: f64 = 10.0;
 const BAND_HEIGHT: f64 = 14.0;
@@ -30,8 +34,15 @@ const BAND_HEIGHT: f64 = 14.0;
 const BAND_EDGE: f64 = 4.0;
 /// Room under a plot for the date labels.
 const AXIS_ROOM: f64 = 30.0;
-/// The narrowest time span the date axis shows: a minute.
-const MIN_SPAN: i64 = 60;
+/// At most this many tips carry a date label on the axis.
+const MAX_LABELS: usize = 8;
+/// A replay spanning less than this many seconds labels its tips by day and minute
+/// (`01-15 10:30`), a longer one by date (`2026-01-15`).
+const DATE_LABEL_SPAN: i64 = 2 * 24 * 60 * 60;
+/// The width a date label takes, at most (`01-15 10:30` in the charts' 12 px type).
+const LABEL_WIDTH: f64 = 80.0;
+/// Room a label needs on either side of its tip, so one at an edge is not cut.
+const LABEL_ROOM: f64 = 36.0;
 /// At most this many steps up a count axis.
 const MAX_COUNT_STEPS: usize = 5;
 /// How many colours the lines of finding codes take before they repeat dashed.
@@ -52,37 +63,131 @@ pub(crate) struct ReplayedTip {
     pub(crate) error: Option<String>,
 }
 
+/// How a tip stands on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// `keel lint` would exit 1 (an error, or a refused tip).
+    Blocked,
+    /// Judged, nothing blocks.
+    Ok,
+    /// No spec node yet: no tip up to this one had any, so there was nothing to judge.
+    NoSpecYet,
+    /// No spec node any more: an earlier tip had some.
+    NoSpec,
+}
+
+impl Verdict {
+    /// The verdicts of `tips` (in page order): a tip with no node and no error is "no spec
+    /// yet" until a tip has a node, "no spec" after.
+    fn of(tips: &[&ReplayedTip]) -> Vec<Self> {
+        let mut specs_seen = false;
+        tips.iter()
+            .map(|tip| {
+                specs_seen |= tip.tally.nodes > 0;
+                if tip.tally.blocked {
+                    Self::Blocked
+                } else if tip.tally.nodes > 0 {
+                    Self::Ok
+                } else if specs_seen {
+                    Self::NoSpec
+                } else {
+                    Self::NoSpecYet
+                }
+            })
+            .collect()
+    }
+
+    /// The class the page styles it by.
+    fn class(self) -> &'static str {
+        match self {
+            Self::Blocked => "blocked",
+            Self::Ok => "ok",
+            Self::NoSpecYet | Self::NoSpec => "nospec",
+        }
+    }
+
+    /// How it reads.
+    fn label(self) -> &'static str {
+        match self {
+            Self::Blocked => "blocked",
+            Self::Ok => "ok",
+            Self::NoSpecYet => "no spec yet",
+            Self::NoSpec => "no spec",
+        }
+    }
+}
+
+/// The tips axis: tip `i` of `count` at an even step from the plot's left to its right,
+/// so a burst of tips a second apart stays as readable as tips a year apart.
+struct Tips {
+    count: usize,
+}
+
+impl Tips {
+    fn x(&self, index: usize) -> f64 {
+        let (left, right) = (LEFT + AXIS_PAD, WIDTH - RIGHT - AXIS_PAD);
+        if self.count < 2 {
+            return (left + right) / 2.0;
+        }
+        left + index as f64 / (self.count - 1) as f64 * (right - left)
+    }
+
+    /// The tips that carry a label: every one when they are few, else every k-th from the
+    /// oldest and always the newest, at most [`MAX_LABELS`].
+    fn labelled(&self) -> Vec<usize> {
+        let Some(last) = self.count.checked_sub(1) else {
+            return Vec::new();
+        };
+        let step = last.div_ceil(MAX_LABELS - 1).max(1);
+        let mut indices: Vec<usize> = (0..last).step_by(step).collect();
+        // The newest replaces a label too close before it to be read beside it.
+        if indices
+            .last()
+            .is_some_and(|&i| i > 0 && self.x(last) - self.x(i) < LABEL_WIDTH)
+        {
+            indices.pop();
+        }
+        indices.push(last);
+        indices
+    }
+}
+
+/// A tip's date as an axis label: `2026-01-15`, or `01-15 10:30` when `by_minute`.
+fn date_label(date: &str, by_minute: bool) -> String {
+    let label = if by_minute {
+        date.get(5..16).map(|text| text.replace('T', " "))
+    } else {
+        date.get(..10).map(str::to_owned)
+    };
+    label.unwrap_or_else(|| date.to_owned())
+}
+
 /// The whole page of the tips of a replay of `repo` (a folder name).
 pub(crate) fn page(repo: &str, tips: &[ReplayedTip]) -> String {
     let mut tips: Vec<&ReplayedTip> = tips.iter().collect();
     // Stable: tips of one second keep the replay's order (oldest first).
     tips.sort_by_key(|tip| tip.time);
-    let axis = Axis::spanning(
-        tips.iter().map(|tip| tip.time),
-        MIN_SPAN,
-        LEFT,
-        WIDTH - RIGHT,
-    );
-    let body = match axis {
-        None => {
-            "<p class=\"none\">No tip was replayed: the range lists no commit.</p>\n".to_owned()
-        }
-        Some(axis) => [
-            debt_section(&tips, &axis),
+    let verdicts = Verdict::of(&tips);
+    let axis = Tips { count: tips.len() };
+    let body = if tips.is_empty() {
+        "<p class=\"none\">No tip was replayed: the range lists no commit.</p>\n".to_owned()
+    } else {
+        [
+            debt_section(&tips, &verdicts, &axis),
             findings_section(&tips, &axis),
-            tips_table(&tips),
+            tips_table(&tips, &verdicts),
         ]
-        .concat(),
+        .concat()
     };
     [
         head(&format!("keel replay: {repo}"), STYLE),
-        header(repo, &tips),
+        header(repo, &tips, &verdicts),
         format!("<main>\n{body}</main>\n</body>\n</html>\n"),
     ]
     .concat()
 }
 
-fn header(repo: &str, tips: &[&ReplayedTip]) -> String {
+fn header(repo: &str, tips: &[&ReplayedTip], verdicts: &[Verdict]) -> String {
     let span = match (tips.first(), tips.last()) {
         (Some(oldest), Some(newest)) => format!(
             " from {} to {} · debt {} at the oldest, {} at the newest",
@@ -95,9 +200,18 @@ fn header(repo: &str, tips: &[&ReplayedTip]) -> String {
     };
     let blocked = tips.iter().filter(|tip| tip.tally.blocked).count();
     let refused = tips.iter().filter(|tip| tip.error.is_some()).count();
+    let before_specs = verdicts
+        .iter()
+        .filter(|verdict| **verdict == Verdict::NoSpecYet)
+        .count();
+    let before_specs = if before_specs > 0 {
+        format!(" · {} before any spec", counted(before_specs, "tip"))
+    } else {
+        String::new()
+    };
     format!(
         "<header>\n<h1>keel replay <span class=\"repo\">{}</span></h1>\n\
-         <p class=\"meta\">{}{span} · {blocked} blocked · {} with an error</p>\n\
+         <p class=\"meta\">{}{span} · {blocked} blocked · {} with an error{before_specs}</p>\n\
          <nav><a href=\"#debt\">Debt</a><a href=\"#findings\">Findings by code</a><a href=\"#tips\">Tips</a></nav>\n\
          </header>\n",
         escape(repo),
@@ -158,11 +272,12 @@ fn tip_name(tip: &ReplayedTip) -> String {
 }
 
 /// A dashed line through the whole plot at every tip keel refused.
-fn error_marks(tips: &[&ReplayedTip], axis: &Axis, bottom: f64) -> String {
+fn error_marks(tips: &[&ReplayedTip], axis: &Tips, bottom: f64) -> String {
     tips.iter()
-        .filter_map(|tip| {
+        .enumerate()
+        .filter_map(|(i, tip)| {
             let error = tip.error.as_deref()?;
-            let x = axis.x(tip.time);
+            let x = axis.x(i);
             Some(format!(
                 "<line class=\"error-mark\" x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\">\
                  <title>{} — error: {}</title></line>\n",
@@ -181,38 +296,42 @@ fn svg_open(class: &str, height: f64, label: &str) -> String {
     )
 }
 
-fn debt_section(tips: &[&ReplayedTip], axis: &Axis) -> String {
+fn debt_section(tips: &[&ReplayedTip], verdicts: &[Verdict], axis: &Tips) -> String {
     let bottom = TOP + PLOT_HEIGHT;
     let band_top = bottom + BAND_GAP;
     let band_bottom = band_top + BAND_HEIGHT;
     let counts = Counts::up_to(tips.iter().map(|tip| tip.tally.debt).max().unwrap_or(0));
     let points: Vec<(f64, f64)> = tips
         .iter()
-        .map(|tip| (axis.x(tip.time), counts.y(tip.tally.debt, bottom)))
+        .enumerate()
+        .map(|(i, tip)| (axis.x(i), counts.y(tip.tally.debt, bottom)))
         .collect();
     let dots: String = tips
         .iter()
+        .zip(verdicts)
         .zip(&points)
-        .map(|(tip, &at)| debt_dot(tip, at))
+        .map(|((tip, &verdict), &at)| debt_dot(tip, verdict, at))
         .collect();
     format!(
         "<section id=\"debt\">\n<h2>Debt and verdict per tip</h2>\n\
          <p class=\"legend\"><span class=\"swatch debt\"></span>debt: distinct (node, selector, commit) of the blocking hits \
          <span class=\"swatch band-blocked\"></span>blocked <span class=\"swatch band-ok\"></span>ok \
+         <span class=\"swatch band-nospec\"></span>no spec yet: no spec node existed, nothing was judged \
          <span class=\"swatch refused\"></span>error: keel refused the tip's specs or keel.toml \
-         (drawn as no debt and no finding) · at the committer date (UTC); a dot links to its row</p>\n\
+         (drawn as no debt and no finding) · the tips in order, one step each, labelled with \
+         their committer date (UTC); a dot links to its row</p>\n\
          {}{}{}{}<polyline class=\"debt-line\" points=\"{}\"/>\n{dots}{}\
          <line class=\"axis\" x1=\"{LEFT}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\"/>\n</svg>\n</section>\n",
         svg_open(
             "debt-chart",
             band_bottom + AXIS_ROOM,
-            "Debt and verdict per tip over time"
+            "Debt and verdict per tip, the tips in order"
         ),
         counts.marks(bottom),
-        tick_marks(axis, WIDTH, TOP, band_bottom),
+        axis_marks(tips, axis, band_bottom),
         error_marks(tips, axis, bottom),
         polyline_points(&points),
-        blocked_band(tips, axis, band_top),
+        verdict_band(tips, verdicts, axis, band_top),
         WIDTH - RIGHT,
     )
 }
@@ -227,12 +346,13 @@ fn polyline_points(points: &[(f64, f64)]) -> String {
 }
 
 /// A tip's dot on the debt line, linked to its row of the table.
-fn debt_dot(tip: &ReplayedTip, (x, y): (f64, f64)) -> String {
-    let verdict = if tip.tally.blocked { "blocked" } else { "ok" };
-    let (class, error) = match tip.error.as_deref() {
-        Some(error) => (" refused", format!(" — error: {error}")),
-        None => ("", String::new()),
+fn debt_dot(tip: &ReplayedTip, verdict: Verdict, (x, y): (f64, f64)) -> String {
+    let (class, error) = match (tip.error.as_deref(), verdict) {
+        (Some(error), _) => (" refused", format!(" — error: {error}")),
+        (None, Verdict::NoSpecYet | Verdict::NoSpec) => (" nospec", String::new()),
+        (None, _) => ("", String::new()),
     };
+    let verdict = verdict.label();
     format!(
         "<a href=\"#tip-{}\"><circle class=\"dot-debt{class}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\">\
          <title>{}: debt {}, {verdict}{}</title></circle></a>\n",
@@ -243,37 +363,68 @@ fn debt_dot(tip: &ReplayedTip, (x, y): (f64, f64)) -> String {
     )
 }
 
-/// One segment per tip, from halfway to the tip before it to halfway to the one after.
-fn blocked_band(tips: &[&ReplayedTip], axis: &Axis, top: f64) -> String {
-    let xs: Vec<f64> = tips.iter().map(|tip| axis.x(tip.time)).collect();
-    let edge = |i: usize| match (i.checked_sub(1).and_then(|j| xs.get(j)), xs.get(i)) {
-        (Some(before), Some(after)) => (before + after) / 2.0,
-        (None, Some(first)) => first - BAND_EDGE,
-        (Some(last), None) => last + BAND_EDGE,
-        (None, None) => 0.0,
+/// One segment per tip, from halfway to the tip before it to halfway to the one after,
+/// coloured by its verdict.
+fn verdict_band(tips: &[&ReplayedTip], verdicts: &[Verdict], axis: &Tips, top: f64) -> String {
+    let edge = |i: usize| match (i.checked_sub(1), i < tips.len()) {
+        (Some(before), true) => (axis.x(before) + axis.x(i)) / 2.0,
+        (None, _) => axis.x(0) - BAND_EDGE,
+        (Some(last), false) => axis.x(last) + BAND_EDGE,
     };
     let segments: String = tips
         .iter()
+        .zip(verdicts)
         .enumerate()
-        .map(|(i, tip)| {
-            let verdict = if tip.tally.blocked { "blocked" } else { "ok" };
+        .map(|(i, (tip, verdict))| {
             let (from, to) = (edge(i), edge(i + 1));
             format!(
-                "<rect class=\"band {verdict}\" x=\"{from:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{BAND_HEIGHT}\">\
-                 <title>{}: {verdict}</title></rect>\n",
+                "<rect class=\"band {}\" x=\"{from:.1}\" y=\"{top}\" width=\"{:.1}\" height=\"{BAND_HEIGHT}\">\
+                 <title>{}: {}</title></rect>\n",
+                verdict.class(),
                 to - from,
                 escape(&tip_name(tip)),
+                verdict.label(),
             )
         })
         .collect();
     format!(
-        "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">blocked</text>\n{segments}",
+        "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">verdict</text>\n{segments}",
         LEFT - 8.0,
         top + BAND_HEIGHT - 3.0,
     )
 }
 
-fn findings_section(tips: &[&ReplayedTip], axis: &Axis) -> String {
+/// A grid line at every labelled tip from `TOP` to `bottom`, its date under `bottom`; a
+/// label near an edge ends (or starts) at its tip, so it is not cut.
+fn axis_marks(tips: &[&ReplayedTip], axis: &Tips, bottom: f64) -> String {
+    let span = match (tips.first(), tips.last()) {
+        (Some(oldest), Some(newest)) => newest.time - oldest.time,
+        _ => 0,
+    };
+    let by_minute = span < DATE_LABEL_SPAN;
+    axis.labelled()
+        .into_iter()
+        .filter_map(|i| Some((i, tips.get(i)?)))
+        .map(|(i, tip)| {
+            let x = axis.x(i);
+            let anchor = if WIDTH - x < LABEL_ROOM {
+                "end"
+            } else if x < LABEL_ROOM {
+                "start"
+            } else {
+                "middle"
+            };
+            format!(
+                "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{bottom}\"/>\
+                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" data-tip=\"{i}\">{}</text>\n",
+                bottom + 18.0,
+                escape(&date_label(&tip.date, by_minute))
+            )
+        })
+        .collect()
+}
+
+fn findings_section(tips: &[&ReplayedTip], axis: &Tips) -> String {
     let codes: BTreeSet<&'static str> = tips
         .iter()
         .flat_map(|tip| tip.tally.findings.keys().copied())
@@ -314,10 +465,10 @@ fn findings_section(tips: &[&ReplayedTip], axis: &Axis) -> String {
         svg_open(
             "findings-chart",
             bottom + AXIS_ROOM,
-            "Findings by code per tip over time"
+            "Findings by code per tip, the tips in order"
         ),
         counts.marks(bottom),
-        tick_marks(axis, WIDTH, TOP, bottom),
+        axis_marks(tips, axis, bottom),
         error_marks(tips, axis, bottom),
         WIDTH - RIGHT,
     )
@@ -336,7 +487,7 @@ fn series_class(index: usize) -> String {
 /// The line of code number `index` (a tip without it counts 0), a dot on every tip.
 fn code_line(
     tips: &[&ReplayedTip],
-    axis: &Axis,
+    axis: &Tips,
     counts: &Counts,
     (index, code): (usize, &str),
 ) -> String {
@@ -345,7 +496,8 @@ fn code_line(
     let at = |tip: &ReplayedTip| tip.tally.findings.get(code).copied().unwrap_or(0);
     let points: Vec<(f64, f64)> = tips
         .iter()
-        .map(|tip| (axis.x(tip.time), counts.y(at(tip), bottom)))
+        .enumerate()
+        .map(|(i, tip)| (axis.x(i), counts.y(at(tip), bottom)))
         .collect();
     let dots: String = tips
         .iter()
@@ -367,8 +519,12 @@ fn code_line(
     )
 }
 
-fn tips_table(tips: &[&ReplayedTip]) -> String {
-    let rows: String = tips.iter().map(|tip| tip_row(tip)).collect();
+fn tips_table(tips: &[&ReplayedTip], verdicts: &[Verdict]) -> String {
+    let rows: String = tips
+        .iter()
+        .zip(verdicts)
+        .map(|(tip, verdict)| tip_row(tip, *verdict))
+        .collect();
     format!(
         "<section id=\"tips\">\n<h2>Tips</h2>\n<table class=\"tips\"><thead><tr><th>tip</th><th>date</th>\
          <th class=\"num\">nodes</th><th class=\"num\">debt</th><th>verdict</th><th>findings</th>\
@@ -376,17 +532,17 @@ fn tips_table(tips: &[&ReplayedTip]) -> String {
     )
 }
 
-fn tip_row(tip: &ReplayedTip) -> String {
+fn tip_row(tip: &ReplayedTip, verdict: Verdict) -> String {
     let findings: Vec<String> = tip
         .tally
         .findings
         .iter()
         .map(|(code, n)| format!("{code} {n}"))
         .collect();
-    let (class, verdict) = if tip.tally.blocked {
-        ("blocked", "blocked")
-    } else {
-        ("clean", "ok")
+    let (class, verdict) = match verdict {
+        Verdict::Blocked => ("blocked", verdict.label()),
+        Verdict::Ok => ("clean", verdict.label()),
+        Verdict::NoSpecYet | Verdict::NoSpec => ("nospec", verdict.label()),
     };
     let (refused, error) = match &tip.error {
         Some(error) => (
@@ -417,6 +573,10 @@ const STYLE: &str = r#"svg.replay{background:var(--card);border:1px solid var(--
 .band{shape-rendering:crispEdges}
 .band.blocked{fill:var(--blocked)}
 .band.ok{fill:var(--clean)}
+.band.nospec{fill:#c9ced8}
+.dot-debt.nospec{fill:#fff;stroke:var(--muted);stroke-width:2}
+.badge.nospec{background:#8a93a5}
+.legend .swatch.band-nospec{background:#c9ced8;border-radius:2px}
 .legend .swatch.debt{background:var(--accent)}
 .legend .swatch.band-blocked{background:var(--blocked);border-radius:2px}
 .legend .swatch.band-ok{background:var(--clean);border-radius:2px}
@@ -580,6 +740,37 @@ mod tests {
             assert!(!html.contains(outside), "{outside}: {html}");
         }
         assert!(html.starts_with("<!DOCTYPE html>\n"), "{html}");
+    }
+
+    #[test]
+    fn many_tips_carry_at_most_eight_labels_from_the_oldest_to_the_newest() {
+        let labelled = |count| Tips { count }.labelled();
+        assert_eq!(labelled(0), Vec::<usize>::new());
+        assert_eq!(labelled(1), [0]);
+        assert_eq!(labelled(5), [0, 1, 2, 3, 4]);
+        // 99 gaps of 848 / 99 ≈ 8.6 units, labelled every 15: 0, 15, …, 90; 99 is 9 gaps
+        // (77 units) after 90, too close, so it takes 90's label.
+        assert_eq!(labelled(100), [0, 15, 30, 45, 60, 75, 99]);
+        // 9 gaps of 848 / 9 ≈ 94 units, labelled every 2; 9 is one gap after 8: room.
+        assert_eq!(labelled(10), [0, 2, 4, 6, 8, 9]);
+        let one = Tips { count: 1 };
+        assert!((one.x(0) - (LEFT + WIDTH - RIGHT) / 2.0).abs() < 0.01);
+        assert_eq!(date_label("2026-01-15T10:30:00Z", false), "2026-01-15");
+        assert_eq!(date_label("2026-01-15T10:30:00Z", true), "01-15 10:30");
+    }
+
+    #[test]
+    fn tips_with_no_node_are_no_spec_yet_until_a_spec_then_no_spec() {
+        let mut bare = tip('a', 0, 0, &[]);
+        bare.tally.nodes = 0;
+        let mut again = tip('c', 2, 0, &[]);
+        again.tally.nodes = 0;
+        let tips = [bare, tip('b', 1, 0, &[]), again];
+        let tips: Vec<&ReplayedTip> = tips.iter().collect();
+        assert_eq!(
+            Verdict::of(&tips),
+            [Verdict::NoSpecYet, Verdict::Ok, Verdict::NoSpec]
+        );
     }
 
     #[test]

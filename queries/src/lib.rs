@@ -27,7 +27,8 @@
 //!   (lint at every tip of a range);
 //! - [`callgraph`] and [`impact`]: the call graph and a patch's bounded impact;
 //! - [`sessions`] and [`agents`]: session impact and the sessions read from agent logs;
-//! - [`spec`]: the spec reader and node ids;
+//! - [`spec`]: the spec reader and node ids; [`units`]: the units of one file with the
+//!   selector a spec writes for each (`keel units`, `keel init`);
 //! - the work counters, [`ParseCounts`] and [`thread_parse_counts`].
 //!
 //! ### White-box modules
@@ -51,6 +52,7 @@ pub mod lint;
 pub mod replay;
 pub mod sessions;
 pub mod spec;
+pub mod units;
 
 pub use extract::{ParseCounts, thread_parse_counts};
 

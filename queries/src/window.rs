@@ -161,6 +161,12 @@ impl<'db> Window<'db> {
         !within(self.covered) && !self.acked.contains(&commit) && !within(self.checkpointed)
     }
 
+    /// The walk position of `commit` (which the database may know from another tip) when
+    /// it is reachable from this tip and in the window; larger is older.
+    pub fn position(&self, commit: Commit) -> Option<usize> {
+        self.index.position(commit).filter(|_| self.holds(commit))
+    }
+
     /// Every commit of the window, newest first in walk order.
     pub fn commits(&self) -> Vec<Commit> {
         self.index

@@ -1,15 +1,22 @@
 //! `keel impact PATCH`: which callables a patch changes and who calls them, as one
-//! bounded, canonical JSON document.
+//! bounded, canonical JSON document (or, `--format text`, the same report for people).
 //!
-//! Owns: reading argv strictly (KEEL-G109 for any option form outside the contract), the
-//! patch (read once; `-` is stdin), the base (the working tree, or `--rev`), the candidate
-//! (the base with the patch applied in memory, never on disk), and the final re-check of
-//! every working-tree source read (KEEL-I207: no report, exit 1).
-//! Does not own: the graph, closure and report (`keel_queries::impact`).
+//! Owns: the command's options (clap knows each one, for `--help` and completions; keel
+//! reads their occurrences strictly: KEEL-G109 for a missing value, a repeated or unknown
+//! option, a second PATCH), the patch (read once; `-` is stdin), the base (the working
+//! tree, or `--rev`), the candidate (the base with the patch applied in memory, never on
+//! disk), and the final re-check of every working-tree source read (KEEL-I207: no
+//! report, exit 1).
+//! Does not own: the graph, closure and report (`keel_queries::impact`), the option
+//! domains (`keel_queries::impact::options`) or the text layout (`crate::impact_text`).
 
+use super::error::Code;
 use super::graph_base::{Base, base_settings, tree_graph_files};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
+use crate::impact_text::{Graphs, impact_text};
+use clap::builder::PossibleValue;
+use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
 use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{KeelDatabase, Oid};
 use keel_queries::callgraph::{call_graph_on_threads, graph_inputs, is_graph_input};
@@ -18,95 +25,321 @@ use keel_queries::impact::patch;
 use keel_queries::impact::{
     Facts, candidate_files, closure_over, operations_and_changes, patch_digest, render, tree_digest,
 };
+use std::ffi::{OsStr, OsString};
 use std::io::Read as _;
 use std::path::PathBuf;
 
-/// Which callables does a patch change, and who calls them (transitively)?
-///
-/// Usage: keel impact PATCH [--rev REV] [--repo DIR] [--depth N] [--max-bytes N]
-/// [--max-nodes N]. PATCH is a unified diff (`git diff` output), `-` for stdin. Exit 0
-/// with the report; 1: a source changed while keel read it (KEEL-I207); 2: bad options
-/// (KEEL-G109), a patch that does not apply, or unreadable input.
-#[derive(Debug, clap::Args)]
-pub(crate) struct ImpactArgs {
-    /// PATCH, then options; read strictly by keel (see the usage line).
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        num_args = 0..,
-        value_name = "PATCH [OPTIONS]"
-    )]
-    words: Vec<String>,
+const ABOUT: &str = "Which callables does a patch change, and who calls them (transitively)?";
+
+const LONG_ABOUT: &str = "Which callables does a patch change, and who calls them (transitively)?
+
+PATCH is a unified diff (`git diff` output), `-` for stdin; it is applied in memory, never \
+on disk, to the working tree (or the --rev commit). Options go before or after PATCH, as \
+`--opt VALUE` or `--opt=VALUE`, each once. Exit 0 with the report; 1: a source changed \
+while keel read it (KEEL-I207); 2: bad options (KEEL-G109), a patch that does not apply, or \
+unreadable input.";
+
+/// clap's id of PATCH.
+const PATCH: &str = "patch";
+/// clap's id of the words after PATCH that are no option of `keel impact` (refused as
+/// KEEL-G109, worded by keel rather than by clap).
+const UNEXPECTED: &str = "unexpected";
+
+/// The options of `keel impact`, each `--flag VALUE` or `--flag=VALUE`, at most once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flag {
+    Repo,
+    Rev,
+    Format,
+    Depth,
+    MaxBytes,
+    MaxNodes,
 }
 
-/// The words of `keel impact`; the limits still to be read over the `[impact]` defaults.
-struct Pending {
-    patch: String,
-    rev: Option<String>,
-    repo: PathBuf,
-    limit_words: Vec<String>,
-}
+impl Flag {
+    const ALL: [Self; 6] = [
+        Self::Repo,
+        Self::Rev,
+        Self::Format,
+        Self::Depth,
+        Self::MaxBytes,
+        Self::MaxNodes,
+    ];
 
-fn read_words(words: &[String]) -> Result<Pending, CommandError> {
-    let mut patch = None;
-    let mut rev = None;
-    let mut repo = None;
-    let mut limit_words = Vec::new();
-    let mut rest = words.iter();
-    while let Some(word) = rest.next() {
-        let mut take = |slot: &mut Option<String>, flag: &str| -> Result<(), CommandError> {
-            if slot.is_some() {
-                return Err(CommandError::repairable(
-                    format!("KEEL-G109: {flag} is given twice"),
-                    "give each option once",
-                ));
+    /// The long name without its dashes (also clap's id).
+    fn name(self) -> &'static str {
+        match self {
+            Self::Repo => "repo",
+            Self::Rev => "rev",
+            Self::Format => "format",
+            Self::Depth => "depth",
+            Self::MaxBytes => "max-bytes",
+            Self::MaxNodes => "max-nodes",
+        }
+    }
+
+    fn flag(self) -> String {
+        format!("--{}", self.name())
+    }
+
+    fn value_name(self) -> &'static str {
+        match self {
+            Self::Repo => "DIR",
+            Self::Rev => "REV",
+            Self::Format => "FORMAT",
+            Self::Depth | Self::MaxBytes | Self::MaxNodes => "N",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Repo => {
+                "The repository (any folder inside its work tree; default: the current folder)"
             }
-            let value = rest
-                .next()
-                .filter(|v| !v.starts_with("--"))
-                .ok_or_else(|| {
-                    CommandError::repairable(
-                        format!("KEEL-G109: {flag} needs a value"),
-                        format!("write {flag} VALUE"),
-                    )
-                })?;
-            *slot = Some(value.clone());
-            Ok(())
-        };
-        match word.as_str() {
-            "--rev" => take(&mut rev, "--rev")?,
-            "--repo" => take(&mut repo, "--repo")?,
-            w if w.starts_with("--") => {
-                limit_words.push(word.clone());
-                if !w.contains('=')
-                    && let Some(value) = rest.next()
-                {
-                    limit_words.push(value.clone());
-                }
+            Self::Rev => {
+                "Read the base from this commit (an id or any revision) instead of the working tree"
             }
-            _ if patch.is_none() => patch = Some(word.clone()),
-            _ => {
-                return Err(CommandError::repairable(
-                    format!("KEEL-G109: unexpected argument {word:?}"),
-                    "give one PATCH",
-                ));
+            Self::Format => "Output format (default: json)",
+            Self::Depth => {
+                "Caller levels to report, 0..=1024 (default 1, or [impact] depth in keel.toml)"
+            }
+            Self::MaxBytes => {
+                "Largest JSON report, 1024..=16777216 bytes (default 65536, or [impact] max_bytes); the text shows the same selection"
+            }
+            Self::MaxNodes => {
+                "Most callables reported, 1..=65536 (default 256, or [impact] max_nodes)"
             }
         }
     }
-    // Refuse bad option forms before anything is read, whatever the defaults.
-    Limits::parse(Limits::default(), &limit_words)?;
-    let patch = patch.ok_or_else(|| {
-        CommandError::repairable(
-            "KEEL-G109: no PATCH given",
-            "keel impact PATCH (or - for stdin)",
-        )
-    })?;
-    Ok(Pending {
-        patch,
-        rev,
-        repo: repo.map_or_else(|| PathBuf::from("."), PathBuf::from),
-        limit_words,
-    })
+
+    /// clap's definition: for `--help` and completions; the values are read by keel.
+    fn arg(self) -> Arg {
+        let arg = Arg::new(self.name())
+            .long(self.name())
+            .value_name(self.value_name())
+            .help(self.help())
+            .action(ArgAction::Append);
+        match self {
+            Self::Repo => arg.allow_hyphen_values(true).value_hint(ValueHint::DirPath),
+            // Without hyphen values: `--format --depth 2` leaves --format without one.
+            Self::Format => arg.value_parser([
+                PossibleValue::new("json")
+                    .help("The canonical report (keel.semantic-impact.v1), one line"),
+                PossibleValue::new("text").help(
+                    "For people: changed callables, callers by depth, unresolved call sites, what was left out",
+                ),
+            ]),
+            // Hyphen values reach keel's reading: `--depth -1` is refused there (a sign),
+            // `--rev --depth 2` as a --rev without a value.
+            Self::Rev | Self::Depth | Self::MaxBytes | Self::MaxNodes => {
+                arg.allow_hyphen_values(true)
+            }
+        }
+    }
+}
+
+/// `keel impact`'s command line as given: PATCH, the words after it that are no option,
+/// and each option's occurrences. Read strictly by [`ImpactArgs::request`].
+#[derive(Debug)]
+pub(crate) struct ImpactArgs {
+    patch: Option<OsString>,
+    unexpected: Vec<OsString>,
+    /// Per flag, in [`Flag::ALL`] order: each occurrence's value (`None`: it had none).
+    given: Vec<(Flag, Vec<Option<OsString>>)>,
+}
+
+impl clap::Args for ImpactArgs {
+    fn augment_args(cmd: Command) -> Command {
+        let cmd = cmd
+            .about(ABOUT)
+            .long_about(LONG_ABOUT)
+            .override_usage("keel impact PATCH [OPTIONS]")
+            // keel reads the occurrences strictly itself (KEEL-G109): an option given
+            // without its value reaches keel rather than being refused in clap's words.
+            .ignore_errors(true)
+            .arg(
+                Arg::new(PATCH)
+                    .value_name("PATCH")
+                    .help("The patch: a unified diff as `git diff` writes it; `-` reads stdin")
+                    .allow_hyphen_values(true)
+                    .value_hint(ValueHint::FilePath),
+            )
+            .arg(
+                Arg::new(UNEXPECTED)
+                    .hide(true)
+                    .num_args(0..)
+                    .action(ArgAction::Append)
+                    .allow_hyphen_values(true),
+            );
+        Flag::ALL
+            .into_iter()
+            .fold(cmd, |cmd, flag| cmd.arg(flag.arg()))
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for ImpactArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let words = |id: &str| -> Result<Vec<OsString>, clap::Error> {
+            Ok(occurrences(matches, id)?.into_iter().flatten().collect())
+        };
+        let mut given = Vec::new();
+        for flag in Flag::ALL {
+            let values = occurrences(matches, flag.name())?
+                .into_iter()
+                .map(|values| values.into_iter().next())
+                .collect();
+            given.push((flag, values));
+        }
+        Ok(Self {
+            patch: words(PATCH)?.into_iter().next(),
+            unexpected: words(UNEXPECTED)?,
+            given,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+/// Each occurrence of the argument `id` with its values (none: given without a value).
+fn occurrences(matches: &ArgMatches, id: &str) -> Result<Vec<Vec<OsString>>, clap::Error> {
+    let raw = matches
+        .try_get_raw_occurrences(id)
+        .map_err(|err| clap::Error::raw(clap::error::ErrorKind::InvalidValue, err))?;
+    Ok(raw
+        .map(|all| {
+            all.map(|values| values.map(OsStr::to_os_string).collect())
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+/// The output formats of `keel impact`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ImpactFormat {
+    /// The canonical JSON report.
+    Json,
+    /// The same report for people ([`crate::impact_text`]).
+    Text,
+}
+
+/// What `keel impact` was asked, read strictly; the limits still to be read over the
+/// `[impact]` defaults.
+struct Request {
+    patch: OsString,
+    rev: Option<String>,
+    repo: PathBuf,
+    format: ImpactFormat,
+    /// The limit options as `--flag=N` words (a bare `--flag` when given without a value).
+    limit_words: Vec<String>,
+}
+
+/// A refusal of `keel impact`'s options: `KEEL-G109: what; repair: how`.
+fn g109(what: &str, repair: &str) -> CommandError {
+    CommandError::from_line(
+        Code::ImpactOption,
+        format!("KEEL-G109: {what}; repair: {repair}"),
+    )
+}
+
+/// A value as given; `None` when the option had none, or took the next option for one.
+fn given_value(value: Option<&OsString>) -> Option<&OsStr> {
+    value
+        .map(OsString::as_os_str)
+        .filter(|value| !value.as_encoded_bytes().starts_with(b"--"))
+}
+
+impl ImpactArgs {
+    fn request(&self) -> Result<Request, CommandError> {
+        let repo = self
+            .single(Flag::Repo)?
+            .map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let rev = self
+            .single(Flag::Rev)?
+            .map(|rev| rev.to_string_lossy().into_owned());
+        let format = match self.single(Flag::Format)? {
+            Some(text) if text == "text" => ImpactFormat::Text,
+            _ => ImpactFormat::Json,
+        };
+        let limit_words = self.limit_words();
+        // Refuse bad option forms before anything is read, whatever the defaults.
+        Limits::parse(Limits::default(), &limit_words)?;
+        Ok(Request {
+            patch: self.patch()?,
+            rev,
+            repo,
+            format,
+            limit_words,
+        })
+    }
+
+    fn occurrences(&self, flag: Flag) -> &[Option<OsString>] {
+        self.given
+            .iter()
+            .find(|(known, _)| *known == flag)
+            .map_or(&[], |(_, values)| values.as_slice())
+    }
+
+    /// The one value of `flag`, if given; refused when given twice or without a value.
+    fn single(&self, flag: Flag) -> Result<Option<&OsStr>, CommandError> {
+        match self.occurrences(flag) {
+            [] => Ok(None),
+            [one] => given_value(one.as_ref())
+                .filter(|value| !value.is_empty())
+                .map(Some)
+                .ok_or_else(|| {
+                    g109(
+                        &format!("{} needs a value", flag.flag()),
+                        &format!("write {} {}", flag.flag(), flag.value_name()),
+                    )
+                }),
+            _ => Err(g109(
+                &format!("{} is given twice", flag.flag()),
+                "give each option once",
+            )),
+        }
+    }
+
+    /// `--depth`, `--max-bytes` and `--max-nodes` as words [`Limits::parse`] reads.
+    fn limit_words(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        for flag in [Flag::Depth, Flag::MaxBytes, Flag::MaxNodes] {
+            for value in self.occurrences(flag) {
+                words.push(match given_value(value.as_ref()) {
+                    Some(value) => format!("{}={}", flag.flag(), value.to_string_lossy()),
+                    None => flag.flag(),
+                });
+            }
+        }
+        words
+    }
+
+    /// The one PATCH: refused when it is missing, is an option keel does not know, or is
+    /// followed by words that are no option.
+    fn patch(&self) -> Result<OsString, CommandError> {
+        let looks_like_option =
+            |word: &OsStr| word.len() > 1 && word.as_encoded_bytes().starts_with(b"-");
+        let extra = self.patch.iter().filter(|word| looks_like_option(word));
+        if let Some(word) = extra.chain(&self.unexpected).next() {
+            let word = word.to_string_lossy().into_owned();
+            if looks_like_option(OsStr::new(&word)) {
+                return Err(OptionError::Unknown(word).into());
+            }
+            return Err(g109(
+                &format!("unexpected argument {word:?}"),
+                "give one PATCH",
+            ));
+        }
+        self.patch
+            .clone()
+            .ok_or_else(|| g109("no PATCH given", "keel impact PATCH (or - for stdin)"))
+    }
 }
 
 /// The `[impact]` defaults of `keel.toml` in the base's tree (`bytes`, `None` without
@@ -153,13 +386,13 @@ fn impact_key_error(bytes: &[u8], key: &str, value: u64, err: &OptionError) -> C
 }
 
 pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> {
-    let words = read_words(&args.words)?;
-    let db = KeelDatabase::open_objects(&words.repo)?;
-    let base_at = Base::of(&db, words.rev.as_deref())?;
+    let request = args.request()?;
+    let db = KeelDatabase::open_objects(&request.repo)?;
+    let base_at = Base::of(&db, request.rev.as_deref())?;
     let (settings_bytes, settings) = base_settings(&db, base_at)?;
     let defaults = impact_defaults(settings_bytes.as_deref(), &settings)?;
-    let limits = Limits::parse(defaults, &words.limit_words)?;
-    let (name, bytes) = read_patch(&words.patch)?;
+    let limits = Limits::parse(defaults, &request.limit_words)?;
+    let (name, bytes) = read_patch(&request.patch)?;
     let files = patch::parse(&name, &bytes)?;
     // The working tree's sources are snapshotted (content and identity) for the re-check.
     let (snapshot, base_files) = match base_at.commit {
@@ -176,9 +409,10 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     let base = db.sources(graph_inputs(&base_files), bound);
     let candidate_tree = db.sources(graph_inputs(&candidate_files), bound);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    for tree in [base, candidate_tree] {
-        call_graph_on_threads(&db, tree, threads);
-    }
+    let graphs = Graphs {
+        base: call_graph_on_threads(&db, base, threads),
+        candidate: call_graph_on_threads(&db, candidate_tree, threads),
+    };
     let (operations, changes) = operations_and_changes(&db, base, candidate_tree, &files);
     let (closure, unresolved) = closure_over(&db, base, candidate_tree, &changes);
     let revision = |files: &[(String, Oid)]| {
@@ -202,6 +436,10 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         closure,
     };
     let report = render(&facts, limits)?;
+    let output = match request.format {
+        ImpactFormat::Json => format!("{report}\n"),
+        ImpactFormat::Text => impact_text(&report, graphs, &facts.closure),
+    };
     failpoint_before_recheck();
     if let Some(before) = &snapshot
         && db.worktree_snapshot(is_graph_input)? != *before
@@ -211,7 +449,7 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         );
         return Ok(ExitStatus::Blocked);
     }
-    write_stdout(&format!("{report}\n"))?;
+    write_stdout(&output)?;
     Ok(ExitStatus::Clean)
 }
 
@@ -252,17 +490,18 @@ fn check_other_files(
 }
 
 /// The patch's bytes, read once, and its name for messages.
-fn read_patch(path: &str) -> Result<(String, Vec<u8>), CommandError> {
+fn read_patch(path: &OsStr) -> Result<(String, Vec<u8>), CommandError> {
     if path == "-" {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes)?;
         return Ok(("<stdin>".to_owned(), bytes));
     }
+    let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::read(path).map_err(|err| {
         CommandError::repairable(
-            format!("{path}: cannot read the patch: {err}"),
+            format!("{name}: cannot read the patch: {err}"),
             "pass an existing file or - for stdin",
         )
     })?;
-    Ok((path.to_owned(), bytes))
+    Ok((name, bytes))
 }

@@ -1,14 +1,16 @@
 //! How a lint report is printed: the formats `keel lint` offers and the text of a run on
 //! a branch with no commits in a repository that has some.
 //!
-//! Owns: choosing the renderer per format and the tip lines SARIF and GitHub annotations
-//! point at. Does not own: the renderers (`render`, `sarif`, `github`).
+//! Owns: choosing the renderer per format, the places (tip lines, spec entry lines) SARIF
+//! and GitHub annotations point at, and asking for GitHub's step summary beside the
+//! annotations. Does not own: the renderers (`render`, `sarif`, `github`).
 
 use super::{CommandError, Format, write_stdout};
+use crate::sarif::Place;
 use crate::{github, render, sarif};
 use keel_engine::KeelDatabase;
 use keel_queries::lint::LineRange;
-use keel_queries::lint::{LintReport, unit_lines};
+use keel_queries::lint::{LintReport, entry_line, unit_lines};
 
 /// How `keel lint` prints its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -42,8 +44,11 @@ pub(crate) fn print_report(
         LintFormat::Text => unborn_branch_text(db, report)
             .unwrap_or_else(|| render::lint_text(report, render::use_colour())),
         LintFormat::Json => render::lint_json(report),
-        LintFormat::Sarif => sarif::lint_sarif(report, &findings_lines(db, report)?),
-        LintFormat::Github => github::lint_github(report, &findings_lines(db, report)?),
+        LintFormat::Sarif => sarif::lint_sarif(report, &findings_places(db, report)?),
+        LintFormat::Github => {
+            let summarized = github::write_step_summary(report);
+            github::lint_github(report, &findings_lines(db, report)?, summarized)
+        }
     };
     write_stdout(&text)
 }
@@ -60,6 +65,21 @@ fn unborn_branch_text(db: &KeelDatabase, report: &LintReport) -> Option<String> 
         "keel lint: {head}; nothing to judge (commit on `{}` first, or judge a branch that has commits: --rev {other})\n",
         head.branch
     ))
+}
+
+/// Where each finding sits (its units' tip lines, its entry's spec line), in the report's
+/// order.
+fn findings_places(db: &KeelDatabase, report: &LintReport) -> Result<Vec<Place>, CommandError> {
+    report
+        .findings
+        .iter()
+        .map(|finding| {
+            Ok(Place {
+                units: unit_lines(db, finding).map_err(|err| CommandError::objects(&err))?,
+                entry_line: entry_line(db, finding).map_err(|err| CommandError::objects(&err))?,
+            })
+        })
+        .collect()
 }
 
 /// The tip lines of each finding's units, in the report's order.

@@ -13,6 +13,7 @@ mod graph_base;
 mod helper;
 mod hook;
 mod impact;
+mod init;
 mod lint;
 mod lint_output;
 mod page_file;
@@ -20,6 +21,7 @@ mod replay;
 mod report;
 mod session_inputs;
 mod sessions;
+mod units;
 mod watch;
 
 use crate::exit::ExitStatus;
@@ -61,6 +63,8 @@ pub(crate) enum ErrorFormat {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Init(init::InitArgs),
+    Units(units::UnitsArgs),
     Lint(lint::LintArgs),
     Watch(watch::WatchArgs),
     Hook(hook::HookArgs),
@@ -100,6 +104,8 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), CommandError> {
 pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     set_colour(cli.color);
     match cli.command {
+        Command::Init(args) => init::cmd_init(&args),
+        Command::Units(args) => units::cmd_units(&args),
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Watch(args) => watch::cmd_watch(&args),
         Command::Hook(args) => hook::cmd_hook(&args),

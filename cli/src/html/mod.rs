@@ -6,7 +6,7 @@
 //! repository) — escaping every text it inserts, and the wording of numbers (a null is
 //! "unknown", never drawn as 0). Pure: data in, `String` out, the same bytes for the same
 //! data; the page loads nothing and names no URL. The pieces `replay_html` shares come
-//! from here: the head with its policy and styles, escaping, and the time axis.
+//! from here: the head with its policy and styles, and escaping.
 //! This file holds the page's shell — its head, header and end, the styles
 //! (`page.css`) and script (`page.js`) it inlines — and the wording its sections share
 //! (escaping, short ids, dates); the sections are `drift_board`, `timeline` (with the
@@ -19,7 +19,6 @@ mod sessions;
 mod timeline;
 
 pub(crate) use drift_board::status_counts;
-pub(crate) use timeline::{Axis, tick_marks};
 
 use crate::render::counted;
 use drift_board::{NodeView, Status, drift_board, nodes};

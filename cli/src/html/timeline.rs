@@ -1,5 +1,6 @@
 //! Hits over time: one row per node with a dot per hit commit at its committer date, on
-//! a time axis the replay page shares ([`Axis`], [`tick_marks`]).
+//! a time axis ([`Axis`], [`tick_marks`]). (The replay page draws its tips in order
+//! instead, one step per tip: `replay_html`.)
 //!
 //! Owns: the dots (one per commit and node, of the worst severity among the node's
 //! findings it is in), the timeline's geometry, and the time axis: its span, its steps
@@ -94,8 +95,8 @@ const TICK_STEPS: [i64; 20] = [
 /// column holds the row's commit count).
 const TL_LABEL_CHARS: usize = 24;
 
-/// A shared time axis: `[start, end]` in seconds mapped onto `[left, right]` of a plot.
-pub(crate) struct Axis {
+/// The time axis: `[start, end]` in seconds mapped onto `[left, right]` of a plot.
+struct Axis {
     start: i64,
     end: i64,
     left: f64,
@@ -111,7 +112,7 @@ impl Axis {
 
     /// The span of `times` on `[left, right]`, padded so the edges keep their dots whole;
     /// a span shorter than `min_span` seconds is widened to `min_span` around its middle.
-    pub(crate) fn spanning(
+    fn spanning(
         times: impl Iterator<Item = i64>,
         min_span: i64,
         left: f64,
@@ -135,7 +136,7 @@ impl Axis {
         })
     }
 
-    pub(crate) fn x(&self, time: i64) -> f64 {
+    fn x(&self, time: i64) -> f64 {
         let span = (self.end - self.start).max(1) as f64;
         self.left + (time - self.start) as f64 / span * (self.right - self.left)
     }
@@ -239,7 +240,7 @@ fn timeline_svg(rows: &[(&str, Vec<Dot<'_>>)], axis: &Axis) -> String {
 
 /// The axis's ticks as grid lines from `top` to `bottom`, each labelled under `bottom`; a
 /// label near the right edge of a `width`-wide chart ends at its tick, so it is not cut.
-pub(crate) fn tick_marks(axis: &Axis, width: f64, top: f64, bottom: f64) -> String {
+fn tick_marks(axis: &Axis, width: f64, top: f64, bottom: f64) -> String {
     axis.ticks()
         .into_iter()
         .map(|(t, label)| {

@@ -1243,7 +1243,7 @@ fn replay_rows() -> Vec<Row> {
             two,
             &["replay", "--expect", "HEAD:app:hit"],
             2,
-            "error: --expect HEAD:app:hit: hit is no finding code; repair: one of anchor-hit, dead-anchor, ambiguous-anchor, unparseable-anchor, no-extractor, too-large, symlink-anchor, extractor-unavailable, dead-path, type-only-anchor, code-drift, scoped-code-miss, cosmetic-hit, related-hit, related-drift, shallow-history, governor-removed, empty-node",
+            "error: --expect HEAD:app:hit: hit is no finding code; repair: one of anchor-hit, dead-anchor, ambiguous-anchor, unparseable-anchor, no-extractor, too-large, symlink-anchor, extractor-unavailable, dead-path, type-only-anchor, code-drift, scoped-code-miss, path-reused, cosmetic-hit, related-hit, related-drift, shallow-history, governor-removed, empty-node",
         ),
         row(
             "replay: an --expect outside the replayed tips",

@@ -69,6 +69,25 @@ fn each_hit_is_marked_by_how_cosmetic_it_is_and_blocks_by_default() {
             serde_json::json!("layout")
         ]
     );
+    let sarif = lint(repo.path(), &["--format", "sarif"]).json();
+    let sarif_marks: Vec<serde_json::Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|result| result["ruleId"] == "anchor-hit")
+        .flat_map(|result| {
+            result["properties"]["commits"]
+                .as_array()
+                .expect("commits")
+                .clone()
+        })
+        .map(|commit| commit["cosmetic"].clone())
+        .collect();
+    assert_eq!(
+        sarif_marks,
+        hit_marks(&report, "anchor-hit"),
+        "SARIF carries the marks"
+    );
     let text = lint(repo.path(), &[]);
     assert!(
         text.stdout.contains(

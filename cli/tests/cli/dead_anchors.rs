@@ -4,7 +4,7 @@
 //! likely home keeps the plain repair.
 
 use crate::findings_of;
-use crate::support::{lint, repo_with_spec, spec};
+use crate::support::{APP_PY, forget_answer, lint, repo_with_spec, spec};
 
 const SCAFFOLD: &str = "class Scaffold:\n    def route(self):\n        return 1\n\n    def endpoint(self):\n        return 2\n";
 
@@ -77,4 +77,87 @@ fn a_dead_anchor_names_the_units_new_home_and_close_names() {
         "{}",
         text.stdout
     );
+}
+
+#[test]
+fn a_path_that_now_holds_another_file_is_reported_with_the_old_files_hits() {
+    let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
+    repo.write("app.py", &APP_PY.replace("x + 1", "x + 2"))
+        .expect("write");
+    let changed = repo.commit("Change f").expect("commit");
+    repo.write(
+        "app.py",
+        &APP_PY
+            .replace("x + 1", "x + 2")
+            .replace("return 0", "return 9"),
+    )
+    .expect("write");
+    let outside = repo.commit("Change g").expect("commit");
+    repo.git(&["mv", "app.py", "core.py"]).expect("git mv");
+    let moved = repo.commit("Move app to core").expect("commit");
+    repo.write("app.py", "def f(x):\n    return x\n")
+        .expect("write");
+    repo.commit("A new app").expect("commit");
+
+    let report = lint(repo.path(), &["--format", "json"]).json();
+    let reused = findings_of(&report, "path-reused");
+    assert_eq!(reused.len(), 1, "{report}");
+    let finding = reused[0];
+    assert_eq!(finding["severity"], "warning");
+    assert_eq!(finding["path"], "app.py");
+    let message = finding["message"].as_str().expect("a message");
+    assert!(
+        message.contains(&format!("{} moved it to core.py", &moved[..12]))
+            && message.contains("the window's 2 commits to the old file belong to core.py (1 of them changed the pinned units)"),
+        "{message}"
+    );
+    let hits: Vec<&str> = finding["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|hit| hit["commit"].as_str().expect("a commit"))
+        .collect();
+    assert_eq!(hits, [changed.as_str()], "the hit on f, not {outside}");
+    assert!(
+        finding["repair"]
+            .as_str()
+            .is_some_and(|repair| repair.contains("point the entry at core.py"))
+    );
+
+    // The next lint extends the answer the first one kept on disk: the old file's hits
+    // keep their subjects, as a cold lint gives them.
+    repo.write("other.py", "y = 1\n").expect("write");
+    repo.commit("Unrelated").expect("commit");
+    let warm = lint(repo.path(), &[]);
+    forget_answer(repo.path());
+    let cold = lint(repo.path(), &[]);
+    assert!(cold.stdout.contains("Change f"), "{}", cold.stdout);
+    assert_eq!(warm.stdout, cold.stdout);
+}
+
+#[test]
+fn a_file_moved_away_and_back_is_no_reused_path() {
+    let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
+    repo.git(&["mv", "app.py", "core.py"]).expect("git mv");
+    repo.commit("Move app to core").expect("commit");
+    repo.write("core.py", &APP_PY.replace("x + 1", "x + 2"))
+        .expect("write");
+    repo.commit("Change f").expect("commit");
+    repo.git(&["mv", "core.py", "app.py"]).expect("git mv");
+    repo.commit("Move core back to app").expect("commit");
+    let report = lint(repo.path(), &["--format", "json"]).json();
+    assert!(findings_of(&report, "path-reused").is_empty(), "{report}");
+    assert_eq!(findings_of(&report, "anchor-hit").len(), 1, "{report}");
+}
+
+#[test]
+fn a_plain_edit_of_a_file_is_no_reused_path() {
+    let mut repo = repo_with_spec(spec(&["app.py#f", "other.py"]).as_bytes());
+    repo.write("app.py", &APP_PY.replace("x + 1", "x + 2"))
+        .and_then(|r| r.write("other.py", "y = 2\n"))
+        .expect("write");
+    repo.commit("Change f and other").expect("commit");
+    let report = lint(repo.path(), &["--format", "json"]).json();
+    assert!(findings_of(&report, "path-reused").is_empty(), "{report}");
+    assert_eq!(findings_of(&report, "anchor-hit").len(), 1, "{report}");
 }

@@ -1,6 +1,8 @@
 //! `keel impact` and `keel callgraph` end to end: the refusal contract for options and
 //! patches (KEEL-G109 / a hunk that does not apply: exit 2, nothing on stdout, nothing
-//! written), and a report whose `used_bytes` is its own length.
+//! written), a report whose `used_bytes` is its own length, the text report for people,
+//! and the options as `--help`, completions and both spellings (`--opt V`, `--opt=V`) know
+//! them.
 
 use crate::support::{APP_PY, listing, repo_with, run};
 
@@ -59,7 +61,16 @@ fn every_invalid_option_form_is_g109_with_nothing_on_stdout() {
         &["impact", "change.diff", "--max-nodes", "0"],
         &["impact", "change.diff", "--depth", "1", "--depth", "2"],
         &["impact", "change.diff", "--rev", "HEAD", "--rev", "HEAD"],
+        &["impact", "change.diff", "--rev=HEAD", "--rev", "HEAD"],
+        &["impact", "change.diff", "--rev"],
+        &["impact", "change.diff", "--rev="],
+        &["impact", "change.diff", "--repo"],
+        &["impact", "change.diff", "--format"],
+        &["impact", "change.diff", "--format=text", "--format", "json"],
+        &["impact", "change.diff", "--max-nodes=01"],
         &["impact", "change.diff", "--colour", "1"],
+        &["impact", "--colour", "1", "change.diff"],
+        &["impact", "-x", "change.diff"],
         &["impact", "change.diff", "other.diff"],
         &["impact"],
     ] {
@@ -344,4 +355,361 @@ fn hunks_on_files_the_graph_does_not_read_must_apply_too() {
         "{}",
         stale.stderr
     );
+}
+
+/// `c.run` calls `f` on a parameter keel cannot type: an unresolved site named like `a.f`.
+const C_PY: &str = "def run(obj):\n    return obj.f()\n";
+
+/// `a.py`, `b.py` and `c.py` with `PATCH_A_F` as `change.diff`.
+fn closure_repo() -> keel_fixtures::FixtureRepo {
+    repo_with(&[
+        ("a.py", A_PY.as_bytes()),
+        ("b.py", B_PY.as_bytes()),
+        ("c.py", C_PY.as_bytes()),
+        ("change.diff", PATCH_A_F.as_bytes()),
+    ])
+}
+
+/// The lines of `text` from the first one starting with `heading` up to the next blank
+/// line (empty when no line starts so).
+fn section<'t>(text: &'t str, heading: &str) -> Vec<&'t str> {
+    text.lines()
+        .skip_while(|line| !line.starts_with(heading))
+        .take_while(|line| !line.is_empty())
+        .collect()
+}
+
+/// Where `line` first stands in `text` (fails the test when it is missing).
+fn position(text: &str, line: &str) -> usize {
+    text.find(line)
+        .unwrap_or_else(|| panic!("no {line:?} in:\n{text}"))
+}
+
+fn assert_fits_80_columns(text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "wider than 80: {line:?}\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_text_report_lists_changes_callers_by_depth_unresolved_sites_and_what_is_left_out() {
+    let repo = closure_repo();
+    let args = ["impact", "change.diff", "--format", "text", "--depth", "2"];
+    let run = run(repo.path(), &args);
+    run.assert_no_panic();
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    let text = run.stdout.as_str();
+    // Read off the fixture's source: in a.py, f is lines 1-2 and g lines 5-6, calling f
+    // on line 6; in b.py, h is lines 4-5, calling g on line 5, and the top-level code
+    // (lines 1-8) calls h on line 8; c.py's run calls obj.f on line 2, which nothing
+    // resolves and which is named like f.
+    assert_eq!(
+        text.lines().next(),
+        Some("keel impact: 1 callable changed, 2 callers shown, 1 unresolved call site")
+    );
+    assert_eq!(
+        section(text, "Changed"),
+        ["Changed (1)", "  a.py:1-2  f  (function, modified)"]
+    );
+    assert_eq!(
+        section(text, "Callers at depth 1"),
+        [
+            "Callers at depth 1 (1)",
+            "  a.py:5-6  g  (function)",
+            "      calls f on line 6",
+        ]
+    );
+    assert_eq!(
+        section(text, "Callers at depth 2"),
+        [
+            "Callers at depth 2 (1)",
+            "  b.py:4-5  h  (function)",
+            "      calls a.py#g on line 5",
+        ]
+    );
+    let unresolved = section(text, "Unresolved call sites");
+    assert!(
+        unresolved[0].starts_with("Unresolved call sites (1): "),
+        "{text}"
+    );
+    assert_eq!(
+        unresolved.last(),
+        Some(&"  c.py:2  obj.f  (in run)"),
+        "{text}"
+    );
+    assert_eq!(
+        section(text, "Left out"),
+        [
+            "Left out: 1 known caller (limits reached: depth).",
+            "Next, at depth 3:",
+            "  b.py:1-8  <module>  (top-level code)",
+            "To see them: run again with a --depth above 2.",
+            "Limits: --depth 2, --max-nodes 256, --max-bytes 65536.",
+        ]
+    );
+    let order = [
+        "Changed (1)",
+        "Callers at depth 1",
+        "Callers at depth 2",
+        "Unresolved call sites",
+        "Left out",
+    ];
+    let at: Vec<usize> = order.iter().map(|line| position(text, line)).collect();
+    assert!(at.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
+    assert_fits_80_columns(text);
+    // The JSON of the same question tells the same counts.
+    let json = crate::support::run(repo.path(), &["impact", "change.diff", "--depth", "2"]).json();
+    assert_eq!(json["unresolved"]["count"], 1);
+    assert_eq!(json["truncation"]["omitted_known_nodes"], 1);
+    assert_eq!(json["frontier"][0]["id"], "b.py#<module>");
+    crate::support::snapshot_settings().bind(|| {
+        insta::assert_snapshot!("cli_impact_text_depth2", run.render(Some(repo.path())));
+    });
+}
+
+#[test]
+fn the_text_report_says_which_limit_cut_it_and_what_shows_the_rest() {
+    let repo = closure_repo();
+    let run = run(
+        repo.path(),
+        &[
+            "impact",
+            "change.diff",
+            "--format=text",
+            "--depth=3",
+            "--max-nodes=2",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    // The closure is f (depth 0), g (1), h (2), b.py's top level (3): two nodes fit.
+    assert_eq!(
+        section(&run.stdout, "Left out"),
+        [
+            "Left out: 2 known callers (limits reached: max_nodes).",
+            "Next, at depth 2:",
+            "  b.py:4-5  h  (function)",
+            "And 1 more known caller deeper.",
+            "To see them: run again with a --max-nodes above 2.",
+            "Limits: --depth 3, --max-nodes 2, --max-bytes 65536.",
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(section(&run.stdout, "Callers at depth 2").is_empty());
+    let complete = crate::support::run(
+        repo.path(),
+        &["impact", "change.diff", "--format", "text", "--depth", "3"],
+    );
+    assert_eq!(
+        section(&complete.stdout, "Nothing left out"),
+        ["Nothing left out (limits: --depth 3, --max-nodes 256, --max-bytes 65536)."],
+        "{}",
+        complete.stdout
+    );
+}
+
+#[test]
+fn a_removed_callable_and_the_calls_to_it_are_read_before_the_patch() {
+    let remove_g = "--- a/a.py\n+++ b/a.py\n@@ -5,2 +4,0 @@\n-def g():\n-    return f()\n";
+    let repo = repo_with(&[
+        ("a.py", A_PY.as_bytes()),
+        ("b.py", B_PY.as_bytes()),
+        ("change.diff", remove_g.as_bytes()),
+    ]);
+    let run = run(repo.path(), &["impact", "change.diff", "--format", "text"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    // g was lines 5-6 of a.py; h called it on line 5 of b.py, and after the patch that
+    // call names a g no file defines.
+    assert_eq!(
+        section(&run.stdout, "Changed"),
+        [
+            "Changed (1)",
+            "  a.py:5-6  g  (function, removed; lines before the patch)",
+        ]
+    );
+    assert_eq!(
+        section(&run.stdout, "Callers at depth 1"),
+        [
+            "Callers at depth 1 (1)",
+            "  b.py:4-5  h  (function)",
+            "      called a.py#g on line 5 before the patch",
+        ]
+    );
+    assert_eq!(
+        section(&run.stdout, "Unresolved call sites").last(),
+        Some(&"  b.py:5  g  (in h)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_long_path_and_name_wrap_to_fit_80_columns() {
+    let path = "src/a_package_with_a_long_name/and_a_subpackage/module_with_a_long_name.py";
+    let source = "def compute_the_answer_with_a_long_name():\n    return 41\n";
+    let patch =
+        format!("--- a/{path}\n+++ b/{path}\n@@ -2 +2 @@\n-    return 41\n+    return 42\n");
+    let repo = repo_with(&[(path, source.as_bytes()), ("change.diff", patch.as_bytes())]);
+    let run = run(repo.path(), &["impact", "change.diff", "--format", "text"]);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    assert_fits_80_columns(&run.stdout);
+    assert_eq!(
+        section(&run.stdout, "Changed"),
+        [
+            "Changed (1)".to_owned(),
+            format!("  {path}:1-2"),
+            "    compute_the_answer_with_a_long_name  (function, modified)".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn the_json_report_is_the_default_and_unchanged_by_format_json() {
+    let repo = closure_repo();
+    let default = run(repo.path(), &["impact", "change.diff", "--depth", "2"]);
+    let json = run(
+        repo.path(),
+        &["impact", "change.diff", "--depth", "2", "--format", "json"],
+    );
+    assert_eq!(default.code, 0, "{}", default.render(None));
+    assert_eq!(json.stdout, default.stdout);
+    assert_eq!(default.json()["schema"], "keel.semantic-impact.v1");
+}
+
+#[test]
+fn every_option_is_read_alike_as_opt_value_and_opt_equals_value_before_or_after_patch() {
+    let repo = closure_repo();
+    for (flag, value) in [
+        ("--rev", "HEAD"),
+        ("--repo", "."),
+        ("--format", "text"),
+        ("--depth", "2"),
+        ("--max-bytes", "4096"),
+        ("--max-nodes", "3"),
+    ] {
+        let joined = format!("{flag}={value}");
+        let spaced = run(repo.path(), &["impact", "change.diff", flag, value]);
+        assert_eq!(spaced.code, 0, "{flag} {value}: {}", spaced.render(None));
+        for args in [
+            ["impact", "change.diff", joined.as_str()],
+            ["impact", joined.as_str(), "change.diff"],
+        ] {
+            let other = run(repo.path(), &args);
+            assert_eq!(other.code, 0, "{args:?}: {}", other.render(None));
+            assert_eq!(other.stdout, spaced.stdout, "{args:?}");
+        }
+    }
+    // Each took effect (equal outputs of an ignored option would prove nothing).
+    let at_head = run(repo.path(), &["impact", "change.diff", "--rev=HEAD"]).json();
+    assert!(
+        at_head["base_revision"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("git:")),
+        "{at_head}"
+    );
+    let limited = run(
+        repo.path(),
+        &[
+            "impact",
+            "change.diff",
+            "--depth=2",
+            "--max-bytes=4096",
+            "--max-nodes=3",
+        ],
+    )
+    .json();
+    assert_eq!(limited["query"]["depth"], 2);
+    assert_eq!(limited["query"]["max_bytes"], 4096);
+    assert_eq!(limited["query"]["max_nodes"], 3);
+    let text = run(repo.path(), &["impact", "change.diff", "--format=text"]);
+    assert!(text.stdout.starts_with("keel impact: "), "{}", text.stdout);
+    let from_outside = tempfile::tempdir().expect("a temporary folder");
+    let patch = repo.path().join("change.diff");
+    let repo_arg = format!("--repo={}", repo.path().display());
+    let elsewhere = run(
+        from_outside.path(),
+        &["impact", &patch.display().to_string(), &repo_arg],
+    );
+    assert_eq!(elsewhere.code, 0, "{}", elsewhere.render(None));
+    // The global options are read after PATCH too.
+    let after = run(
+        repo.path(),
+        &[
+            "impact",
+            "change.diff",
+            "--color=never",
+            "--error-format",
+            "json",
+        ],
+    );
+    assert_eq!(after.code, 0, "{}", after.render(None));
+}
+
+/// The options of `keel impact`, as its help and completions must name them.
+const IMPACT_OPTIONS: [&str; 6] = [
+    "--repo",
+    "--rev",
+    "--format",
+    "--depth",
+    "--max-bytes",
+    "--max-nodes",
+];
+
+#[test]
+fn help_names_every_option_with_its_doc_line() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let long = run(dir.path(), &["impact", "--help"]);
+    assert_eq!(long.code, 0, "{}", long.render(None));
+    let lines: Vec<&str> = long.stdout.lines().collect();
+    for option in IMPACT_OPTIONS {
+        let at = lines
+            .iter()
+            .position(|line| line.trim_start().starts_with(&format!("{option} <")))
+            .unwrap_or_else(|| panic!("--help lacks {option}:\n{}", long.stdout));
+        let doc = lines.get(at + 1).map_or("", |line| line.trim());
+        assert!(
+            !doc.is_empty(),
+            "{option} has no doc line:\n{}",
+            long.stdout
+        );
+    }
+    assert!(long.stdout.contains("Usage: keel impact PATCH [OPTIONS]"));
+    let short = run(dir.path(), &["impact", "-h"]);
+    for option in IMPACT_OPTIONS {
+        let line = short
+            .stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(&format!("{option} <")))
+            .unwrap_or_else(|| panic!("-h lacks {option}:\n{}", short.stdout));
+        let doc = line.split_once('>').map_or("", |(_, doc)| doc.trim());
+        assert!(!doc.is_empty(), "{option} has no doc:\n{}", short.stdout);
+    }
+}
+
+#[test]
+fn completions_know_impact_s_options() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let bash = run(dir.path(), &["completions", "bash"]);
+    assert_eq!(bash.code, 0, "{}", bash.render(None));
+    // The bash script lists each subcommand's words on the `opts=` line after its case.
+    let opts = bash
+        .stdout
+        .lines()
+        .skip_while(|line| line.trim() != "keel__subcmd__impact)")
+        .find_map(|line| line.trim().strip_prefix("opts=\""))
+        .unwrap_or_else(|| panic!("no impact case in:\n{}", bash.stdout));
+    let words: Vec<&str> = opts.trim_end_matches('"').split_whitespace().collect();
+    for option in IMPACT_OPTIONS {
+        assert!(words.contains(&option), "bash lacks {option}: {opts}");
+    }
+    for shell in ["zsh", "fish"] {
+        let script = run(dir.path(), &["completions", shell]).stdout;
+        for option in IMPACT_OPTIONS {
+            let name = option.trim_start_matches('-');
+            assert!(script.contains(name), "{shell} lacks {option}");
+        }
+    }
 }

@@ -17,6 +17,7 @@ mod cosmetic;
 mod dead_anchors;
 mod error_codes;
 mod exit_codes;
+mod first_hour;
 mod fresh;
 #[cfg(unix)]
 mod hook;
@@ -34,6 +35,7 @@ mod sessions;
 mod support;
 mod surfaces;
 mod watch;
+mod where_teams_look;
 
 use support::{APP_PY, lint, spec};
 

@@ -31,7 +31,7 @@ const LANGUAGE_PATTERN: (&str, &str) = (
     r#""^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\\]?$""#,
 );
 
-fn schema_errors(log: &Value) -> Vec<String> {
+pub(crate) fn schema_errors(log: &Value) -> Vec<String> {
     let (published, escaped) = LANGUAGE_PATTERN;
     assert!(SARIF_SCHEMA.contains(published), "the schema changed");
     let schema: Value = serde_json::from_str(&SARIF_SCHEMA.replace(published, escaped))

@@ -17,7 +17,7 @@ pub struct CodeDoc {
 }
 
 /// Every code lint reports, in the order `docs/findings.md` lists them (generated from this).
-pub const FINDING_CODES: [CodeDoc; 18] = [
+pub const FINDING_CODES: [CodeDoc; 19] = [
     CodeDoc {
         code: "anchor-hit",
         summary: "A commit since the spec's last version changed an anchored code unit.",
@@ -77,6 +77,11 @@ pub const FINDING_CODES: [CodeDoc; 18] = [
         code: "scoped-code-miss",
         summary: "A file with anchored units changed outside them since the spec's last version.",
         help: "Review the change; `scoped_code_miss = \"ignore\"` under [lint] in keel.toml silences this advisory.",
+    },
+    CodeDoc {
+        code: "path-reused",
+        summary: "The entry's file was moved away in the window and a new file took its path: the window's commits to the file the spec was written against belong to the moved file.",
+        help: "Point the entry at the moved file if the spec describes that code; otherwise update the spec for the new file at the old path.",
     },
     CodeDoc {
         code: "cosmetic-hit",

@@ -104,7 +104,16 @@ pub fn extend(
                 return Ok(None);
             }
             let governed = judge.entry_tip(entry)?;
-            let (tip_findings, unverified) = judge.take();
+            let (mut tip_findings, unverified) = judge.take();
+            // Renames and new files end the extension above, so a reused path stays as
+            // the kept answer judged it.
+            tip_findings.extend(
+                judged
+                    .tip
+                    .iter()
+                    .filter(|finding| finding.code == "path-reused")
+                    .cloned(),
+            );
             let window = match (governed, &judged.window) {
                 (None, None) => None,
                 (Some(governed), Some(kept)) if governed == kept.governed => {

@@ -16,6 +16,7 @@ use crate::cosmetic::Cosmetic;
 use crate::drift::{Anchor, PathPattern, ScopedChange, scoped_change};
 use crate::events::tip_image;
 use crate::extract::Language;
+use crate::history::renames_at;
 use crate::images::{FileBound, tip_units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
@@ -212,6 +213,9 @@ impl Draft {
     }
 }
 
+/// How many renames `path-reused` follows from the moved file to its path at the tip.
+const MOST_RENAME_STEPS: usize = 8;
+
 /// Judges one node's entries at the tip: the findings the tip decides, gathered until
 /// [`NodeJudge::take`], and each entry's window.
 pub(super) struct NodeJudge<'a, 'db> {
@@ -247,6 +251,9 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
     /// Judges `entry` over its whole window.
     pub(super) fn entry(&mut self, entry: &Entry) -> Result<EntryState, ObjectError> {
         let governed = self.entry_tip(entry)?;
+        if let Some(governed) = &governed {
+            self.reused_path(entry, governed)?;
+        }
         let window = governed.map(|g| self.window_of(g)).transpose()?;
         let (tip, unverified) = self.take();
         Ok(EntryState {
@@ -265,6 +272,92 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
             Target::Folder(folder) => self.path_set(entry, PathPattern::Folder(folder.clone())),
             Target::Glob(glob) => self.path_set(entry, PathPattern::Glob(glob.clone())),
         }
+    }
+
+    /// `path-reused`: the entry's file was renamed away inside the window and another file
+    /// took its path, so the window's commits to the file the spec was written against
+    /// belong to the moved lineage, not to the entry. A warning naming where that lineage
+    /// is now and what those commits did (hits on the entry's selectors, or every change
+    /// for a bare entry). Judged with the whole window, so not by [`Self::entry_tip`]: the
+    /// commits a kept answer is extended by only modify files, which moves no path.
+    fn reused_path(&mut self, entry: &Entry, governed: &Governed) -> Result<(), ObjectError> {
+        let db = self.db;
+        let path = match governed {
+            Governed::Units { path, .. } | Governed::File(path) => path,
+            Governed::Files(_) => return Ok(()),
+        };
+        let node = Node::new(db, self.node.id.clone());
+        let window = window(db, self.tip, node)?;
+        let Some((rename, moved_to)) = move_away(db, &window, path)? else {
+            return Ok(());
+        };
+        let now = self.moved_path(&window, moved_to)?;
+        if now == *path {
+            // Moved away and back: the path holds the spec's file again.
+            return Ok(());
+        }
+        let mut records = EntryWindow::new(governed.clone());
+        for event in window.events(&now)? {
+            if event.path != *path {
+                continue;
+            }
+            let then = Some(event.path.clone());
+            match governed {
+                Governed::Units { selectors, .. } => {
+                    let anchor = Anchor::new(db, path.clone(), selectors.clone(), self.bound);
+                    let change = scoped_change(db, event.commit, anchor).clone()?;
+                    records.record(db, selectors, event.commit, then, change);
+                }
+                _ => records.record_authoring(db, event.commit, then),
+            }
+        }
+        let changed = records.hits.len() + records.missed.len();
+        let hit_note = match governed {
+            Governed::Units { .. } => {
+                format!(" ({} of them changed the pinned units)", records.hits.len())
+            }
+            _ => String::new(),
+        };
+        let label = commit_label(db, rename);
+        self.push(
+            entry,
+            Draft {
+                severity: Severity::Warning,
+                code: "path-reused",
+                selectors: Vec::new(),
+                message: format!(
+                    "{path} at the tip is another file than the spec's: {} moved it to {now} and a new file took its path, so the window's {} to the old file belong to {now}{hit_note}",
+                    label.id.get(..12).unwrap_or(&label.id),
+                    commits(changed)
+                ),
+                repair: format!(
+                    "if the spec describes the moved code, point the entry at {now}; if it describes the new {path}, update the spec (a new version) to say so"
+                ),
+                hits: records.hits,
+            },
+        );
+        Ok(())
+    }
+
+    /// Where the file renamed to `target` is at the tip: `target`, or the end of the
+    /// renames away from it that the window holds (at most a few steps).
+    fn moved_path(
+        &self,
+        window: &crate::window::Window<'db>,
+        target: String,
+    ) -> Result<String, ObjectError> {
+        let mut now = target;
+        for _ in 0..MOST_RENAME_STEPS {
+            let at = RepoPath::new(self.db, now.clone());
+            if tip_entry(self.db, self.tip, at)?.is_some() {
+                break;
+            }
+            match move_away(self.db, window, &now)? {
+                Some((_, to)) => now = to,
+                None => break,
+            }
+        }
+        Ok(now)
     }
 
     /// The window's records of what `governed` names.
@@ -921,6 +1014,22 @@ fn line_list(ranges: &[LineRange]) -> String {
         _ => "lines",
     };
     format!("{word} {}", LineRange::list(ranges))
+}
+
+/// The window's first rename of the file at `path` to another path, and that path: the
+/// oldest in walk order when several branches moved it, so every database that knows the
+/// same history names the same one.
+fn move_away(
+    db: &dyn Db,
+    window: &crate::window::Window<'_>,
+    path: &str,
+) -> Result<Option<(Commit, String)>, ObjectError> {
+    Ok(renames_at(db, path)?
+        .away
+        .iter()
+        .filter_map(|(commit, to)| Some((window.position(*commit)?, *commit, to)))
+        .max_by_key(|(position, ..)| *position)
+        .map(|(_, commit, to)| (commit, to.clone())))
 }
 
 /// How hit records name a window commit: its id and subject line.

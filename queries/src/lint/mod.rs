@@ -25,7 +25,7 @@ pub use crate::anchors::{LineRange, Side};
 pub use crate::cosmetic::Cosmetic;
 /// Every commit reachable from a tip, in `git rev-list` order (a report's hits are in it).
 pub use crate::history::history;
-pub use nodes::{spec_node, spec_nodes};
+pub use nodes::{entry_line, spec_node, spec_nodes};
 pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Owed, Severity, Summary, Unverified,
     unit_lines,

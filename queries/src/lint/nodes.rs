@@ -5,19 +5,21 @@
 //! `.spec/` with no `spec.md` anywhere below it, and a `spec.md` that is no regular file
 //! are refused), the memoized parse, the refusals that need the tip's tree (a selector on
 //! a folder or on a glob, a glob that does not compile), whether a glob entry's path
-//! exists literally ([`literal_at`]), and the warning for a node that anchors nothing.
+//! exists literally ([`literal_at`]), the warning for a node that anchors nothing, and the
+//! line of the entry a finding is about ([`entry_line`], for readers that point at specs).
 //! Does not own: the entry grammar (`spec`).
 
 use super::{Finding, LintError, Severity};
+use crate::events::tip_image;
 use crate::images::{Image, image_bytes};
 use crate::spec::{
-    NodeId, SPEC_FILE, SPEC_ROOT, SpecError, SpecNode, Target, compile_glob, has_glob_chars,
-    parse_spec,
+    Entry, NodeId, Relation, SPEC_FILE, SPEC_ROOT, SpecError, SpecNode, Target, compile_glob,
+    has_glob_chars, parse_spec,
 };
 use crate::tree::{PathEntry, RepoPath, TreeId, tip_entry, tree_items};
 use keel_engine::Db;
 use keel_engine::Oid;
-use keel_engine::inputs::Commit;
+use keel_engine::inputs::{Commit, Tip};
 use keel_engine::objects::{EntryKind, ObjectError};
 
 /// Every node at the tip, parsed, sorted by id; all spec errors at once.
@@ -202,6 +204,52 @@ pub fn spec_node<'db>(
         }]));
     };
     Ok(parse_spec(&id, &bytes))
+}
+
+/// The 1-based line, in its node's `spec.md` at the tip, of the entry `finding` is about:
+/// of the entries naming the finding's path, the one whose selectors include the
+/// finding's, then the one whose relation fits its code (`related-*` for `related:`),
+/// then the first. `None` when there is no such entry: a finding about the spec as a
+/// whole (its path is the spec), a spec gone or refused at the tip, no commits.
+pub fn entry_line(db: &dyn Db, finding: &Finding) -> Result<Option<u32>, ObjectError> {
+    let Some(tip) = Tip::get(db).commit(db) else {
+        return Ok(None);
+    };
+    let spec = NodeId(finding.node.clone()).spec_path();
+    if finding.path == spec {
+        return Ok(None);
+    }
+    let Some(image) = tip_image(db, tip, RepoPath::new(db, spec))? else {
+        return Ok(None);
+    };
+    let node = match spec_node(db, image) {
+        Ok(Ok(node)) => node,
+        Ok(Err(_)) => return Ok(None),
+        Err(err) => return Err(err.clone()),
+    };
+    let related = finding.code.starts_with("related-");
+    let holds_selectors = |entry: &Entry| match &entry.target {
+        Target::Scoped { selectors, .. } => finding
+            .selectors
+            .iter()
+            .all(|wanted| selectors.iter().any(|s| s.as_str() == wanted)),
+        _ => finding.selectors.is_empty(),
+    };
+    let fits_relation = |entry: &Entry| (entry.relation == Relation::Related) == related;
+    Ok(node
+        .entries
+        .iter()
+        .filter(|entry| entry.target.path() == finding.path)
+        .max_by_key(|entry| {
+            // `max_by_key` keeps the last of equal keys: rank the declaration order
+            // down so the first entry wins a tie.
+            (
+                holds_selectors(entry),
+                fits_relation(entry),
+                std::cmp::Reverse(entry.line),
+            )
+        })
+        .map(|entry| entry.line))
 }
 
 /// Refusals that need the tip's tree: a selector on a path that is a folder, or on a

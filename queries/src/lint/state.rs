@@ -113,13 +113,30 @@ impl LintState {
         }
     }
 
-    /// Every hit record the state holds, mutably.
+    /// Every hit record the state holds, mutably: the windows' and those of findings the
+    /// tip decides (a `path-reused` carries the old file's hits).
     fn records_mut(&mut self) -> impl Iterator<Item = &mut super::HitRecord> {
-        self.nodes
-            .iter_mut()
-            .flat_map(|node| node.entries.iter_mut())
-            .filter_map(|entry| entry.window.as_mut())
-            .flat_map(|window| window.hits.iter_mut().chain(window.missed.iter_mut()))
+        let leading = self.leading.iter_mut();
+        let nodes = self.nodes.iter_mut().flat_map(|node| {
+            let entries = node.entries.iter_mut().flat_map(|entry| {
+                let windows = entry
+                    .window
+                    .iter_mut()
+                    .flat_map(|window| window.hits.iter_mut().chain(window.missed.iter_mut()));
+                entry
+                    .tip
+                    .iter_mut()
+                    .flat_map(|finding| finding.hits.iter_mut())
+                    .chain(windows)
+            });
+            node.findings
+                .iter_mut()
+                .flat_map(|finding| finding.hits.iter_mut())
+                .chain(entries)
+        });
+        leading
+            .flat_map(|finding| finding.hits.iter_mut())
+            .chain(nodes)
     }
 }
 
