@@ -27,19 +27,21 @@ pub(crate) enum Retry {
     },
 }
 
-/// The refusal of `commit` (its id as the report's hits name it, or `worktree`):
+/// The refusal of `commits` (the judged candidate, or a ref update's new commits: ids as
+/// the report's hits name them, or `worktree`):
 /// `headline` first, then each part of [`Owed`] with its repair, then how to go on.
 pub(crate) fn refusal_text(
     report: &LintReport,
-    commit: &str,
+    commits: &[String],
     headline: &str,
     retry: &Retry,
 ) -> String {
-    let owed = report.owed_by(commit);
+    let owed = report.owed_by(commits);
+    let judged = Judged(commits.len());
     let mut out = format!("{headline}\n");
-    added_text(&mut out, &owed.added);
-    carried_text(&mut out, &owed.carried);
-    standing_text(&mut out, &owed.standing, report);
+    added_text(&mut out, &owed.added, judged);
+    carried_text(&mut out, &owed.carried, judged);
+    standing_text(&mut out, &owed.standing, report, judged);
     // Writing to a String cannot fail.
     let _ = writeln!(out);
     match retry {
@@ -62,31 +64,68 @@ pub(crate) fn refusal_text(
     out
 }
 
-/// What the commit itself changed inside pinned units (blocking) or governed paths
-/// (advisory), and the repairs that answer it: the spec in the same commit, or a trailer.
-fn added_text(out: &mut String, added: &[Finding]) {
+/// How many commits a refusal judges: the one candidate, or a ref update's new commits.
+#[derive(Clone, Copy)]
+struct Judged(usize);
+
+impl Judged {
+    /// `this commit` or `these 3 new commits`.
+    fn these(self) -> String {
+        match self.0 {
+            1 => "this commit".to_owned(),
+            n => format!("these {n} new commits"),
+        }
+    }
+
+    /// [`Judged::these`], capitalized.
+    fn these_capitalized(self) -> String {
+        let these = self.these();
+        format!("T{}", &these[1..])
+    }
+
+    /// The verb after [`Judged::these`]: `changes` or `change`.
+    fn verb(self, singular: &'static str, plural: &'static str) -> &'static str {
+        if self.0 == 1 { singular } else { plural }
+    }
+}
+
+/// What the judged commits themselves changed inside pinned units (blocking) or governed
+/// paths (advisory), and the repairs that answer it: the spec in the same commit (or,
+/// for several, a commit of the update after them), or a trailer on each.
+fn added_text(out: &mut String, added: &[Finding], judged: Judged) {
     let (blocking, advisory): (Vec<&Finding>, Vec<&Finding>) = added
         .iter()
         .partition(|finding| finding.severity == Severity::Error);
+    let these = judged.these_capitalized();
     if blocking.is_empty() {
-        let _ = writeln!(out, "\nThis commit changes no pinned unit.");
+        let change = judged.verb("changes", "change");
+        let _ = writeln!(out, "\n{these} {change} no pinned unit.");
     } else {
-        let _ = writeln!(out, "\nThis commit changes pinned code:");
+        let change = judged.verb("changes", "change");
+        let _ = writeln!(out, "\n{these} {change} pinned code:");
         for finding in &blocking {
             finding_lines(out, finding);
         }
         let nodes = Owed::nodes(added);
-        let _ = writeln!(
-            out,
-            "  repair: update {} in this commit; or, if the spec still holds, add {} to this commit's message (a trailer covers only the commit that carries it)",
-            spec_files(&nodes),
-            trailers(&nodes)
-        );
+        let (specs, trailer) = (spec_files(&nodes), trailers(&nodes));
+        if judged.0 == 1 {
+            let _ = writeln!(
+                out,
+                "  repair: update {specs} in this commit; or, if the spec still holds, add {trailer} to this commit's message (a trailer covers only the commit that carries it)"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  repair: update {specs} in a commit of this update after them (the spec's new version starts its window after them); or, if the spec still holds, add {trailer} to the message of each commit listed (a trailer covers only the commit that carries it)"
+            );
+        }
     }
     if !advisory.is_empty() {
+        let change = judged.verb("changes", "change");
         let _ = writeln!(
             out,
-            "\nIt also changes governed files (advisory, not blocking):"
+            "\n{} also {change} governed files (advisory, not blocking):",
+            judged.verb("It", "They")
         );
         for finding in advisory {
             let _ = writeln!(
@@ -100,35 +139,40 @@ fn added_text(out: &mut String, added: &[Finding]) {
     }
 }
 
-/// The debt the touched nodes carried before this commit, summarized, and `keel ack`.
-fn carried_text(out: &mut String, carried: &[Finding]) {
+/// The debt the touched nodes carried before the judged commits, summarized, and `keel
+/// ack`.
+fn carried_text(out: &mut String, carried: &[Finding], judged: Judged) {
     if carried.is_empty() {
         return;
     }
     let nodes = Owed::nodes(carried);
     let hits: usize = carried.iter().map(|finding| finding.hits.len()).sum();
+    let these = judged.these();
     let _ = writeln!(
         out,
-        "\nThe {} this commit touches already owed {} from {} before it: {} (`keel lint` lists them).",
+        "\nThe {} {these} {} already owed {} from {} before {}: {} (`keel lint` lists them).",
         if nodes.len() == 1 { "node" } else { "nodes" },
+        judged.verb("touches", "touch"),
         counted(hits, "blocking hit"),
         counted(Owed::commits(carried).len(), "earlier commit"),
+        judged.verb("it", "them"),
         nodes.join(", ")
     );
     let _ = writeln!(
         out,
-        "  repair: `keel ack {}` acknowledges them in one checkpoint commit on the branch (run it with no rebase, merge or cherry-pick in progress); a `Spec-OK` trailer on this commit does not, it covers only this commit",
+        "  repair: `keel ack {}` acknowledges them in one checkpoint commit on the branch (run it with no rebase, merge or cherry-pick in progress); a `Spec-OK` trailer on {these} does not, it covers only the commit that carries it",
         nodes.join(" ")
     );
 }
 
 /// Blocking findings about the specs as the commit leaves them, and unverified anchors:
 /// each with its own repair.
-fn standing_text(out: &mut String, standing: &[Finding], report: &LintReport) {
+fn standing_text(out: &mut String, standing: &[Finding], report: &LintReport, judged: Judged) {
     if standing.is_empty() && report.unverified.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\nThe specs as this commit leaves them:");
+    let leave = judged.verb("leaves", "leave");
+    let _ = writeln!(out, "\nThe specs as {} {leave} them:", judged.these());
     for finding in standing {
         let _ = writeln!(
             out,

@@ -5,9 +5,9 @@
 //! Owns: where hooks live (`core.hooksPath`, else the common git folder's `hooks/`; bare
 //! repositories alike), the hook script (marked as keel's, so keel never overwrites or
 //! removes a hook it did not write; `--force` keeps the old one beside it and runs it
-//! first), the seed's plumbing test (a new object already reachable from a ref or a
-//! reflog), and the operation in progress (rebase, cherry-pick, revert, merge, `git am`)
-//! with its continue and abort commands.
+//! first), the seed's plumbing test and its converse (the commits an update brings that
+//! no ref or reflog reaches yet; none for plumbing), and the operation in progress
+//! (rebase, cherry-pick, revert, merge, `git am`) with its continue and abort commands.
 //! Does not own: judging a candidate (`keel lint --pending`) or the wording of a refusal.
 //!
 //! Reachability reads every ref under `refs/` and every entry of their reflogs, not HEAD
@@ -163,25 +163,27 @@ impl KeelDatabase {
         Ok(Uninstalled { path, restored })
     }
 
-    /// Is `object` already reachable from a ref under `refs/` or from an entry of their
-    /// reflogs (structural plumbing: reset, branch, checkout, a rewrite that landed)?
-    pub fn is_plumbing(&self, object: Oid) -> Result<bool, EngineError> {
+    /// The commits a ref update to `object` brings: those reachable from it that no ref
+    /// under `refs/` and no entry of their reflogs reaches, newest first. Empty for
+    /// structural plumbing (reset, branch, checkout, a rewrite that landed); for a commit,
+    /// amend, merge, rebase or push, every commit it adds, not only `object`.
+    pub fn new_commits(&self, object: Oid) -> Result<Vec<Oid>, EngineError> {
         let repo = self.repo_handle()?;
-        let starts = self.ref_and_reflog_commits(&repo)?;
-        if starts.contains(&object) {
-            return Ok(true);
+        let held = self.ref_and_reflog_commits(&repo)?;
+        if held.contains(&object) {
+            return Ok(Vec::new());
         }
         let walk = repo
-            .rev_walk(starts.iter().map(|oid| oid.0))
+            .rev_walk([object.0])
+            .with_hidden(held.iter().map(|oid| oid.0))
             .all()
             .map_err(|err| self.unreadable(&err))?;
+        let mut new = Vec::new();
         for info in walk {
             let info = info.map_err(|err| self.unreadable(&err))?;
-            if info.id == object.0 {
-                return Ok(true);
-            }
+            new.push(Oid(info.id));
         }
-        Ok(false)
+        Ok(new)
     }
 
     /// Is `object` a commit of this repository?

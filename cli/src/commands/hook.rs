@@ -2,9 +2,9 @@
 //! `reference-transaction` hook.
 //!
 //! Owns: the three actions and the gate's decision — at the prepared phase, each update
-//! of a `refs/heads/*` ref to a commit that no ref or reflog holds yet is judged by
-//! candidate lint (`keel lint --pending`), and a blocking verdict refuses the whole
-//! transaction (git then leaves refs, index and any rebase, merge or cherry-pick state
+//! of a `refs/heads/*` ref that brings commits no ref or reflog holds yet is judged by
+//! candidate lint at its target, scoped by every commit it brings, and a blocking verdict
+//! refuses the whole transaction (git then leaves refs, index and any rebase, merge or cherry-pick state
 //! as they were). Every refusal names `KEEL_SKIP_LINT=1` and the continue and abort
 //! commands of the operation in progress.
 //! Does not own: the hook file and the plumbing test (`keel_engine::hook`), judging
@@ -156,38 +156,41 @@ fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
     Ok(updates)
 }
 
-/// Judges each update that brings a new commit; exit 1 with the refusal when one blocks.
-/// Plumbing, and a commit that touches nothing any spec governs, are told apart first, on
-/// a database that reads no history, so they cost no lint and no memo. A candidate a few
-/// one-parent commits past the kept lint answer (a commit on the branch `keel lint` or
-/// the hook last judged) is judged by extending that answer ([`KeptRun`]); only another
-/// candidate opens the memo and judges its history.
+/// Judges each update that brings new commits; exit 1 with the refusal when one blocks.
+/// Plumbing (no new commit), and new commits that touch nothing any spec governs, are
+/// told apart first, on a database that reads no history, so they cost no lint and no
+/// memo. The rest are judged at the update's target with the scope of every commit it
+/// brings (an earlier commit of a rebase or push is not hidden behind a harmless tip): a
+/// target a few one-parent commits past the kept lint answer (a commit on the branch
+/// `keel lint` or the hook last judged) by extending that answer ([`KeptRun`]), any other
+/// by opening the memo and judging its history.
 fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
     let objects = KeelDatabase::open_objects(repo)?;
-    let mut candidates: Vec<&Update> = Vec::new();
+    let mut candidates: Vec<(&Update, Vec<Oid>)> = Vec::new();
     for update in updates {
-        if candidates.iter().all(|known| known.new != update.new)
-            && objects.is_commit(update.new)?
-            && !claims_nothing(&objects, update.new)?
-            && !objects.is_plumbing(update.new)?
+        if candidates.iter().any(|(known, _)| known.new == update.new)
+            || !objects.is_commit(update.new)?
         {
-            candidates.push(update);
+            continue;
+        }
+        let new = objects.new_commits(update.new)?;
+        if !claim_nothing(&objects, &new)? {
+            candidates.push((update, new));
         }
     }
-    if candidates.is_empty() {
-        return Ok(ExitStatus::Clean);
-    }
     let mut whole: Option<KeelDatabase> = None;
-    for update in candidates {
-        let candidate = update.new.to_string();
-        if let Some(kept) = KeptRun::of(repo, Some(&candidate), Scope::Pending)? {
+    for (update, new) in candidates {
+        let ids: Vec<String> = new.iter().map(Oid::to_string).collect();
+        let scope = Scope::Update(new.into());
+        let target = update.new.to_string();
+        if let Some(kept) = KeptRun::of(repo, Some(&target), scope.clone())? {
             if !kept.report.blocks() {
-                // The ref moves to the candidate: the next lint at HEAD starts from it.
+                // The ref moves to the target: the next lint at HEAD starts from it.
                 kept.keep();
                 continue;
             }
             let operation = kept.db.operation_in_progress()?;
-            eprint!("{}", refusal(&kept.report, update, operation));
+            eprint!("{}", refusal(&kept.report, update, &ids, operation));
             return Ok(ExitStatus::Blocked);
         }
         let db = match &mut whole {
@@ -195,15 +198,27 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
             None => whole.insert(open_repo(repo)?),
         };
         db.apply_changes(&[ChangeEvent::TipAt(update.new)])?;
-        let (report, parses) = lint_or_refuse(db, Scope::Pending)?;
+        let (report, parses) = lint_or_refuse(db, scope)?;
         let counts = render::work_counts(db, parses);
         save_memo(db, counts.images_parsed + counts.hunk_sets_diffed > 0);
         if report.blocks() {
-            eprint!("{}", refusal(&report, update, db.operation_in_progress()?));
+            let operation = db.operation_in_progress()?;
+            eprint!("{}", refusal(&report, update, &ids, operation));
             return Ok(ExitStatus::Blocked);
         }
     }
     Ok(ExitStatus::Clean)
+}
+
+/// Do all of an update's new commits pass the seed's fast classification (none: it is
+/// plumbing)?
+fn claim_nothing(objects: &KeelDatabase, new: &[Oid]) -> Result<bool, CommandError> {
+    for &commit in new {
+        if !claims_nothing(objects, commit)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Does the new commit pass the seed's fast classification: one parent, and no change
@@ -217,10 +232,15 @@ fn claims_nothing(objects: &KeelDatabase, commit: Oid) -> Result<bool, CommandEr
     candidate::claims_nothing(objects, parent_tree, tree).map_err(|err| CommandError::objects(&err))
 }
 
-/// What was refused, told apart for its author, and how to go on.
-fn refusal(report: &LintReport, update: &Update, operation: Operation) -> String {
+/// What was refused (the update's `new` commits), told apart for its author, and how to
+/// go on.
+fn refusal(report: &LintReport, update: &Update, new: &[String], operation: Operation) -> String {
+    let what = match new.len() {
+        1 => "the commit leaves".to_owned(),
+        n => format!("its {n} new commits leave"),
+    };
     let headline = format!(
-        "keel: refused to move {} to {}: the commit leaves spec drift unanswered.",
+        "keel: refused to move {} to {}: {what} spec drift unanswered.",
         update.reference,
         update.new.short(12)
     );
@@ -228,5 +248,5 @@ fn refusal(report: &LintReport, update: &Update, operation: Operation) -> String
         Some((go_on, abort)) => Retry::Operation { go_on, abort },
         None => Retry::Commit,
     };
-    refusal_text(report, &update.new.to_string(), &headline, &retry)
+    refusal_text(report, new, &headline, &retry)
 }

@@ -63,8 +63,9 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
             Some(rev) => (Some(rev.as_str()), Scope::Pending),
             None => (None, Scope::Full),
         };
+        let candidate_scope = scope.clone();
         if let Some(kept) = KeptRun::of(&args.repo, tip, scope)? {
-            let candidate = candidate_id(&kept.db, scope);
+            let candidate = candidate_id(&kept.db, &candidate_scope);
             print_verdict(&kept.db, &kept.report, args, candidate.as_deref())?;
             if args.stats {
                 let counts = render::work_counts(&kept.db, kept.parses);
@@ -99,11 +100,11 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
         }
     };
     let progress = render::Progress::start(args.format == LintFormat::Text, "judging the specs");
-    let (state, mut report, parses) = lint_state_or_refuse(&db, scope)?;
+    let (state, mut report, parses) = lint_state_or_refuse(&db, scope.clone())?;
     progress.finish();
     let candidate = match worktree {
         Some(_) => Some(WORKTREE.to_owned()),
-        None => candidate_id(&db, scope),
+        None => candidate_id(&db, &scope),
     };
     name_worktree(&mut report, worktree);
     print_verdict(&db, &report, args, candidate.as_deref())?;
@@ -125,8 +126,8 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
 }
 
 /// The judged commit's id when `scope` judges a candidate (`--pending`, `--worktree`).
-fn candidate_id(db: &KeelDatabase, scope: Scope) -> Option<String> {
-    if scope != Scope::Pending {
+fn candidate_id(db: &KeelDatabase, scope: &Scope) -> Option<String> {
+    if *scope != Scope::Pending {
         return None;
     }
     Tip::get(db).commit(db).map(|tip| tip.id(db).to_string())
@@ -154,7 +155,7 @@ fn print_verdict(
     };
     write_stdout(&refusal_text(
         report,
-        commit,
+        &[commit.to_owned()],
         &headline,
         &Retry::BeforeCommit,
     ))

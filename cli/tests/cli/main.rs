@@ -19,6 +19,7 @@ mod error_codes;
 mod exit_codes;
 mod first_hour;
 mod fresh;
+mod gate_update;
 #[cfg(unix)]
 mod hook;
 mod impact;

@@ -1,7 +1,10 @@
-//! Candidate lint (`keel lint --pending`): the tip is a commit no ref points at yet.
+//! Candidate lint (`keel lint --pending`, and the hook's judgement of a ref update): the
+//! tip is a commit no ref points at yet, or the last of several.
 //!
 //! Owns: the candidate's scope — the paths it changed against ANY parent (the union over
-//! all parents for a merge, both sides of a rename) and the nodes that govern them (an
+//! all parents for a merge, both sides of a rename; over every new commit of a ref
+//! update, so an early commit of a rebase or push is not hidden behind a harmless tip)
+//! and the nodes that govern them (an
 //! entry covering a changed path, a changed file in the node's own folder; a changed
 //! `keel.toml` brings every node) — and the seed's governor-transition check: a candidate
 //! that deletes a spec node must delete each file that node's `code:` entries governed,
@@ -89,13 +92,37 @@ pub fn claims_nothing(db: &dyn Db, parent_tree: Oid, tree: Oid) -> Result<bool, 
         .any(|change| entries.iter().any(|entry| covers(entry, &change.path))))
 }
 
-/// The ids of the nodes a candidate touches, given the nodes of its tree.
+/// The commits of a ref update ending at `tip` that the database knows, given their ids
+/// (every commit no ref or reflog held before the update): found walking from `tip`
+/// through parents among them only — every commit between the tip and a new commit is
+/// new too, so none is missed. Newest first.
+pub fn update_commits(db: &dyn Db, tip: Commit, new: &[Oid]) -> Vec<Commit> {
+    let new: BTreeSet<Oid> = new.iter().copied().collect();
+    let mut found = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut next = vec![tip];
+    while let Some(commit) = next.pop() {
+        if !new.contains(&commit.id(db)) || !seen.insert(commit.id(db)) {
+            continue;
+        }
+        found.push(commit);
+        next.extend(commit.parents(db).iter().rev());
+    }
+    found
+}
+
+/// The ids of the nodes the `candidates` (a candidate commit, or a ref update's new
+/// commits) touch, given the nodes of the tip's tree: those governing a path any of them
+/// changed.
 pub fn nodes_in_scope(
     db: &dyn Db,
-    candidate: Commit,
+    candidates: &[Commit],
     nodes: &[SpecNode],
 ) -> Result<BTreeSet<NodeId>, ObjectError> {
-    let changed = changed_paths(db, candidate)?;
+    let mut changed = BTreeSet::new();
+    for &candidate in candidates {
+        changed.extend(changed_paths(db, candidate)?);
+    }
     let everything = changed.contains(SETTINGS_FILE);
     Ok(nodes
         .iter()
@@ -104,22 +131,34 @@ pub fn nodes_in_scope(
         .collect())
 }
 
-/// The governor-transition findings: one error per node the candidate deleted that
-/// leaves files it governed in the tree with no other node governing them.
+/// The governor-transition findings: one error per node that one of the `candidates`
+/// (the tip first) deleted and the tip still lacks, which leaves files it governed in
+/// the tip's tree with no other node governing them.
 pub fn governor_transition(
     db: &dyn Db,
-    candidate: Commit,
+    candidates: &[Commit],
     nodes: &[SpecNode],
 ) -> Result<Vec<Finding>, ObjectError> {
-    let Some(&before) = candidate.parents(db).first() else {
+    let Some(&tip) = candidates.first() else {
         return Ok(Vec::new());
     };
-    let files: Vec<String> = files_under(db, candidate.tree(db), "")?
+    let mut former: Vec<SpecNode> = Vec::new();
+    for candidate in candidates {
+        let Some(&before) = candidate.parents(db).first() else {
+            continue;
+        };
+        for old in former_nodes(db, before)? {
+            if !former.iter().any(|known| known.id == old.id) {
+                former.push(old);
+            }
+        }
+    }
+    let files: Vec<String> = files_under(db, tip.tree(db), "")?
         .into_iter()
         .map(|(path, _)| path)
         .collect();
     let mut findings = Vec::new();
-    for old in former_nodes(db, before)? {
+    for old in former {
         if nodes.iter().any(|node| node.id == old.id) {
             continue;
         }

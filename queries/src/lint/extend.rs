@@ -49,10 +49,13 @@ pub fn extend(
     since: &[Commit],
     scope: Scope,
 ) -> Result<Option<(LintState, LintReport)>, ObjectError> {
-    // A candidate's scope reads the tip's parents, which the kept tip itself stands in
-    // for without (its database knows no commit before it).
-    if scope == Scope::Pending && since.is_empty() {
-        return Ok(None);
+    // A candidate's scope reads the parents of its new commits, which this database
+    // knows only for the commits since the kept tip (it knows no commit before that).
+    let beyond = |id: &keel_engine::Oid| !since.iter().any(|commit| commit.id(db) == *id);
+    match &scope {
+        Scope::Pending if since.is_empty() => return Ok(None),
+        Scope::Update(new) if new.iter().any(beyond) => return Ok(None),
+        _ => {}
     }
     let settings = match tip_settings(db, tip)? {
         Ok(settings) => settings.lint,

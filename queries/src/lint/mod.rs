@@ -6,7 +6,8 @@
 //! at the tip in `nodes`, reading `keel.toml` at the tip in `settings`, the per-entry
 //! judgement with lint's own wording in `judge`, the state a report is assembled from in
 //! `state` ([`lint_state_at`] gives it), extending a kept state by new commits in `extend`,
-//! and the `--pending` scope and the governor-transition check in `candidate`.
+//! and the candidate scopes (`--pending`, a ref update's) and the governor-transition
+//! check in `candidate`.
 //! Does not own: rendering or exit codes (`keel`), nor the per-commit judgement (`drift`).
 
 pub mod candidate;
@@ -47,7 +48,7 @@ use state::NodeState;
 pub use state::{KeptLint, LintState};
 
 /// Which nodes a lint judges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Scope {
     /// Every node at the tip (CI, dashboards).
     #[default]
@@ -55,6 +56,10 @@ pub enum Scope {
     /// The tip is a candidate commit: the nodes governing the paths it changed, plus the
     /// governor-transition check (see [`candidate`]).
     Pending,
+    /// The tip ends a ref update that brings these commits (every one no ref or reflog
+    /// held before it, the tip among them): the nodes governing the paths any of them
+    /// changed, plus the governor-transition check across them (see [`candidate`]).
+    Update(std::sync::Arc<[keel_engine::Oid]>),
 }
 
 /// Lints the tip, judging every node.
@@ -80,11 +85,13 @@ fn scoped_nodes(
     mut nodes: Vec<crate::spec::SpecNode>,
     scope: Scope,
 ) -> Result<(Vec<crate::spec::SpecNode>, Vec<Finding>), ObjectError> {
-    if scope == Scope::Full {
-        return Ok((nodes, Vec::new()));
-    }
-    let transition = candidate::governor_transition(db, tip, &nodes)?;
-    let in_scope = candidate::nodes_in_scope(db, tip, &nodes)?;
+    let candidates = match scope {
+        Scope::Full => return Ok((nodes, Vec::new())),
+        Scope::Pending => vec![tip],
+        Scope::Update(new) => candidate::update_commits(db, tip, &new),
+    };
+    let transition = candidate::governor_transition(db, &candidates, &nodes)?;
+    let in_scope = candidate::nodes_in_scope(db, &candidates, &nodes)?;
     nodes.retain(|node| in_scope.contains(&node.id));
     Ok((nodes, transition))
 }
@@ -191,6 +198,7 @@ pub fn lint_state_counting_parses<D: Db + Clone + Send>(
             let shares: Vec<_> = (0..threads)
                 .map(|index| {
                     let clone = db.clone();
+                    let scope = scope.clone();
                     let next = &next;
                     spawner.spawn(move || {
                         let before = thread_parse_counts(clone.hints());

@@ -126,8 +126,9 @@ impl LintReport {
 /// commit itself adds, what the nodes it touches already owed, and what stands in its tree.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Owed {
-    /// Each finding's hits by the judged commit itself (errors and warnings), in report
-    /// order: answered by updating the spec in the same commit, or a `Spec-OK` trailer on it.
+    /// Each finding's hits by the judged commits themselves (errors and warnings), in
+    /// report order: answered by updating the spec in the same commit, or a `Spec-OK`
+    /// trailer on it.
     pub added: Vec<Finding>,
     /// Each blocking finding's hits by earlier window commits: debt the nodes carried
     /// before this commit, answered by `keel ack` (a trailer on this commit covers only it).
@@ -159,8 +160,9 @@ impl Owed {
 }
 
 impl LintReport {
-    /// The report split at `commit` (the judged candidate, as its hits name it).
-    pub fn owed_by(&self, commit: &str) -> Owed {
+    /// The report split at `commits` (the judged candidate, or a ref update's new
+    /// commits, as hits name them): their hits are added, earlier ones carried.
+    pub fn owed_by(&self, commits: &[String]) -> Owed {
         let mut owed = Owed::default();
         for finding in &self.findings {
             if finding.hits.is_empty() {
@@ -173,7 +175,7 @@ impl LintReport {
                 .hits
                 .iter()
                 .cloned()
-                .partition(|hit| &*hit.commit == commit);
+                .partition(|hit| commits.iter().any(|commit| **commit == *hit.commit));
             if !own.is_empty() {
                 owed.added.push(Finding {
                     hits: own,
@@ -276,7 +278,7 @@ mod tests {
             summary: Summary::default(),
             nodes: Vec::new(),
         };
-        let owed = report.owed_by("new");
+        let owed = report.owed_by(&["new".to_owned()]);
         let shape = |findings: &[Finding]| {
             findings
                 .iter()
@@ -295,5 +297,17 @@ mod tests {
         assert_eq!(shape(&owed.standing), ["c:dead-anchor:"]);
         assert_eq!(Owed::nodes(&owed.carried), ["a", "b"]);
         assert_eq!(Owed::commits(&owed.carried), ["old1", "old2"]);
+
+        // A ref update that brings two commits: both are its own.
+        let owed = report.owed_by(&["new".to_owned(), "old1".to_owned()]);
+        assert_eq!(
+            shape(&owed.added),
+            [
+                "a:anchor-hit:new+old1",
+                "b:code-drift:new",
+                "c:code-drift:old1"
+            ]
+        );
+        assert_eq!(shape(&owed.carried), ["b:anchor-hit:old2"]);
     }
 }
