@@ -98,8 +98,11 @@ fn added_text(out: &mut String, added: &[Finding], judged: Judged) {
         .partition(|finding| finding.severity == Severity::Error);
     let these = judged.these_capitalized();
     if blocking.is_empty() {
-        let change = judged.verb("changes", "change");
-        let _ = writeln!(out, "\n{these} {change} no pinned unit.");
+        let leave = judged.verb("leaves", "leave");
+        let _ = writeln!(
+            out,
+            "\n{these} {leave} no change to pinned code unanswered."
+        );
     } else {
         let change = judged.verb("changes", "change");
         let _ = writeln!(out, "\n{these} {change} pinned code:");

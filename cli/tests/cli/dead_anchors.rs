@@ -136,6 +136,58 @@ fn a_path_that_now_holds_another_file_is_reported_with_the_old_files_hits() {
 }
 
 #[test]
+fn a_moved_file_whose_path_stays_empty_is_no_reused_path() {
+    let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
+    repo.git(&["mv", "app.py", "core.py"]).expect("git mv");
+    repo.commit("Move app to core").expect("commit");
+    repo.write("core.py", &APP_PY.replace("x + 1", "x + 2"))
+        .expect("write");
+    repo.commit("Change f").expect("commit");
+    let report = lint(repo.path(), &["--format", "json"]).json();
+    assert!(findings_of(&report, "path-reused").is_empty(), "{report}");
+    let dead = findings_of(&report, "dead-anchor");
+    assert_eq!(dead.len(), 1, "{report}");
+    assert!(
+        dead[0]["repair"].as_str().is_some_and(
+            |repair| repair.starts_with("f has the same qualified name at `core.py#f`")
+        ),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_unit_moved_under_a_renamed_class_is_found_and_a_far_name_is_no_typo() {
+    let flask = "class Flask:\n    def route(self):\n        return 1\n\n    def trap_http_exception(self):\n        return 2\n";
+    let mut repo =
+        repo_with_spec(spec(&["app.py#Flask.route,Flask.trap_http_exception"]).as_bytes());
+    repo.write("app.py", flask).expect("write");
+    repo.commit("Add Flask").expect("commit");
+    repo.write("sansio/app.py", &flask.replace("class Flask", "class App"))
+        .and_then(|r| {
+            r.write(
+                "app.py",
+                "class Flask(App):\n    def handle_http_exception(self):\n        return 3\n",
+            )
+        })
+        .expect("write");
+    repo.commit("Move Flask to sansio as App").expect("commit");
+
+    let report = lint(repo.path(), &["--format", "json"]).json();
+    let dead = findings_of(&report, "dead-anchor");
+    let repairs: Vec<&str> = dead.iter().filter_map(|f| f["repair"].as_str()).collect();
+    let repair = repairs.join("\n");
+    assert!(
+        repair.contains("did you mean `sansio/app.py#App.route`?")
+            && repair.contains("did you mean `sansio/app.py#App.trap_http_exception`?"),
+        "{repair}"
+    );
+    assert!(
+        !repair.contains("Flask.handle_http_exception"),
+        "six edits away is no typo: {repair}"
+    );
+}
+
+#[test]
 fn a_file_moved_away_and_back_is_no_reused_path() {
     let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
     repo.git(&["mv", "app.py", "core.py"]).expect("git mv");

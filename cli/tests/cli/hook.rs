@@ -410,7 +410,7 @@ fn a_refusal_tells_this_commits_change_from_the_debt_before_it_and_each_repair_w
     assert_refused(&refused, "a commit to a node with debt");
     let stderr = text(&refused.stderr);
     assert!(
-        stderr.contains("This commit changes no pinned unit."),
+        stderr.contains("This commit leaves no change to pinned code unanswered."),
         "{stderr}"
     );
     assert!(
@@ -509,7 +509,7 @@ fn lint_worktree_judges_only_the_nodes_the_change_touches_and_explains_a_refusal
         "{stdout}"
     );
     assert!(
-        stdout.contains("This commit changes no pinned unit."),
+        stdout.contains("This commit leaves no change to pinned code unanswered."),
         "{stdout}"
     );
     assert!(stdout.contains("`keel ack app`"), "{stdout}");

@@ -1,19 +1,21 @@
 //! Where a dead anchor's unit went: the same qualified name in another file at the tip
-//! (a unit moved between files), and close names in the entry's own file (a typo, a
-//! renamed class) — the way forward a `dead-anchor` names in its repair.
+//! (a unit moved between files), close names in the entry's own file (a typo, a renamed
+//! class), and the same last name under a renamed parent in a file of the same file name
+//! (moved and renamed) — the way forward a `dead-anchor` names in its repair.
 //!
-//! Owns: the search and its order. Does not own: deciding that an anchor is dead (the
+//! Owns: the search, its order, and what it memoizes (the tip's file list once per tip,
+//! each file's words once per blob, so a watch's next lint reads no blob again). Does not own: deciding that an anchor is dead (the
 //! one classifier, `anchors::classify`) or the finding's wording (`judge`).
 
 use crate::anchors::{ImageUnits, Selector, Verdict, classify};
-use crate::events::tip_image;
 use crate::extract::Language;
-use crate::images::{FileBound, tip_units_within};
-use crate::tree::{RepoPath, files_under};
-use keel_engine::Db;
+use crate::images::{FileBound, Image, image_bytes, tip_units_within};
+use crate::tree::files_under;
 use keel_engine::inputs::Commit;
 use keel_engine::message::edit_distance;
 use keel_engine::objects::ObjectError;
+use keel_engine::{Db, Oid};
+use rustc_hash::FxHashSet;
 
 /// How many homes, and how many close names, one selector's repair names.
 const SHOWN: usize = 3;
@@ -29,7 +31,9 @@ pub(super) struct Homes {
     /// another file of the tip, files with the dead path's file name first.
     pub(super) moved_to: Vec<String>,
     /// Qualified names in the entry's own file close to the selector (edit distance, or
-    /// the same last name under another class).
+    /// the same last name under another class); when no other file holds the same
+    /// qualified name, also entries of files with the dead path's file name holding the
+    /// same last name under a renamed parent.
     pub(super) close: Vec<String>,
 }
 
@@ -66,68 +70,134 @@ pub(super) fn homes(
     selector: &Selector,
     here: &ImageUnits,
 ) -> Result<Homes, ObjectError> {
+    let elsewhere = elsewhere(db, tip, bound, path, selector)?;
+    let mut close = close_names(here, selector);
+    if elsewhere.same_name.is_empty() {
+        close.extend(elsewhere.renamed);
+        close.truncate(SHOWN);
+    }
     Ok(Homes {
-        moved_to: moved_to(db, tip, bound, path, selector)?,
-        close: close_names(here, selector),
+        moved_to: elsewhere.same_name,
+        close,
     })
 }
 
-/// Files of the tip, other than `path` and of its language, where `selector` names one
-/// live unit.
-fn moved_to(
+/// What other files of the tip hold for a dead selector, as entries (`path#Name`).
+struct Elsewhere {
+    /// A live unit of the same qualified name, files with the dead path's file name
+    /// first; at most [`SHOWN`].
+    same_name: Vec<String>,
+    /// In files with the dead path's file name: a unit of the same last name under
+    /// another parent of the same depth (moved and its class renamed, as flask's
+    /// `app.py#Flask.route` became `sansio/app.py#App.route`); at most [`SHOWN`].
+    renamed: Vec<String>,
+}
+
+/// The files of the tip, other than `path` and of its language, that hold `selector`'s
+/// unit under its name or, in a file of the same name, under a renamed parent.
+fn elsewhere(
     db: &dyn Db,
     tip: Commit,
     bound: FileBound,
     path: &str,
     selector: &Selector,
-) -> Result<Vec<String>, ObjectError> {
+) -> Result<Elsewhere, ObjectError> {
+    let mut found = Elsewhere {
+        same_name: Vec::new(),
+        renamed: Vec::new(),
+    };
     let Some(language) = Language::for_path(path) else {
-        return Ok(Vec::new());
+        return Ok(found);
     };
     let text = selector.to_string();
-    let last = text
-        .rsplit('.')
-        .next()
-        .unwrap_or(&text)
-        .trim_start_matches('#');
-    let mut found = Vec::new();
-    let files = files_under(db, tip.tree(db), "")?;
-    for (candidate, blob) in files.into_iter().take(MOST_FILES_READ) {
-        if candidate == path || Language::for_path(&candidate) != Some(language) {
+    let last = last_name(&text);
+    let depth = text.matches('.').count();
+    let name = file_name(path);
+    let files = tip_files(db, tip).as_ref().map_err(Clone::clone)?;
+    for (candidate, blob) in files.iter().take(MOST_FILES_READ) {
+        if candidate == path || Language::for_path(candidate) != Some(language) {
             continue;
         }
         // Cheap first: a file whose text never spells the unit's own name cannot define it.
-        let bytes = db.objects().blob(blob)?;
-        if !contains(&bytes, last.as_bytes()) {
+        let image = Image::at(db, *blob, candidate.clone());
+        let words = image_words(db, image).as_ref().map_err(Clone::clone)?;
+        if !words.contains(last) {
             continue;
         }
-        let image = tip_image(db, tip, RepoPath::new(db, candidate.clone()))?;
-        let units = tip_units_within(db, image, bound);
+        let units = tip_units_within(db, Some(image), bound);
         if matches!(
             classify(units, selector),
             Verdict::Live(_) | Verdict::TypeOnly(_)
         ) {
-            found.push(candidate);
+            found.same_name.push(candidate.clone());
+            continue;
         }
+        let ImageUnits::Extracted(Ok(units)) = units else {
+            continue;
+        };
+        if file_name(candidate) != name {
+            continue;
+        }
+        found.renamed.extend(
+            units
+                .iter()
+                .filter(|unit| {
+                    last_name(&unit.name) == last && unit.name.matches('.').count() == depth
+                })
+                .map(|unit| format!("{candidate}#{}", unit.name)),
+        );
     }
-    let name = file_name(path);
-    found.sort_by_key(|candidate| (file_name(candidate) != name, candidate.clone()));
-    Ok(found
+    found
+        .same_name
+        .sort_by_key(|candidate| (file_name(candidate) != name, candidate.clone()));
+    found.same_name.truncate(SHOWN);
+    found.same_name = found
+        .same_name
         .into_iter()
-        .take(SHOWN)
         .map(|candidate| format!("{candidate}#{text}"))
+        .collect();
+    found.renamed.sort();
+    found.renamed.dedup();
+    found.renamed.truncate(SHOWN);
+    Ok(found)
+}
+
+/// Every file of the tip with its blob, listed once per tip for all the searches.
+#[salsa::tracked(returns(ref))]
+fn tip_files(db: &dyn Db, tip: Commit) -> Result<Vec<(String, Oid)>, ObjectError> {
+    files_under(db, tip.tree(db), "")
+}
+
+/// The identifier-like words of an image's text — runs of ASCII letters, digits, `_`
+/// and `$`, and of non-ASCII bytes — read once per image, so a later lint (a watch's,
+/// after the tip moved) reads no blob it read before.
+#[salsa::tracked(returns(ref))]
+fn image_words<'db>(
+    db: &'db dyn Db,
+    image: Image<'db>,
+) -> Result<FxHashSet<Box<str>>, ObjectError> {
+    let bytes = image_bytes(db, image)?;
+    let is_word =
+        |byte: &u8| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'$') || *byte >= 0x80;
+    Ok(bytes
+        .split(|byte| !is_word(byte))
+        .filter(|word| !word.is_empty())
+        .map(|word| String::from_utf8_lossy(word).into())
         .collect())
+}
+
+/// The last name of a qualified name (`route` of `Scaffold.route`), without a private
+/// method's `#`.
+fn last_name(qualified: &str) -> &str {
+    qualified
+        .rsplit('.')
+        .next()
+        .unwrap_or(qualified)
+        .trim_start_matches('#')
 }
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    needle.is_empty()
-        || haystack
-            .windows(needle.len())
-            .any(|window| window == needle)
 }
 
 /// Qualified names of `here` close to `selector`: within a few edits (a typo), or with
@@ -138,7 +208,7 @@ fn close_names(here: &ImageUnits, selector: &Selector) -> Vec<String> {
     };
     let text = selector.to_string();
     let last = text.rsplit('.').next().unwrap_or(&text);
-    let allowed = (text.chars().count() / 4).max(2);
+    let allowed = (text.chars().count() / 10).clamp(1, 3);
     let mut ranked: Vec<(usize, &str)> = units
         .iter()
         .filter_map(|unit| {

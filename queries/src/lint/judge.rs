@@ -288,6 +288,10 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         };
         let node = Node::new(db, self.node.id.clone());
         let window = window(db, self.tip, node)?;
+        if tip_entry(db, self.tip, RepoPath::new(db, path.clone()))?.is_none() {
+            // Nothing holds the path at the tip: the file moved, its path is not reused.
+            return Ok(());
+        }
         let Some((rename, moved_to)) = move_away(db, &window, path)? else {
             return Ok(());
         };

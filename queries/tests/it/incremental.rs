@@ -311,3 +311,46 @@ fn a_commit_that_only_adds_lines_is_judged_without_its_parents_image() {
         "the two newest app.py images: {run:?}"
     );
 }
+
+#[test]
+fn a_dead_anchors_home_search_reads_each_file_once_and_after_a_commit_only_the_new_one() {
+    use crate::support::{count_named, spec};
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            (".spec/app/spec.md", &spec(&["app.py#gone"], &[])),
+            ("app.py", "def kept():\n    return 1\n"),
+            ("a.py", "def gone():\n    return 2\n"),
+            ("b.py", "def other():\n    return 3\n"),
+        ],
+        "Add the files and a spec whose anchor is dead",
+    );
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    lint(&db).expect("lints");
+    let cold_run = db.take_executed_queries();
+    assert_eq!(
+        count_named(&cold_run, "image_words"),
+        2,
+        "a.py and b.py, the files the search reads: {cold_run:?}"
+    );
+
+    commit(
+        &mut repo,
+        &[("b.py", "def other():\n    return 4\n")],
+        "Change b",
+    );
+    db.apply_changes(&[ChangeEvent::TipMoved])
+        .expect("tip re-read");
+    let warm = lint(&db).expect("lints");
+    let warm_run = db.take_executed_queries();
+    assert_eq!(
+        count_named(&warm_run, "image_words"),
+        1,
+        "only the new b.py is read: {warm_run:?}"
+    );
+    let fresh = KeelDatabase::open(repo.path()).expect("opens");
+    assert_eq!(warm, lint(&fresh).expect("lints"));
+    let repair = &warm.findings[0].repair;
+    assert!(repair.contains("`a.py#gone`"), "{repair}");
+}
