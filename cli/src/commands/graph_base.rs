@@ -1,13 +1,15 @@
 //! The tree a call graph is built from: the working tree or the commit `--rev` names, its
 //! files and its `keel.toml` (`keel callgraph` and `keel impact` read their base alike).
 //!
-//! Owns: resolving the base once, reading one of its files, its settings and the files a
-//! graph reads. Does not own: building the graph (`keel_queries::callgraph`).
+//! Owns: resolving the base once, reading one of its files (never outside the repository:
+//! not through `..`, not beyond a symbolic link), its settings and the files a graph
+//! reads. Does not own: building the graph (`keel_queries::callgraph`).
 
 use super::CommandError;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::is_graph_input;
+use keel_queries::impact::patch::{PatchError, stays_inside};
 
 /// What the base is read from: the working tree, or the commit `--rev` names (its id
 /// and root tree), resolved once.
@@ -40,14 +42,47 @@ impl Base {
                 .map(|entry| db.objects().blob(entry.oid).map(|bytes| bytes.to_vec()))
                 .transpose()
                 .map_err(fsck),
-            None => Ok(db
-                .work_dir()
-                .map(|root| root.join(path))
-                .filter(|path| path.is_file())
-                .map(std::fs::read)
-                .transpose()?),
+            None => match db.work_dir() {
+                Some(root) => read_inside(&root, path),
+                None => Ok(None),
+            },
         }
     }
+}
+
+/// The working tree's file at `path` (a path [`stays_inside`] the repository) as git
+/// reads it: a symbolic link is its target's text, never what it points to; a path with
+/// a link among its folders is refused, as `git apply` refuses a patch beyond one.
+fn read_inside(root: &std::path::Path, path: &str) -> Result<Option<Vec<u8>>, CommandError> {
+    debug_assert!(stays_inside(path), "the patch parser refuses {path}");
+    let mut at = root.to_path_buf();
+    let parts: Vec<&str> = path.split('/').collect();
+    for (index, part) in parts.iter().enumerate() {
+        at.push(part);
+        let Ok(metadata) = std::fs::symlink_metadata(&at) else {
+            return Ok(None);
+        };
+        let last = index + 1 == parts.len();
+        if metadata.file_type().is_symlink() {
+            if !last {
+                return Err(PatchError::BeyondLink {
+                    path: path.to_owned(),
+                    link: parts[..=index].join("/"),
+                }
+                .into());
+            }
+            return Ok(Some(
+                std::fs::read_link(&at)?
+                    .as_os_str()
+                    .as_encoded_bytes()
+                    .to_vec(),
+            ));
+        }
+        if last {
+            return Ok(metadata.is_file().then(|| std::fs::read(&at)).transpose()?);
+        }
+    }
+    Ok(None)
 }
 
 /// The base tree's `keel.toml`, read and checked once: its bytes (`None` without one: the

@@ -357,6 +357,65 @@ fn hunks_on_files_the_graph_does_not_read_must_apply_too() {
     );
 }
 
+/// A folder beside the repository holding `secret.txt` (`old`), and its name.
+fn sibling_with_secret() -> (tempfile::TempDir, String) {
+    let sibling = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(sibling.path().join("secret.txt"), "old\n").expect("write the secret");
+    let name = sibling
+        .path()
+        .file_name()
+        .and_then(|name| name.to_str())
+        .expect("a UTF-8 folder name")
+        .to_owned();
+    (sibling, name)
+}
+
+#[test]
+fn a_patch_path_that_leaves_the_repository_is_refused_whatever_the_file_outside_holds() {
+    let (sibling, name) = sibling_with_secret();
+    let repo = repo_with(&[]);
+    assert_eq!(
+        repo.path().parent(),
+        sibling.path().parent(),
+        "both temporary folders share a parent, so `../` reaches the secret"
+    );
+    for (guess, path) in [
+        ("old", format!("../{name}/secret.txt")),
+        ("wrong", format!("../{name}/secret.txt")),
+        ("old", format!("{}/secret.txt", sibling.path().display())),
+        ("old", ".git/config".to_owned()),
+    ] {
+        let patch = format!("--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-{guess}\n+new\n");
+        repo.write("change.diff", &patch).expect("write the patch");
+        let refused = run(repo.path(), &["impact", "change.diff"]);
+        assert_eq!(refused.code, 2, "{path}: {}", refused.render(None));
+        assert!(refused.stdout.is_empty());
+        assert!(
+            refused.stderr.contains("leaves the repository")
+                && refused.stderr.contains("change.diff:1:"),
+            "the same refusal whatever the file holds: {}",
+            refused.stderr
+        );
+    }
+}
+
+#[test]
+fn a_patch_path_beyond_a_symbolic_link_is_refused() {
+    let (sibling, _name) = sibling_with_secret();
+    let repo = repo_with(&[]);
+    std::os::unix::fs::symlink(sibling.path(), repo.path().join("docs")).expect("a link");
+    let patch = "--- a/docs/secret.txt\n+++ b/docs/secret.txt\n@@ -1 +1 @@\n-old\n+new\n";
+    repo.write("change.diff", patch).expect("write the patch");
+    let refused = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(refused.code, 2, "{}", refused.render(None));
+    assert!(refused.stdout.is_empty());
+    assert!(
+        refused.stderr.contains("beyond a symbolic link (`docs`)"),
+        "{}",
+        refused.stderr
+    );
+}
+
 /// `c.run` calls `f` on a parameter keel cannot type: an unresolved site named like `a.f`.
 const C_PY: &str = "def run(obj):\n    return obj.f()\n";
 

@@ -3,8 +3,9 @@
 //!
 //! Owns: parsing (`diff --git` headers with `new file`/`deleted file`/`rename from`/
 //! `rename to`, or plain `---`/`+++` pairs; `a/` and `b/` prefixes; `@@ -l,s +l,s @@`
-//! hunks; `\ No newline at end of file`), checking each hunk's context and removed lines
-//! against the base, and producing each file's candidate bytes.
+//! hunks; `\ No newline at end of file`), refusing a path that leaves the repository
+//! (as `git apply` does), checking each hunk's context and removed lines against the
+//! base, and producing each file's candidate bytes.
 //! Does not own: which files exist (the caller passes base contents) or what the changed
 //! lines mean (`impact`).
 
@@ -104,6 +105,18 @@ pub enum PatchError {
         at: u32,
         reason: String,
     },
+    #[error(
+        "{source_name}:{line}: the path `{path}` leaves the repository (absolute, `..`, `.` or an empty part, or inside `.git`); keel reads nothing outside it; repair: pass a patch of this repository's files, as `git diff` writes it"
+    )]
+    Outside {
+        source_name: String,
+        line: usize,
+        path: String,
+    },
+    #[error(
+        "{path}: the patch's path lies beyond a symbolic link (`{link}`) of the working tree; keel does not follow it out of the repository; repair: patch the file where it lives, or pass --rev to preview against a commit"
+    )]
+    BeyondLink { path: String, link: String },
     #[error("{source_name}: the patch changes no file; repair: pass the output of `git diff`")]
     Empty { source_name: String },
     #[error("{source_name}: a base file cannot be read ({reason}); repair: run `git fsck`")]
@@ -130,6 +143,15 @@ pub fn parse(source_name: &str, bytes: &[u8]) -> Result<Vec<FilePatch>, PatchErr
         });
     }
     Ok(files)
+}
+
+/// Does `path` name a file inside the repository, as `git apply` reads one: relative,
+/// with no empty, `.` or `..` component and no `.git` folder (any case)?
+pub fn stays_inside(path: &str) -> bool {
+    !path.starts_with('/')
+        && path.split('/').all(|part| {
+            !part.is_empty() && part != "." && part != ".." && !part.eq_ignore_ascii_case(".git")
+        })
 }
 
 /// The lines of `bytes`, each with its `\n`.
@@ -250,17 +272,19 @@ impl<'a> Parser<'a> {
                     ),
                 )
             })?;
-        self.at += 1;
         let mut path = trim_end(&line[marker.len()..]);
         // `diff -u` appends a tab and a timestamp.
         if let Some(tab) = path.iter().position(|&b| b == b'\t') {
             path = &path[..tab];
         }
-        if path == b"/dev/null" {
-            return Ok(None);
-        }
-        let path = path.strip_prefix(prefix).unwrap_or(path);
-        self.path_text(path).map(Some)
+        let path = if path == b"/dev/null" {
+            None
+        } else {
+            let path = path.strip_prefix(prefix).unwrap_or(path);
+            Some(self.path_text(path)?)
+        };
+        self.at += 1;
+        Ok(path)
     }
 
     fn path_text(&self, path: &[u8]) -> Result<String, PatchError> {
@@ -271,8 +295,19 @@ impl<'a> Parser<'a> {
                 "a quoted path (set `core.quotePath=false` or rename the file)",
             ));
         }
-        String::from_utf8(path.to_vec())
-            .map_err(|_| self.malformed(self.at + 1, "a path that is not UTF-8"))
+        let path = String::from_utf8(path.to_vec())
+            .map_err(|_| self.malformed(self.at + 1, "a path that is not UTF-8"))?;
+        if path.is_empty() {
+            return Err(self.malformed(self.at + 1, "an empty path"));
+        }
+        if !stays_inside(&path) {
+            return Err(PatchError::Outside {
+                source_name: self.source_name.to_owned(),
+                line: self.at + 1,
+                path,
+            });
+        }
+        Ok(path)
     }
 
     /// One hunk from its `@@` line to the line counts its header gives.
@@ -537,16 +572,44 @@ rename to renamed.py
     }
 
     #[test]
+    fn a_path_stays_inside_only_when_relative_plain_and_outside_git() {
+        for inside in [
+            "a.py",
+            "src/a.py",
+            "a..b/c.py",
+            ".github/x.yml",
+            "x/.gitignore",
+        ] {
+            assert!(super::stays_inside(inside), "{inside}");
+        }
+        for outside in [
+            "../a.py",
+            "src/../../a.py",
+            "/etc/passwd",
+            "./a.py",
+            "a//b.py",
+            "src/",
+            ".git/config",
+            "x/.GIT/hooks/pre-commit",
+            "..",
+        ] {
+            assert!(!super::stays_inside(outside), "{outside}");
+        }
+    }
+
+    #[test]
     fn malformed_patches_name_their_line() {
         for (text, line) in [
             ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n", 6),
             ("--- a/x\n+++ b/x\n@@ nonsense @@\n", 3),
             ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", 2),
             // Found by fuzzing: a new file whose header names no path, a deleted file
-            // likewise, and a range past the last line number u32 can count to.
-            ("diff --git \nrename from \nnew file mode", 3),
-            ("diff --git \nrename to \ndeleted file mode", 3),
-            ("--- \n+++ \n@@ -4294967295,2 +2 @@\n-\n-\n+", 3),
+            // likewise (each an empty path, at its line), and a range past the last line
+            // number u32 can count to.
+            ("diff --git \nrename from \nnew file mode", 2),
+            ("diff --git \nrename to \ndeleted file mode", 2),
+            ("--- a/x\n+++ b/x\n@@ -4294967295,2 +2 @@\n-\n-\n+", 3),
+            ("--- \n+++ b/x\n", 1),
         ] {
             match parse("p.diff", text.as_bytes()) {
                 Err(PatchError::Malformed { line: at, .. }) => assert_eq!(at, line, "{text}"),
