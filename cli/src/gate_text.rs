@@ -20,11 +20,16 @@ pub(crate) enum Retry {
     Commit,
     /// Commit (a candidate judged before it exists: `keel lint --worktree`, `--pending`).
     BeforeCommit,
-    /// A git operation is in progress: its continue and abort commands.
+    /// A git operation is in progress: its continue and abort commands, and whether it
+    /// is a rebase (whose spec update is a commit of its own before it continues).
     Operation {
         go_on: &'static str,
         abort: &'static str,
+        rebase: bool,
     },
+    /// `git merge`/`git pull` fast-forwarding to `to` (a commit id): the working tree
+    /// and index already hold it.
+    FastForward { to: String },
 }
 
 /// The refusal of `commits` (the judged candidate, or a ref update's new commits: ids as
@@ -44,24 +49,40 @@ pub(crate) fn refusal_text(
     standing_text(&mut out, &owed.standing, report, judged);
     // Writing to a String cannot fail.
     let _ = writeln!(out);
-    match retry {
-        Retry::Commit => out.push_str("Then commit again.\n"),
-        Retry::BeforeCommit => {
-            let _ = writeln!(
-                out,
-                "The gate (`keel hook install`) gives this verdict at commit; `{SKIP}=1` on the git command lets that one commit through unjudged."
-            );
-            return out;
-        }
-        Retry::Operation { go_on, abort } => {
-            let _ = writeln!(out, "Then stage the specs and run `{go_on}`; or `{abort}`.");
-        }
-    }
-    let _ = writeln!(
-        out,
-        "To let this one update through unjudged: {SKIP}=1 and the same git command."
-    );
+    out.push_str(&go_on_text(retry));
     out
+}
+
+/// How to go on, and the bypass that works, for each way a refusal finds the repository:
+/// each command was tried against git's own state after such a refusal (see the CLI
+/// tests of the gate).
+fn go_on_text(retry: &Retry) -> String {
+    match retry {
+        Retry::Commit => format!(
+            "Then commit again (after a refused `git revert`, `git commit --no-edit` commits the revert with its message).\n\
+             To let this one commit through unjudged: {SKIP}=1 on the same `git commit` (after a refused revert: `{SKIP}=1 git commit --no-edit`).\n"
+        ),
+        Retry::BeforeCommit => format!(
+            "The gate (`keel hook install`) gives this verdict at commit; `{SKIP}=1` on the git command lets that one commit through unjudged.\n"
+        ),
+        Retry::Operation {
+            go_on,
+            abort,
+            rebase: true,
+        } => format!(
+            "Then `git add` the spec and `git commit` it (a commit after the hits answers them), and run `{go_on}`; or `{abort}`.\n\
+             To let the rebase finish unjudged: `{SKIP}=1 {go_on}`.\n"
+        ),
+        Retry::Operation { go_on, abort, .. } => format!(
+            "Then stage the specs and run `{go_on}`; or `{abort}`.\n\
+             To let this one update through unjudged: `{SKIP}=1 {go_on}`.\n"
+        ),
+        Retry::FastForward { to } => format!(
+            "git fast-forwarded the working tree and index to {to} before moving the branch, and leaves them there; restore them (your own changes stay): `git read-tree -u -m {to} HEAD`.\n\
+             Then update the spec in a commit after the hits: with your own changes committed or stashed, `git merge --no-ff --no-commit {to}`, update the spec, `git add` it, `git commit`.\n\
+             To let the fast-forward through unjudged: `{SKIP}=1 git merge --ff-only {to}`.\n"
+        ),
+    }
 }
 
 /// How many commits a refusal judges: the one candidate, or a ref update's new commits.

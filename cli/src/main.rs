@@ -5,6 +5,14 @@
 //! unreadable input (one line naming file, line and repair; nothing written), 101 keel's
 //! own failure.
 //! Does not own: any answer (`keel-queries`) or reading the world (`keel-engine`).
+//!
+//! stdout is written only through `commands::write_stdout` (and its `outln!`), where a
+//! closed pipe (`keel … | head`) ends the output quietly; `println!` would panic there
+//! (exit 101), so it is denied.
+#![deny(
+    clippy::print_stdout,
+    reason = "print through commands::write_stdout or outln!, which end quietly on a closed pipe"
+)]
 
 mod commands;
 mod exit;

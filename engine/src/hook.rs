@@ -2,12 +2,15 @@
 //! file keel writes and removes, which ref updates are plumbing, and which operation is
 //! in progress when an update is refused.
 //!
-//! Owns: where hooks live (`core.hooksPath`, else the common git folder's `hooks/`; bare
-//! repositories alike), the hook script (marked as keel's, so keel never overwrites or
-//! removes a hook it did not write; `--force` keeps the old one beside it and runs it
-//! first), the seed's plumbing test and its converse (the commits an update brings that
-//! no ref or reflog reaches yet; none for plumbing), and the operation in progress
-//! (rebase, cherry-pick, revert, merge, `git am`) with its continue and abort commands.
+//! Owns: where hooks live (git's own answer, `git rev-parse --git-path
+//! hooks/reference-transaction`: `core.hooksPath` as git reads it, else the common git
+//! folder's `hooks/`; bare repositories alike), the hook script (marked as keel's, so keel
+//! never overwrites or removes a hook it did not write; `--force` keeps the old one beside
+//! it and runs it first, and never replaces a hook it kept; the script passes plumbing and
+//! refuses only new branch commits when keel itself is gone), the seed's plumbing test
+//! and its converse (the commits an update brings that no ref or reflog reaches yet; none
+//! for plumbing), and the operation in progress (rebase, cherry-pick, revert, merge,
+//! `git am`) with its continue and abort commands.
 //! Does not own: judging a candidate (`keel lint --pending`) or the wording of a refusal.
 //!
 //! Reachability reads every ref under `refs/` and every entry of their reflogs, not HEAD
@@ -44,6 +47,26 @@ pub enum HookError {
     NotOursToRemove { path: PathBuf },
     #[error("{path}: no hook keel wrote is installed; nothing to remove")]
     NotInstalled { path: PathBuf },
+    #[error(
+        "{path}: a hook keel did not write is installed, and keel already keeps an earlier one at {kept}; keel replaces neither; repair: merge the two hooks into {kept} (or remove the one you no longer want), then run `keel hook install --force` again"
+    )]
+    KeptAlready { path: PathBuf, kept: PathBuf },
+    #[error(
+        "core.hooksPath is set but empty, so git looks for the hook at {path}, in no hooks folder, and keel writes nothing there; repair: remove the empty setting (`git config --show-origin core.hooksPath` names its file; `git config --unset core.hooksPath` removes this repository's) or set it to a folder"
+    )]
+    EmptyHooksPath { path: PathBuf },
+    #[error(
+        "{folder}: git looks for hooks there (core.hooksPath, else the git folder's hooks/), but it is not a folder, so git runs no hook and keel installed nothing; repair: set core.hooksPath to a folder (`git config core.hooksPath DIR`), or leave hooks switched off (core.hooksPath=/dev/null does that)"
+    )]
+    HooksNotAFolder { folder: PathBuf },
+    #[error(
+        "cannot ask git where it runs hooks (`git rev-parse --git-path hooks/{HOOK_NAME}` in {dir}): {reason}; repair: put git on PATH (the hook runs only under git)"
+    )]
+    Git { dir: PathBuf, reason: String },
+    #[error(
+        "{path}: keel wrote its hook where git runs it, but it cannot be run ({reason}), so git would skip it; repair: make the file executable on a filesystem that runs programs (not mounted noexec), or set core.hooksPath to a folder that does"
+    )]
+    NotRunnable { path: PathBuf, reason: String },
     #[error("{path}: {reason}; repair: check the folder's permissions")]
     Io { path: PathBuf, reason: String },
     #[error(transparent)]
@@ -74,6 +97,10 @@ pub enum Operation {
     Revert,
     Merge,
     Am,
+    /// `git merge` (or `git pull`) fast-forwarding: git moved the working tree and the
+    /// index to the target before the branch, and leaves them there when the ref update
+    /// is refused.
+    FastForward,
     /// No operation is in progress (a commit).
     None,
 }
@@ -87,41 +114,91 @@ impl Operation {
             Self::Revert => ("git revert --continue", "git revert --abort"),
             Self::Merge => ("git merge --continue", "git merge --abort"),
             Self::Am => ("git am --continue", "git am --abort"),
-            Self::None => return None,
+            Self::FastForward | Self::None => return None,
         })
     }
 }
 
 impl KeelDatabase {
-    /// The hook file's path in this repository.
-    pub fn hook_path(&self) -> Result<PathBuf, EngineError> {
+    /// Where git runs this repository's hook, as git itself answers it (`git rev-parse
+    /// --git-path hooks/reference-transaction`, asked of this repository's git folder and
+    /// working tree): `core.hooksPath` is read as git reads it (`~/` expanded, a relative
+    /// path taken from the working tree's root, or from the git folder of a bare
+    /// repository, every config file and setting git sees), else the common git folder's
+    /// `hooks/`. An empty `core.hooksPath` is refused: git then looks for the hook outside
+    /// any folder meant for hooks (git 2.47: at the filesystem root).
+    pub fn hook_path(&self) -> Result<PathBuf, HookError> {
         let repo = self.repo_handle()?;
-        let configured = repo
+        // git runs a hook in the working tree's root, or in a bare repository's git folder,
+        // and answers a relative `core.hooksPath` relative to that folder.
+        let base = repo.workdir().unwrap_or(repo.git_dir()).to_owned();
+        let failed = |reason: String| HookError::Git {
+            dir: base.clone(),
+            reason,
+        };
+        let mut git = std::process::Command::new("git");
+        git.current_dir(&base)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_COMMON_DIR")
+            .arg(flag("--git-dir=", repo.git_dir()));
+        if let Some(workdir) = repo.workdir() {
+            git.arg(flag("--work-tree=", workdir));
+        }
+        let output = git
+            .args(["rev-parse", "--git-path", &format!("hooks/{HOOK_NAME}")])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|err| failed(err.to_string()))?;
+        if !output.status.success() {
+            return Err(failed(
+                String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            ));
+        }
+        let answer = output.stdout.strip_suffix(b"\n").unwrap_or(&output.stdout);
+        let answer = gix::path::from_byte_slice(answer)
+            .map_err(|_| failed("git named a path that is not UTF-8".to_owned()))?;
+        let path = base.join(answer);
+        let empty = repo
             .config_snapshot()
             .string("core.hooksPath")
-            .map(|value| PathBuf::from(value.to_string()));
-        let folder = match configured {
-            Some(path) if path.is_absolute() => path,
-            Some(path) => repo.workdir().unwrap_or(repo.git_dir()).join(path),
-            None => repo.common_dir().join("hooks"),
-        };
-        Ok(folder.join(HOOK_NAME))
+            .is_some_and(|value| value.is_empty());
+        if empty {
+            return Err(HookError::EmptyHooksPath { path });
+        }
+        Ok(path)
     }
 
-    /// Writes keel's hook, which runs `keel` (the program at `program`, else `keel` on
-    /// `PATH`). Refuses a hook keel did not write unless `force`, which keeps it beside
-    /// keel's and runs it first.
+    /// Writes keel's hook where git runs it ([`Self::hook_path`]), which runs `keel` (the
+    /// program at `program`, else `keel` on `PATH`), then runs it once as git would (with
+    /// [`PROBE`], which it answers at once) so a hook git would skip is an error, not
+    /// "installed". Refuses a hook keel did not write unless `force`, which keeps it
+    /// beside keel's and runs it first; refuses even with `force` when keel already keeps
+    /// an earlier one, which it never replaces. Writes nothing when git's hooks path is
+    /// not a folder (`core.hooksPath=/dev/null` switches hooks off).
     pub fn install_hook(&self, program: &Path, force: bool) -> Result<Installed, HookError> {
         let path = self.hook_path()?;
         let io = |err: std::io::Error| HookError::Io {
             path: path.clone(),
             reason: err.to_string(),
         };
+        if let Some(folder) = path.parent()
+            && folder.exists()
+            && !folder.is_dir()
+        {
+            return Err(HookError::HooksNotAFolder {
+                folder: folder.to_owned(),
+            });
+        }
+        let kept = chained_path(&path);
+        let kept_before = kept.symlink_metadata().is_ok();
         let mut chained = None;
         match std::fs::read(&path) {
             Ok(existing) if is_ours(&existing) => {}
+            Ok(_) if force && kept_before => {
+                return Err(HookError::KeptAlready { path, kept });
+            }
             Ok(_) if force => {
-                let kept = chained_path(&path);
                 std::fs::rename(&path, &kept).map_err(io)?;
                 chained = Some(kept);
             }
@@ -132,8 +209,9 @@ impl KeelDatabase {
         if let Some(folder) = path.parent() {
             std::fs::create_dir_all(folder).map_err(io)?;
         }
-        let chain = chained.is_some() || chained_path(&path).exists();
+        let chain = chained.is_some() || kept_before;
         write_executable(&path, &script(program, chain)).map_err(io)?;
+        probe(&path)?;
         Ok(Installed { path, chained })
     }
 
@@ -210,6 +288,11 @@ impl KeelDatabase {
                 Operation::Revert
             } else if has("MERGE_HEAD") {
                 Operation::Merge
+            } else if is_merging(std::env::var_os("GIT_REFLOG_ACTION").as_deref()) {
+                // `git merge` and `git pull` name themselves in GIT_REFLOG_ACTION (no
+                // other command that moves a branch does): with no MERGE_HEAD, it is a
+                // fast-forward.
+                Operation::FastForward
             } else {
                 Operation::None
             },
@@ -256,7 +339,61 @@ impl KeelDatabase {
     }
 }
 
+/// `FLAG` followed by `path`, as one argument.
+fn flag(flag: &str, path: &Path) -> std::ffi::OsString {
+    let mut arg = std::ffi::OsString::from(flag);
+    arg.push(path);
+    arg
+}
+
+/// The argument keel's hook answers at once with success, doing nothing: `keel hook
+/// install` runs the hook with it to check that git can run it. git never passes it (a
+/// `reference-transaction` hook's one argument is its phase).
+pub const PROBE: &str = "--keel-probe";
+
+/// Runs the hook at `path` as git runs it (by its path, `/bin/sh` reading its first line)
+/// with [`PROBE`]: a hook that is not executable, on a folder mounted `noexec`, or whose
+/// interpreter is missing fails here as it would under git, where git skips it.
+#[cfg(unix)]
+fn probe(path: &Path) -> Result<(), HookError> {
+    let not_runnable = |reason: String| HookError::NotRunnable {
+        path: path.to_owned(),
+        reason,
+    };
+    let output = std::process::Command::new(path)
+        .arg(PROBE)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|err| not_runnable(err.to_string()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(not_runnable(format!(
+        "it ended with {}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr).trim()
+    )))
+}
+
+/// Outside unix git runs hooks through its own shell; nothing to check here.
+#[cfg(not(unix))]
+fn probe(_path: &Path) -> Result<(), HookError> {
+    Ok(())
+}
+
 /// Was this hook file written by keel?
+/// Is git's reflog action (`GIT_REFLOG_ACTION`, as the hook inherits it) a merge's or a
+/// pull's?
+fn is_merging(action: Option<&std::ffi::OsStr>) -> bool {
+    action
+        .and_then(|action| action.to_str())
+        .is_some_and(|action| {
+            action == "merge" || action.starts_with("merge ") || action.starts_with("pull")
+        })
+}
+
 fn is_ours(content: &[u8]) -> bool {
     String::from_utf8_lossy(content)
         .lines()
@@ -270,27 +407,86 @@ fn chained_path(hook: &Path) -> PathBuf {
 }
 
 /// The hook script: the kept hook first (every phase, same arguments and input), then
-/// keel for the prepared phase. `KEEL_SKIP_LINT=1` is honoured by keel itself, so the
-/// refusal that names it is the one place it is explained. Without a kept hook, no
-/// process but keel's is started, and keel only in the prepared phase: the other phases'
-/// input is drained by the shell's own `read` (git writes every phase's input), and keel
-/// reads the prepared phase's from the hook's stdin.
+/// keel for the prepared phase. `KEEL_SKIP_LINT=1` is honoured first (after the kept
+/// hook, which is not keel's to skip), before keel is looked for, so a bypass works with
+/// keel gone; keel honours it too. Without a kept hook, no process but keel's is started,
+/// and keel only in the prepared phase: the other phases' input (and [`PROBE`]'s) is
+/// drained by the shell's own `read` (git writes every phase's input), and keel reads the
+/// prepared phase's from the hook's stdin. When keel cannot be run (the program keel was
+/// installed from is gone, no `keel` on `PATH`), [`WITHOUT_KEEL`] judges instead.
 fn script(program: &Path, chain: bool) -> String {
     let program = program.display().to_string().replace('\'', "'\\''");
     let mut text = format!(
-        "#!/bin/sh\n{MARKER}\n# Remove with `keel hook uninstall`; skip once with KEEL_SKIP_LINT=1.\nkeel='{program}'\n[ -x \"$keel\" ] || keel=keel\n"
+        "#!/bin/sh\n{MARKER}\n# Remove with `keel hook uninstall`; skip once with KEEL_SKIP_LINT=1.\n"
+    );
+    let find = format!(
+        "program='{program}'\nkeel=$program\nif [ ! -f \"$keel\" ] || [ ! -x \"$keel\" ]; then\n  if command -v keel >/dev/null 2>&1; then keel=keel; else keel=; fi\nfi\n"
     );
     if chain {
         text.push_str(&format!(
-            "input=$(cat)\nkept=\"$0{CHAINED_SUFFIX}\"\nif [ -x \"$kept\" ]; then\n  printf '%s\\n' \"$input\" | \"$kept\" \"$@\" || exit $?\nfi\n[ \"$1\" = prepared ] || exit 0\nprintf '%s\\n' \"$input\" | exec \"$keel\" hook run \"$1\"\n"
+            "[ \"$1\" = {PROBE} ] && exit 0\ninput=$(cat)\nkept=\"$0{CHAINED_SUFFIX}\"\nif [ -x \"$kept\" ]; then\n  printf '%s\\n' \"$input\" | \"$kept\" \"$@\" || exit $?\nfi\n[ \"$1\" = prepared ] || exit 0\n[ \"${{KEEL_SKIP_LINT-}}\" = 1 ] && exit 0\n"
         ));
+        text.push_str(&find);
+        text.push_str(&without_keel());
+        text.push_str(
+            "if [ -n \"$keel\" ]; then\n  printf '%s\\n' \"$input\" | \"$keel\" hook run \"$1\"\nelse\n  printf '%s\\n' \"$input\" | keel_missing\nfi\n",
+        );
         return text;
     }
     text.push_str(
-        "if [ \"$1\" != prepared ]; then\n  while read -r _; do :; done\n  exit 0\nfi\nexec \"$keel\" hook run \"$1\"\n",
+        "if [ \"$1\" != prepared ] || [ \"${KEEL_SKIP_LINT-}\" = 1 ]; then\n  while read -r _; do :; done\n  exit 0\nfi\n",
     );
+    text.push_str(&find);
+    text.push_str("[ -z \"$keel\" ] || exec \"$keel\" hook run \"$1\"\n");
+    text.push_str(&without_keel());
+    text.push_str("keel_missing\n");
     text
 }
+
+/// [`WITHOUT_KEEL`] with the kept hook's suffix filled in.
+fn without_keel() -> String {
+    WITHOUT_KEEL.replace("@CHAINED@", CHAINED_SUFFIX)
+}
+
+/// The hook's judgement when keel cannot be run, in POSIX sh and git alone (reading the
+/// prepared phase's `<old> <new> <ref>` lines on stdin), so removing keel never locks the
+/// repository: an update of a `refs/heads/*` branch to a commit that no ref under `refs/`
+/// and no reflog holds yet (during a rebase, no ref: its commits are in HEAD's reflog) is
+/// a new branch commit — commit, amend, merge, cherry-pick, revert, rebase, a push of new
+/// commits — and is refused with one message naming `KEEL_SKIP_LINT=1`, the program that
+/// is gone and how to remove the hook; everything else passes: checkout, reset (to any
+/// commit a ref or reflog holds), branch creation and deletion, tags, fetch. It cannot
+/// tell a governed commit from an ungoverned one, so it refuses both.
+const WITHOUT_KEEL: &str = r#"keel_missing() {
+  git_dir=$(git rev-parse --git-dir 2>/dev/null) || return 0
+  reflogs=--reflog
+  if [ -d "$git_dir/rebase-merge" ] || [ -d "$git_dir/rebase-apply" ]; then
+    reflogs=
+  fi
+  refused=
+  while read -r _ new ref; do
+    case $ref in refs/heads/*) ;; *) continue ;; esac
+    case $new in *[!0]*) ;; *) continue ;; esac
+    [ "$(git cat-file -t "$new" 2>/dev/null)" = commit ] || continue
+    [ -n "$(git rev-list -n 1 "$new" --not --exclude=HEAD --all $reflogs 2>/dev/null)" ] || continue
+    [ -n "$refused" ] || refused=$ref
+  done
+  [ -n "$refused" ] || return 0
+  case $0 in /*) hook=$0 ;; *) hook=$PWD/$0 ;; esac
+  if [ -e "$hook@CHAINED@" ]; then
+    remove="mv '$hook@CHAINED@' '$hook' (puts back the hook keel kept)"
+  else
+    remove="rm '$hook'"
+  fi
+  printf '%s\n' \
+    "keel: refused to move $refused: this hook cannot run keel ($program cannot be run and no keel is on PATH), so it cannot judge the new commit." \
+    "Without keel, this hook refuses only new branch commits; checkout, reset, branch, tag and every other ref update pass." \
+    "  To let this one update through unjudged: KEEL_SKIP_LINT=1 and the same git command." \
+    "  To remove the gate: $remove" \
+    "  To judge again: install keel, then run \`keel hook install\`." >&2
+  return 1
+}
+"#;
 
 #[cfg(unix)]
 fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {

@@ -6,13 +6,16 @@
 //! work tree, beside the memo and written the same way: a header line naming the format, the build, the body's CRC-32 and length,
 //! then the body, through a temporary file and a rename), the history fingerprint it is
 //! checked against (as the memo is), and [`KeelDatabase::open_since`]: a database whose
-//! tip is HEAD and which knows only HEAD's commits since the kept tip.
+//! tip is HEAD and which knows only HEAD's commits since the kept tip. A cache folder
+//! keel cannot use is a [`crate::cache::CacheTrouble`], as for the memo: the answer is
+//! not read or not kept, and the caller says so once.
 //! Does not own: what the answer is or how it is extended (`keel_queries::lint`), nor
 //! when to use it (the command).
 
+use crate::cache::{CacheError, read_file, write_atomically};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
-use crate::memo::{MemoDiscard, checked_body, header, write_atomically};
+use crate::memo::{MemoDiscard, checked_body, header};
 use crate::oid::Oid;
 use salsa::Durability;
 use std::path::PathBuf;
@@ -22,6 +25,13 @@ const FORMAT: &str = "keel-lint 1";
 
 /// The kept answers' file names: `<STEM>.bin`, `<STEM>-<work tree>.bin`.
 const STEM: &str = "lint";
+
+/// Is `name` a kept answer's file name (`lint.bin`, `lint-<work tree>.bin`)?
+pub(crate) fn is_kept_lint_name(name: &str) -> bool {
+    name.strip_suffix(".bin")
+        .and_then(|name| name.strip_prefix(STEM))
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+}
 
 /// What the file's body holds: the history fingerprint it was judged under, and the
 /// answer (MessagePack, fields by name).
@@ -53,7 +63,7 @@ impl KeelDatabase {
         &self,
         build: &str,
         answer: &T,
-    ) -> Result<(), EngineError> {
+    ) -> Result<(), CacheError> {
         let path = self.kept_lint_path()?;
         let body = Body {
             history: self.history_fingerprint()?,
@@ -62,7 +72,11 @@ impl KeelDatabase {
         // Named fields: the answer's types skip empty fields (as `keel.lint.v1` does),
         // which MessagePack's positional structs could not read back.
         let body = rmp_serde::to_vec_named(&body).map_err(|err| self.unreadable(&err))?;
-        write_atomically(&path, &header(FORMAT, build, &body), &body)
+        Ok(write_atomically(
+            &path,
+            &header(FORMAT, build, &body),
+            &body,
+        )?)
     }
 
     /// The kept answer `build` wrote under this repository's history: `None` when there
@@ -70,12 +84,10 @@ impl KeelDatabase {
     pub fn read_kept_lint<T: serde::de::DeserializeOwned>(
         &self,
         build: &str,
-    ) -> Result<Option<Result<T, MemoDiscard>>, EngineError> {
+    ) -> Result<Option<Result<T, MemoDiscard>>, CacheError> {
         let path = self.kept_lint_path()?;
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(crate::memo::io_error(&path, &err)),
+        let Some(bytes) = read_file(&path)? else {
+            return Ok(None);
         };
         let body = match checked_body(FORMAT, build, &bytes) {
             Ok(body) => body,
@@ -89,35 +101,6 @@ impl KeelDatabase {
             return Ok(Some(Err(MemoDiscard::OtherHistory)));
         }
         Ok(Some(Ok(body.answer)))
-    }
-
-    /// Removes every work tree's kept answer; the paths removed.
-    pub fn clear_kept_lint(&self) -> Result<Vec<PathBuf>, EngineError> {
-        let memo = self.memo_path()?;
-        let folder = memo.parent().unwrap_or(&memo);
-        let entries = match std::fs::read_dir(folder) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(err) => return Err(crate::memo::io_error(folder, &err)),
-        };
-        let mut removed = Vec::new();
-        for entry in entries {
-            let path = entry
-                .map_err(|err| crate::memo::io_error(folder, &err))?
-                .path();
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            let kept = name.is_some_and(|n| {
-                n.strip_suffix(".bin")
-                    .and_then(|n| n.strip_prefix(STEM))
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
-            });
-            if kept {
-                std::fs::remove_file(&path).map_err(|err| crate::memo::io_error(&path, &err))?;
-                removed.push(path);
-            }
-        }
-        removed.sort();
-        Ok(removed)
     }
 
     /// The kept-answer database: this database, opened for objects only
@@ -298,7 +281,9 @@ mod tests {
             Some(Err(MemoDiscard::OtherBuild(build))) if build == "b1"
         ));
         let path = db.kept_lint_path().expect("a path");
-        assert_eq!(db.clear_kept_lint().expect("removed"), [path]);
-        assert!(db.clear_kept_lint().expect("nothing to remove").is_empty());
+        let cleared = db.clear_cache().expect("removed");
+        assert_eq!(cleared.kept, [path]);
+        assert!(cleared.troubles.is_empty(), "{cleared:?}");
+        assert!(db.clear_cache().expect("nothing to remove").kept.is_empty());
     }
 }

@@ -16,6 +16,7 @@
 pub mod ack;
 pub mod agents;
 pub mod allocator;
+pub mod cache;
 pub mod changes;
 pub mod database;
 pub mod decimal;

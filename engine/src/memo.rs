@@ -3,7 +3,7 @@
 //!
 //! Owns: the file (`<git common folder>/keel/memo.bin`, the one place keel writes in a
 //! repository besides `keel ack` and the hook), its header, loading it into a freshly
-//! opened database, writing it atomically, `keel cache info` and `clear`.
+//! opened database, writing it atomically, and what `keel cache info` says of it.
 //! Does not own: what is kept — salsa's persistence writes the ingredients marked
 //! `persist`: the commit inputs (`Commit`, with this file's index from ids to inputs),
 //! and in `keel-queries` what each event did to each scoped entry (`Anchor`,
@@ -33,9 +33,13 @@
 //! written before the repository's shallow boundary, grafts or replace refs changed
 //! (which change what a commit id names): the body is checked
 //! against its length and digest before salsa reads a byte of it, and a body salsa still
-//! refuses leaves a fresh database. Writes go to a temporary file in the same folder,
-//! then a rename: a reader sees the old file or the new one, never a mix, and two keel
-//! processes at once each leave a whole file (the last rename wins). The file is not
+//! refuses leaves a fresh database. A cache folder keel cannot read or write
+//! ([`crate::cache::CacheTrouble`]: a stray file at its path, a folder of another user or
+//! of mode 000) is no repository error: the memo is not read (the database starts cold)
+//! or not written, and the caller says so once. Writes go to a temporary file in the
+//! same folder (`crate::cache`), then a rename: a reader sees the old file or the new
+//! one, never a mix, and two keel processes at once each leave a whole file (the last
+//! rename wins). The file is not
 //! synced to the disk before the rename: a file a crash left torn fails its length or
 //! digest check and is discarded like any corrupt one, so a sync would buy nothing but
 //! its wait.
@@ -46,16 +50,19 @@
 //! tip's history that a reset dropped) stay until a process that no longer reads them
 //! writes the file without them — they are only kept while some process still loads them.
 
+use crate::cache::{CacheError, CacheTrouble, read_file, remove_file, write_atomically};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
 use crate::oid::Oid;
 use sha2::{Digest, Sha256};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// The header's first word and the format's version.
 const FORMAT: &str = "keel-memo 3";
+
+/// The memo's file name in the cache folder.
+pub(crate) const MEMO_FILE: &str = "memo.bin";
 
 /// The largest body a write keeps (click's whole history: about 4 MiB).
 pub const MAX_BYTES: usize = 256 << 20;
@@ -64,8 +71,10 @@ pub const MAX_BYTES: usize = 256 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoInfo {
     pub path: PathBuf,
-    /// `None` when there is no memo file.
+    /// `None` when there is no memo file, or it cannot be read (`trouble` says why).
     pub file: Option<MemoFileInfo>,
+    /// What keeps keel from reading the memo: its folder or the file.
+    pub trouble: Option<CacheTrouble>,
 }
 
 /// A memo file on disk.
@@ -97,41 +106,51 @@ pub enum MemoDiscard {
     OtherHistory,
 }
 
+/// Why a database opened without the memo it looked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoUnused {
+    /// The file is there and cannot be used.
+    #[error(transparent)]
+    Discarded(MemoDiscard),
+    /// The cache folder or the file cannot be read.
+    #[error(transparent)]
+    Cache(CacheTrouble),
+}
+
 impl KeelDatabase {
-    /// The memo file's path: in the common git folder, shared by linked work trees.
+    /// The memo file's path: in the cache folder, shared by linked work trees.
     pub fn memo_path(&self) -> Result<PathBuf, EngineError> {
-        let Some(repo) = self.objects_store().fresh_handle() else {
-            return Err(self.unreadable(&"no repository is open"));
-        };
-        Ok(repo.common_dir().join("keel").join("memo.bin"))
+        Ok(self.cache_folder()?.join(MEMO_FILE))
     }
 
     /// Opens the repository holding `path` with the memo `build` wrote, and reads HEAD
-    /// (as [`KeelDatabase::open`]). A memo that cannot be used is discarded: the second
-    /// value says why (one warning line for the user) and the database starts cold.
+    /// (as [`KeelDatabase::open`]). A memo that cannot be used or read is left aside: the
+    /// second value says why (one warning line for the user) and the database starts cold.
     pub fn open_with_memo(
         path: &Path,
         build: &str,
-    ) -> Result<(Self, Option<MemoDiscard>), EngineError> {
+    ) -> Result<(Self, Option<MemoUnused>), EngineError> {
         let mut db = Self::open_objects(path)?;
-        let discarded = match db.read_memo(build)? {
-            None => None,
-            Some(Ok(body)) => match db.load_body(&body) {
+        let unused = match db.read_memo(build) {
+            Ok(None) => None,
+            Ok(Some(Ok(body))) => match db.load_body(&body) {
                 Ok(()) => None,
                 Err(reason) => {
                     db = Self::open_objects(path)?;
-                    Some(reason)
+                    Some(MemoUnused::Discarded(reason))
                 }
             },
-            Some(Err(reason)) => Some(reason),
+            Ok(Some(Err(reason))) => Some(MemoUnused::Discarded(reason)),
+            Err(CacheError::Cache(trouble)) => Some(MemoUnused::Cache(trouble)),
+            Err(CacheError::Repository(err)) => return Err(err),
         };
         db.apply_changes(&[crate::ChangeEvent::Rescan])?;
-        Ok((db, discarded))
+        Ok((db, unused))
     }
 
     /// Writes every persisted memo of this database for `build`, atomically; removes the
     /// file instead when its body would be larger than [`MAX_BYTES`].
-    pub fn save_memo(&mut self, build: &str) -> Result<(), EngineError> {
+    pub fn save_memo(&mut self, build: &str) -> Result<(), CacheError> {
         let path = self.memo_path()?;
         let index = CommitIndex {
             history: self.history_fingerprint()?,
@@ -149,21 +168,35 @@ impl KeelDatabase {
         body.extend_from_slice(&index);
         body.extend_from_slice(&salsa);
         if body.len() > MAX_BYTES {
-            return match std::fs::remove_file(&path) {
-                Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
-                    Err(io_error(&path, &err))
-                }
-                _ => Ok(()),
-            };
+            remove_file(&path)?;
+            return Ok(());
         }
-        write_atomically(&path, &header(FORMAT, build, &body), &body)
+        Ok(write_atomically(
+            &path,
+            &header(FORMAT, build, &body),
+            &body,
+        )?)
     }
 
     /// What the memo file holds, for `keel cache info`.
     pub fn memo_info(&self, build: &str) -> Result<MemoInfo, EngineError> {
         let path = self.memo_path()?;
-        let Ok(bytes) = std::fs::read(&path) else {
-            return Ok(MemoInfo { path, file: None });
+        let bytes = match read_file(&path) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => {
+                return Ok(MemoInfo {
+                    path,
+                    file: None,
+                    trouble: None,
+                });
+            }
+            Err(trouble) => {
+                return Ok(MemoInfo {
+                    path,
+                    file: None,
+                    trouble: Some(trouble),
+                });
+            }
         };
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
         let (written_by, checked) = match split(FORMAT, &bytes) {
@@ -182,34 +215,15 @@ impl KeelDatabase {
                 build: written_by,
             }),
             path,
+            trouble: None,
         })
     }
 
-    /// Removes the memo file; `false` when there was none.
-    pub fn clear_memo(&self) -> Result<bool, EngineError> {
-        let path = self.memo_path()?;
-        match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(err) => Err(EngineError::Unreadable {
-                path,
-                reason: err.to_string(),
-            }),
-        }
-    }
-
     /// The memo's checked body; `None` when there is no file.
-    fn read_memo(&self, build: &str) -> Result<Option<Result<Vec<u8>, MemoDiscard>>, EngineError> {
+    fn read_memo(&self, build: &str) -> Result<Option<Result<Vec<u8>, MemoDiscard>>, CacheError> {
         let path = self.memo_path()?;
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => {
-                return Err(EngineError::Unreadable {
-                    path,
-                    reason: err.to_string(),
-                });
-            }
+        let Some(bytes) = read_file(&path)? else {
+            return Ok(None);
         };
         Ok(Some(
             checked_body(FORMAT, build, &bytes).map(<[u8]>::to_vec),
@@ -326,28 +340,6 @@ pub(crate) fn checked_body<'a>(
 ) -> Result<&'a [u8], MemoDiscard> {
     let (fields, body) = split(format, bytes).ok_or(MemoDiscard::OtherFormat(format))?;
     fields.check(build, body).map(|()| body)
-}
-
-/// Writes `header` and `body` to `path` through a temporary file in the same folder and a
-/// rename: a reader sees the old file or the new one, never a mix.
-pub(crate) fn write_atomically(path: &Path, header: &str, body: &[u8]) -> Result<(), EngineError> {
-    let io = |err: std::io::Error| io_error(path, &err);
-    let folder = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(folder).map_err(io)?;
-    let mut temporary = tempfile::NamedTempFile::new_in(folder).map_err(io)?;
-    temporary
-        .write_all(header.as_bytes())
-        .and_then(|()| temporary.write_all(body))
-        .map_err(io)?;
-    temporary.persist(path).map_err(|err| io(err.error))?;
-    Ok(())
-}
-
-pub(crate) fn io_error(path: &Path, err: &std::io::Error) -> EngineError {
-    EngineError::Unreadable {
-        path: path.to_owned(),
-        reason: err.to_string(),
-    }
 }
 
 /// The header's fields and the body after it; `None` when the file is not of `format`.

@@ -538,7 +538,9 @@ pub fn patch(bytes: &[u8]) {
     // A hunk that runs out names the line after the last.
     let bound = bytes.split_inclusive(|&b| b == b'\n').count() + 1;
     match &parsed {
-        Err(err @ PatchError::Malformed { line, .. }) => {
+        // A path that leaves the repository is refused where it is read, as is a
+        // malformed line.
+        Err(err @ (PatchError::Malformed { line, .. } | PatchError::Outside { line, .. })) => {
             check_line("patch", "an error", *line, bound);
             one_line("patch", "an error", &err.to_string());
         }

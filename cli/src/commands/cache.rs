@@ -1,12 +1,16 @@
 //! `keel cache info|clear`: where the on-disk memo and the kept answer are, and removing
 //! them.
 //!
-//! Owns: the two cache actions and their lines.
-//! Does not own: the memo file (`keel_engine::memo`) or how commands open and write it
-//! (`helper`).
+//! Owns: the two cache actions and their lines: `info` says what is wrong with a folder
+//! keel cannot use and counts the temporary files a crash left; `clear` names each path
+//! it could not remove, with the OS's reason and the repair, and then exits 2.
+//! Does not own: the folder, the memo file and what `clear` removes
+//! (`keel_engine::cache`, `memo`), or how commands open and write them (`helper`).
 
 use super::CommandError;
+use super::error::Code;
 use super::helper::BUILD;
+use super::outln;
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
 use std::path::{Path, PathBuf};
@@ -22,13 +26,15 @@ pub(crate) struct CacheArgs {
 #[derive(Debug, clap::Subcommand)]
 enum CacheAction {
     /// Where the memo is, its size, how many answers it holds, its age and whether this
-    /// build can read it.
+    /// build can read it; what is wrong with the folder, if anything; the temporary files a
+    /// crash left.
     Info {
         /// The repository (any folder inside it).
         #[arg(long, default_value = ".")]
         repo: PathBuf,
     },
-    /// Remove the memo (the next run starts cold).
+    /// Remove the memo, every work tree's kept answer and the temporary files a crash
+    /// left (the next run starts cold).
     Clear {
         /// The repository (any folder inside it).
         #[arg(long, default_value = ".")]
@@ -39,33 +45,67 @@ enum CacheAction {
 pub(crate) fn cmd_cache(args: &CacheArgs) -> Result<ExitStatus, CommandError> {
     match &args.action {
         CacheAction::Info { repo } => info(repo),
-        CacheAction::Clear { repo } => {
-            let db = KeelDatabase::open_objects(repo)?;
-            let path = db.memo_path()?;
-            if db.clear_memo()? {
-                println!("removed {}", path.display());
-            } else {
-                println!("no memo at {}", path.display());
-            }
-            for removed in db.clear_kept_lint()? {
-                println!("removed {}", removed.display());
-            }
-            Ok(ExitStatus::Clean)
-        }
+        CacheAction::Clear { repo } => clear(repo),
+    }
+}
+
+/// Removes what `keel_engine`'s `clear_cache` names; each path it could not remove is one
+/// `error:` line, and then the exit status is 2.
+fn clear(repo: &Path) -> Result<ExitStatus, CommandError> {
+    let db = KeelDatabase::open_objects(repo)?;
+    let path = db.memo_path()?;
+    let cleared = db.clear_cache()?;
+    if cleared.memo {
+        outln!("removed {}", path.display())?;
+    } else if cleared.troubles.is_empty() {
+        outln!("no memo at {}", path.display())?;
+    }
+    for removed in &cleared.kept {
+        outln!("removed {}", removed.display())?;
+    }
+    for removed in &cleared.temporary {
+        outln!(
+            "removed {} (a temporary file a crash left)",
+            removed.display()
+        )?;
+    }
+    let mut troubles = cleared
+        .troubles
+        .iter()
+        .map(|trouble| CommandError::from_line(Code::Io, trouble.to_string()));
+    match troubles.next() {
+        None => Ok(ExitStatus::Clean),
+        Some(first) => Err(first.with_also(troubles.collect())),
     }
 }
 
 fn info(repo: &Path) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(repo)?;
+    let (folder_trouble, temporary) = db.cache_state()?;
     memo_info(&db)?;
+    if folder_trouble.is_some() {
+        // `memo_info` told what is wrong with the folder: nothing in it can be read.
+        outln!("answer   unknown (the folder cannot be read)")?;
+        outln!("temp     unknown (the folder cannot be read)")?;
+        return Ok(ExitStatus::Clean);
+    }
     let answer = db.kept_lint_path()?;
     match std::fs::metadata(&answer) {
-        Ok(meta) => println!(
+        Ok(meta) => outln!(
             "answer   {} ({} bytes: the last `keel lint` answer, extended by the next)",
             answer.display(),
             meta.len()
-        ),
-        Err(_) => println!("answer   none yet (the next `keel lint` keeps its answer)"),
+        )?,
+        Err(_) => outln!("answer   none yet (the next `keel lint` keeps its answer)")?,
+    }
+    if temporary.is_empty() {
+        outln!("temp     none")?;
+    } else {
+        let bytes: u64 = temporary.iter().map(|file| file.bytes).sum();
+        outln!(
+            "temp     {} file(s), {bytes} bytes: left by a crash before their rename; `keel cache clear` removes them",
+            temporary.len()
+        )?;
     }
     Ok(ExitStatus::Clean)
 }
@@ -73,30 +113,34 @@ fn info(repo: &Path) -> Result<ExitStatus, CommandError> {
 /// The memo's lines of `keel cache info`.
 fn memo_info(db: &KeelDatabase) -> Result<(), CommandError> {
     let info = db.memo_info(BUILD)?;
-    println!("memo     {}", info.path.display());
+    outln!("memo     {}", info.path.display())?;
+    if let Some(trouble) = info.trouble {
+        outln!("status   {trouble}")?;
+        return Ok(());
+    }
     let Some(file) = info.file else {
-        println!("status   none yet (the next `keel lint` writes it)");
+        outln!("status   none yet (the next `keel lint` writes it)")?;
         return Ok(());
     };
-    println!("size     {} bytes", file.bytes);
+    outln!("size     {} bytes", file.bytes)?;
     match file.entries {
-        Some(entries) => println!("entries  {entries} (the commits read and the answers kept)"),
-        None => println!("entries  unknown"),
+        Some(entries) => outln!("entries  {entries} (the commits read and the answers kept)")?,
+        None => outln!("entries  unknown")?,
     }
     if let Some(age) = file.modified.and_then(|modified| modified.elapsed().ok()) {
-        println!("age      {} s", age.as_secs());
+        outln!("age      {} s", age.as_secs())?;
     }
     if file.readable {
-        println!("status   readable by this build ({BUILD})");
+        outln!("status   readable by this build ({BUILD})")?;
     } else {
-        println!(
+        outln!(
             "status   not readable by this build ({BUILD}; written by {}): the next run discards it",
             if file.build.is_empty() {
                 "?"
             } else {
                 &file.build
             }
-        );
+        )?;
     }
     Ok(())
 }

@@ -43,7 +43,7 @@ impl Base {
                 .transpose()
                 .map_err(fsck),
             None => match db.work_dir() {
-                Some(root) => read_inside(&root, path),
+                Some(root) => read_inside(root, path),
                 None => Ok(None),
             },
         }

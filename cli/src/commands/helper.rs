@@ -4,6 +4,9 @@
 //! Owns: this build's id (`KEEL_BUILD_ID`, from `build.rs`); opening a repository with its
 //! on-disk memo (one warning line when a memo is discarded) and writing the memo back after
 //! a run that parsed or diffed something (a failed write is a warning: the answer stands);
+//! a cache folder keel cannot use (`keel_engine::cache::CacheTrouble`), told in one
+//! warning per process however many reads and writes meet it, after which the writes
+//! are skipped when the folder itself is the trouble;
 //! the kept-answer protocol (answer from the answer kept on disk, extended by the commits
 //! since it, and keep the new one); linting on every core with spec and `keel.toml`
 //! refusals mapped to their codes; the exit status of a report.
@@ -13,7 +16,8 @@
 use super::CommandError;
 use super::error::Code;
 use crate::exit::ExitStatus;
-use keel_engine::memo::MemoDiscard;
+use keel_engine::cache::{CacheError, CacheTrouble};
+use keel_engine::memo::{MemoDiscard, MemoUnused};
 use keel_engine::refusal::RefusalCode;
 use keel_engine::{Db as _, KeelDatabase, Oid, WORKTREE};
 use keel_queries::lint::{
@@ -22,16 +26,46 @@ use keel_queries::lint::{
 use keel_queries::spec::SpecError;
 use keel_queries::{ParseCounts, thread_parse_counts};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// This exact build, as the memo's header names it.
 pub(crate) const BUILD: &str = env!("KEEL_BUILD_ID");
 
+/// The first cache trouble this process met (and told).
+static CACHE_TROUBLE: OnceLock<CacheTrouble> = OnceLock::new();
+
+/// Tells `trouble` in one warning line — the first time this process meets a cache
+/// trouble; later ones (the same folder seen by the next read or write) are silent.
+fn cache_trouble(trouble: CacheTrouble) {
+    let line = trouble.to_string();
+    if CACHE_TROUBLE.set(trouble).is_err() {
+        return;
+    }
+    let (what, repair) = line
+        .split_once("; repair: ")
+        .unwrap_or((line.as_str(), "remove the folder"));
+    eprintln!(
+        "warning: {what}; the on-disk memo and kept answer are skipped (the answer is a cold run's, only slower); repair: {repair}"
+    );
+}
+
+/// Are cache writes skipped: did this process find the cache folder itself unusable?
+fn cache_writes_skipped() -> bool {
+    CACHE_TROUBLE
+        .get()
+        .is_some_and(CacheTrouble::with_the_folder)
+}
+
 /// Opens the repository holding `repo` with its memo and reads HEAD; a memo keel cannot
-/// use is named in one warning line and the run starts cold.
+/// use or read is named in one warning line and the run starts cold.
 pub(crate) fn open_repo(repo: &Path) -> Result<KeelDatabase, CommandError> {
-    let (db, discarded) = KeelDatabase::open_with_memo(repo, BUILD)?;
-    if let Some(reason) = discarded {
-        eprintln!("warning: the on-disk memo was {reason}; it is ignored and rewritten");
+    let (db, unused) = KeelDatabase::open_with_memo(repo, BUILD)?;
+    match unused {
+        Some(MemoUnused::Discarded(reason)) => {
+            eprintln!("warning: the on-disk memo was {reason}; it is ignored and rewritten");
+        }
+        Some(MemoUnused::Cache(trouble)) => cache_trouble(trouble),
+        None => {}
     }
     Ok(db)
 }
@@ -39,11 +73,15 @@ pub(crate) fn open_repo(repo: &Path) -> Result<KeelDatabase, CommandError> {
 /// Writes the memo when this run did work worth keeping (`fresh_work`); a failed write
 /// is one warning line.
 pub(crate) fn save_memo(db: &mut KeelDatabase, fresh_work: bool) {
-    if !fresh_work {
+    if !fresh_work || cache_writes_skipped() {
         return;
     }
-    if let Err(err) = db.save_memo(BUILD) {
-        eprintln!("warning: the on-disk memo was not written: {err}");
+    match db.save_memo(BUILD) {
+        Ok(()) => {}
+        Err(CacheError::Cache(trouble)) => cache_trouble(trouble),
+        Err(CacheError::Repository(err)) => {
+            eprintln!("warning: the on-disk memo was not written: {err}");
+        }
     }
 }
 
@@ -75,7 +113,15 @@ impl KeptRun {
         scope: Scope,
     ) -> Result<Option<Self>, CommandError> {
         let db = KeelDatabase::open_objects(repo)?;
-        let kept = match db.read_kept_lint::<KeptLint>(BUILD)? {
+        let read = match db.read_kept_lint::<KeptLint>(BUILD) {
+            Ok(read) => read,
+            Err(CacheError::Cache(trouble)) => {
+                cache_trouble(trouble);
+                return Ok(None);
+            }
+            Err(CacheError::Repository(err)) => return Err(err.into()),
+        };
+        let kept = match read {
             Some(Ok(kept)) => kept.into_state(),
             // Another build or history: the memo, written with it, says so once.
             Some(Err(MemoDiscard::OtherBuild(_) | MemoDiscard::OtherHistory)) | None => {
@@ -125,8 +171,15 @@ impl KeptRun {
 
 /// Keeps `state` on disk for the next run; a failed write is one warning line.
 pub(crate) fn keep_answer(db: &KeelDatabase, state: LintState) {
-    if let Err(err) = db.write_kept_lint(BUILD, &KeptLint::of(state)) {
-        eprintln!("warning: the kept lint answer was not written: {err}");
+    if cache_writes_skipped() {
+        return;
+    }
+    match db.write_kept_lint(BUILD, &KeptLint::of(state)) {
+        Ok(()) => {}
+        Err(CacheError::Cache(trouble)) => cache_trouble(trouble),
+        Err(CacheError::Repository(err)) => {
+            eprintln!("warning: the kept lint answer was not written: {err}");
+        }
     }
 }
 

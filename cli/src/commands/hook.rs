@@ -12,6 +12,7 @@
 
 use super::CommandError;
 use super::helper::{KeptRun, lint_or_refuse, open_repo, save_memo};
+use super::outln;
 use crate::exit::ExitStatus;
 use crate::gate_text::{Retry, SKIP, refusal_text};
 use crate::render;
@@ -31,7 +32,8 @@ pub(crate) struct HookArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum HookAction {
-    /// Write the hook (in `core.hooksPath` when set, else the git folder's `hooks/`).
+    /// Write the hook where git runs hooks (git's answer: `core.hooksPath` as git reads it,
+    /// else the git folder's `hooks/`), and check that git can run it.
     Install {
         /// The repository (any folder inside it; bare repositories too).
         #[arg(long, default_value = ".")]
@@ -71,14 +73,14 @@ fn install(repo: &Path, force: bool) -> Result<ExitStatus, CommandError> {
     let program = std::env::current_exe()
         .map_err(|err| CommandError::plain(format!("cannot find keel's own path: {err}")))?;
     let installed = db.install_hook(&program, force)?;
-    println!("installed {}", installed.path.display());
+    outln!("installed {}", installed.path.display())?;
     if let Some(kept) = installed.chained {
-        println!(
+        outln!(
             "kept the hook that was there as {}; it runs before keel's",
             kept.display()
-        );
+        )?;
     }
-    println!("new branch commits are now judged before the branch moves; skip once with {SKIP}=1");
+    outln!("new branch commits are now judged before the branch moves; skip once with {SKIP}=1")?;
     Ok(ExitStatus::Clean)
 }
 
@@ -86,12 +88,12 @@ fn uninstall(repo: &Path) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(repo)?;
     let removed = db.uninstall_hook()?;
     if removed.restored {
-        println!(
+        outln!(
             "restored the hook keel had kept at {}",
             removed.path.display()
-        );
+        )?;
     } else {
-        println!("removed {}", removed.path.display());
+        outln!("removed {}", removed.path.display())?;
     }
     Ok(ExitStatus::Clean)
 }
@@ -244,9 +246,16 @@ fn refusal(report: &LintReport, update: &Update, new: &[String], operation: Oper
         update.reference,
         update.new.short(12)
     );
-    let retry = match operation.commands() {
-        Some((go_on, abort)) => Retry::Operation { go_on, abort },
-        None => Retry::Commit,
+    let retry = match (operation, operation.commands()) {
+        (Operation::FastForward, _) => Retry::FastForward {
+            to: update.new.to_string(),
+        },
+        (_, Some((go_on, abort))) => Retry::Operation {
+            go_on,
+            abort,
+            rebase: operation == Operation::Rebase,
+        },
+        (_, None) => Retry::Commit,
     };
     refusal_text(report, new, &headline, &retry)
 }

@@ -100,6 +100,17 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), CommandError> {
     }
 }
 
+/// `println!` through [`write_stdout`], so a closed pipe (`keel cache info | head -0`) ends
+/// the output quietly instead of in a panic: the command still does its work and exits as
+/// it would; any other write error is the command's error (hence `outln!(…)?`). Every
+/// command prints through one of the two: the crate denies `clippy::print_stdout`.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::commands::write_stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use outln;
+
 /// Runs the parsed command.
 pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     set_colour(cli.color);

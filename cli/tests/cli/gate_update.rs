@@ -152,3 +152,157 @@ fn a_spec_update_later_in_the_same_push_answers_the_hits_before_it() {
         git_ok(repo.path(), &["rev-parse", "HEAD"])
     );
 }
+
+/// `sh -c COMMAND` in `dir` with the fixture's git environment and no editor, as a user
+/// would type the command a refusal names.
+fn shell(dir: &Path, command: &str) -> Output {
+    let git = pinned_git(dir);
+    let mut shell = std::process::Command::new("sh");
+    shell.current_dir(dir).env_clear();
+    for (key, value) in git.get_envs() {
+        if let Some(value) = value {
+            shell.env(key, value);
+        }
+    }
+    shell
+        .env("GIT_EDITOR", "true")
+        .args(["-c", command])
+        .output()
+        .expect("sh runs")
+}
+
+/// The last command in backticks on the refusal's line that lets the update through.
+fn bypass_of(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .rev()
+        .find(|line| line.contains("unjudged"))
+        .unwrap_or_else(|| panic!("a bypass line:\n{stderr}"));
+    let quoted: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
+    quoted
+        .last()
+        .unwrap_or_else(|| panic!("a command in backticks: {line}"))
+        .to_string()
+}
+
+/// `repo()` with branch `topic` (from the first commit) changing f, then a notes commit,
+/// and main one commit on, the hook installed.
+fn forked() -> FixtureRepo {
+    let mut repo = repo();
+    git_ok(repo.path(), &["checkout", "-q", "-b", "topic"]);
+    repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
+    repo.commit("Change f").expect("commit");
+    repo.write("notes.txt", "topic\n").expect("write");
+    repo.commit("Topic notes").expect("commit");
+    git_ok(repo.path(), &["checkout", "-q", "main"]);
+    repo.write("main.txt", "main\n").expect("write");
+    repo.commit("Main file").expect("commit");
+    install(repo.path());
+    repo
+}
+
+/// Runs the git command that gets refused, then the bypass its refusal names, which must
+/// move `branch` and leave no operation in progress.
+fn refused_then_bypassed(repo: &FixtureRepo, refused: &str, branch: &str) -> String {
+    let before = git_ok(repo.path(), &["rev-parse", branch]);
+    let run = shell(repo.path(), refused);
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(
+        stderr.contains("keel: refused to move"),
+        "{refused} is refused:\n{stderr}"
+    );
+    assert_eq!(git_ok(repo.path(), &["rev-parse", branch]), before);
+    let bypass = bypass_of(&stderr);
+    let through = shell(repo.path(), &bypass);
+    assert!(
+        through.status.success(),
+        "after `{refused}`, the named bypass `{bypass}` works:\n{}",
+        String::from_utf8_lossy(&through.stderr)
+    );
+    assert_ne!(git_ok(repo.path(), &["rev-parse", branch]), before);
+    assert_eq!(git_ok(repo.path(), &["status", "--porcelain"]), "");
+    bypass
+}
+
+#[test]
+fn each_refusal_names_the_bypass_that_works_for_the_operation_in_progress() {
+    let cherry = forked();
+    let bypass = refused_then_bypassed(&cherry, "git cherry-pick topic~1", "main");
+    assert_eq!(bypass, "KEEL_SKIP_LINT=1 git cherry-pick --continue");
+
+    let merge = forked();
+    let bypass = refused_then_bypassed(&merge, "git merge --no-edit topic", "main");
+    assert_eq!(bypass, "KEEL_SKIP_LINT=1 git merge --continue");
+
+    let rebase = forked();
+    git_ok(rebase.path(), &["checkout", "-q", "topic"]);
+    let bypass = refused_then_bypassed(&rebase, "git rebase -q main", "topic");
+    assert_eq!(bypass, "KEEL_SKIP_LINT=1 git rebase --continue");
+
+    let revert = forked();
+    let merged = shell(
+        revert.path(),
+        "KEEL_SKIP_LINT=1 git merge -q --no-edit topic",
+    );
+    assert!(merged.status.success(), "{merged:?}");
+    let bypass = refused_then_bypassed(&revert, "git revert --no-edit -m 1 HEAD", "main");
+    assert_eq!(bypass, "KEEL_SKIP_LINT=1 git commit --no-edit");
+    let subject = git_ok(revert.path(), &["log", "-1", "--format=%s"]);
+    assert!(subject.starts_with("Revert"), "{subject}");
+}
+
+#[test]
+fn a_refused_fast_forward_names_the_command_that_restores_the_index_and_the_bypass() {
+    let upstream = forked();
+    let repo = repo();
+    install(repo.path());
+    git_ok(
+        repo.path(),
+        &[
+            "fetch",
+            "-q",
+            &upstream.path().display().to_string(),
+            "topic",
+        ],
+    );
+    // The user's own work: a staged file and an unstaged edit, which must survive.
+    repo.write("mine.txt", "mine\n").expect("write");
+    git_ok(repo.path(), &["add", "mine.txt"]);
+    repo.write(
+        ".spec/app/spec.md",
+        &format!("{}\nA note of mine.\n", spec(&["app.py#f"])),
+    )
+    .expect("write");
+    let status_before = git_ok(repo.path(), &["status", "--porcelain"]);
+    let before = git_ok(repo.path(), &["rev-parse", "main"]);
+    let target = git_ok(repo.path(), &["rev-parse", "FETCH_HEAD"]);
+
+    let run = shell(repo.path(), "git merge --ff-only FETCH_HEAD");
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(!run.status.success(), "{stderr}");
+    assert_eq!(git_ok(repo.path(), &["rev-parse", "main"]), before);
+    assert_ne!(
+        git_ok(repo.path(), &["status", "--porcelain"]),
+        status_before,
+        "git left the fast-forward's files in the index and working tree"
+    );
+    let restore = format!("git read-tree -u -m {target} HEAD");
+    assert!(stderr.contains(&format!("`{restore}`")), "{stderr}");
+    let restored = shell(repo.path(), &restore);
+    assert!(restored.status.success(), "{restored:?}");
+    assert_eq!(
+        git_ok(repo.path(), &["status", "--porcelain"]),
+        status_before,
+        "the restore puts back the state before the merge, the user's changes kept"
+    );
+
+    let run = shell(repo.path(), "git merge --ff-only FETCH_HEAD");
+    let bypass = bypass_of(&String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        bypass,
+        format!("KEEL_SKIP_LINT=1 git merge --ff-only {target}")
+    );
+    let through = shell(repo.path(), &bypass);
+    assert!(through.status.success(), "{through:?}");
+    assert_eq!(git_ok(repo.path(), &["rev-parse", "main"]), target);
+}

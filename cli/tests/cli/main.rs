@@ -11,6 +11,8 @@
 
 mod ack;
 mod agent_logs;
+#[cfg(unix)]
+mod cache_trouble;
 mod catalogue;
 mod colour;
 mod cosmetic;
@@ -22,6 +24,8 @@ mod fresh;
 mod gate_update;
 #[cfg(unix)]
 mod hook;
+#[cfg(unix)]
+mod hook_install;
 mod impact;
 mod kept_answer;
 mod limits;
