@@ -61,7 +61,39 @@ struct Report {
 
 #[derive(Deserialize)]
 struct Operation {
+    kind: String,
     path: String,
+    old_path: Option<String>,
+    old_start: u32,
+    old_lines: u32,
+    new_start: u32,
+    new_lines: u32,
+}
+
+impl Operation {
+    /// A file patch as a whole (a rename, or a file git wrote no lines for): all four
+    /// numbers 0, which no hunk has.
+    fn whole_file(&self) -> bool {
+        [
+            self.old_start,
+            self.old_lines,
+            self.new_start,
+            self.new_lines,
+        ] == [0; 4]
+    }
+
+    /// What a whole-file operation does, as a sentence.
+    fn sentence(&self) -> String {
+        let path = &self.path;
+        match (self.kind.as_str(), &self.old_path) {
+            ("rename", Some(old)) => format!(
+                "It renames {old} to {path}: each callable of {old} is removed, each of {path} added."
+            ),
+            ("add", _) => format!("It adds {path} without lines (empty, or binary)."),
+            ("delete", _) => format!("It deletes {path} without lines (empty, or binary)."),
+            _ => format!("It changes {path} without lines (binary, or its mode only)."),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -215,12 +247,20 @@ fn header(out: &mut String, report: &Report) {
         Some(commit) => format!("commit {}", commit.get(..12).unwrap_or(commit)),
         None => "the working tree".to_owned(),
     };
+    let hunks = report
+        .operations
+        .iter()
+        .filter(|op| !op.whole_file())
+        .count();
     let _ = writeln!(
         out,
         "The patch ({} in {}) applied in memory to {base}.",
-        counted(report.operations.len(), "hunk"),
+        counted(hunks, "hunk"),
         counted(files.len(), "file"),
     );
+    for op in report.operations.iter().filter(|op| op.whole_file()) {
+        wrapped(out, &op.sentence());
+    }
     let _ = writeln!(
         out,
         "Lines are those of the patched files unless marked before the patch."
@@ -434,6 +474,23 @@ fn fitted(out: &mut String, location: &str, name: &str, detail: &str) {
     }
 }
 
+/// `text` in lines of at most [`WIDTH`] columns, broken between words (a word wider
+/// than that keeps its own line), each line after the first indented by two spaces.
+fn wrapped(out: &mut String, text: &str) {
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let started = !line.trim_start().is_empty();
+        if started && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            let _ = writeln!(out, "{line}");
+            line = "  ".to_owned();
+        } else if started {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    let _ = writeln!(out, "{line}");
+}
+
 /// A report's node id (`path#Qualified.name`) as the graph's [`NodeId`].
 fn node_id(id: &str) -> NodeId {
     let (path, qualified) = id.split_once('#').unwrap_or((id, ""));
@@ -453,6 +510,24 @@ mod tests {
         let mut out = String::new();
         fitted(&mut out, &long, "Store.save_all", "method");
         assert_eq!(out, format!("  {long}\n    Store.save_all  (method)\n"));
+    }
+
+    #[test]
+    fn a_sentence_wider_than_80_columns_is_broken_between_words() {
+        let mut out = String::new();
+        wrapped(&mut out, "It renames a.py to b.py.");
+        assert_eq!(out, "It renames a.py to b.py.\n");
+        let long = "pkg/".repeat(12) + "m.py";
+        let mut out = String::new();
+        wrapped(
+            &mut out,
+            &format!("It changes {long} without lines (binary)."),
+        );
+        assert_eq!(
+            out,
+            format!("It changes {long} without lines\n  (binary).\n")
+        );
+        assert!(out.lines().all(|line| line.chars().count() <= WIDTH));
     }
 
     #[test]

@@ -469,6 +469,8 @@ fn failpoint_before_recheck() {
 
 /// The patch's hunks on files the graph does not read (docs, configs) must apply to the
 /// base too: each is checked against that file in the working tree (or the `--rev` tree).
+/// A file without hunks (a binary file, a rename, a mode change) is checked for being
+/// there, or not when added: keel has no lines of it to check.
 fn check_other_files(
     db: &KeelDatabase,
     name: &str,

@@ -772,3 +772,124 @@ fn completions_know_impact_s_options() {
         }
     }
 }
+
+/// The first bytes of a PNG: a binary file to git (it holds NUL bytes).
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0";
+
+/// `git diff` and `git diff --binary` of the working tree's changes in `repo`, then the
+/// files `restore` names written back to their base bytes.
+fn binary_and_plain_diffs(
+    repo: &keel_fixtures::FixtureRepo,
+    restore: &[(&str, &[u8])],
+) -> [String; 2] {
+    let plain = repo.git(&["diff"]).expect("git diff");
+    let binary = repo.git(&["diff", "--binary"]).expect("git diff --binary");
+    for (path, bytes) in restore {
+        repo.write_bytes(path, bytes).expect("restore the base");
+    }
+    [plain, binary]
+}
+
+#[test]
+fn a_binary_file_the_graph_does_not_read_is_one_operation_beside_the_hunks() {
+    let repo = repo_with(&[("logo.png", PNG)]);
+    let mut changed = PNG.to_vec();
+    changed.extend_from_slice(b"\0\x7f");
+    repo.write_bytes("logo.png", &changed)
+        .and_then(|r| r.write("app.py", &APP_PY.replace("x + 1", "x + 2")))
+        .expect("change both files");
+    let patches =
+        binary_and_plain_diffs(&repo, &[("logo.png", PNG), ("app.py", APP_PY.as_bytes())]);
+    assert!(patches[0].contains("Binary files a/logo.png and b/logo.png differ\n"));
+    assert!(patches[1].contains("GIT binary patch\n"));
+    for patch in patches {
+        repo.write("change.diff", &patch).expect("write the patch");
+        let run = run(repo.path(), &["impact", "change.diff"]);
+        run.assert_no_panic();
+        assert_eq!(run.code, 0, "{patch}\n{}", run.render(None));
+        let report = run.json();
+        let operations: Vec<(&str, &str, u64)> = report["operations"]
+            .as_array()
+            .map(|ops| {
+                ops.iter()
+                    .map(|op| {
+                        (
+                            op["kind"].as_str().unwrap_or_default(),
+                            op["path"].as_str().unwrap_or_default(),
+                            op["old_start"].as_u64().unwrap_or(u64::MAX),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The PNG is one operation with no lines (all four numbers 0), and no change.
+        assert_eq!(
+            operations,
+            [("modify", "app.py", 1), ("modify", "logo.png", 0)],
+            "{}",
+            run.stdout
+        );
+        assert_eq!(report["operations"][1]["new_lines"], 0);
+        assert_eq!(report["changes"].as_array().map(Vec::len), Some(1));
+        assert_eq!(report["changes"][0]["id"], "app.py#f");
+        let text = crate::support::run(repo.path(), &["impact", "change.diff", "--format", "text"]);
+        assert!(
+            text.stdout.contains(
+                "The patch (1 hunk in 2 files) applied in memory to the working tree.\nIt changes logo.png without lines (binary, or its mode only).\n"
+            ),
+            "{}",
+            text.stdout
+        );
+    }
+    // Its bytes cannot be checked against the base, but its being there can.
+    repo.remove("logo.png").expect("remove the PNG");
+    let missing = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(missing.code, 2, "{}", missing.render(None));
+    assert!(missing.stdout.is_empty());
+    assert!(
+        missing
+            .stderr
+            .contains("the patch's file `logo.png` does not exist in the base"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn a_binary_change_to_a_source_file_is_refused_naming_it_and_git_diff_text_repairs_it() {
+    let repo = repo_with(&[]);
+    let with_nul = APP_PY.replace("x + 1", "x + ord('\0')");
+    repo.write("app.py", &with_nul).expect("write a NUL byte");
+    let patches = binary_and_plain_diffs(&repo, &[]);
+    let text_patch = repo.git(&["diff", "--text"]).expect("git diff --text");
+    repo.write("app.py", APP_PY).expect("restore the base");
+    assert!(patches[0].contains("Binary files a/app.py and b/app.py differ\n"));
+    assert!(patches[1].contains("GIT binary patch\n"));
+    for (patch, line) in [(&patches[0], 3), (&patches[1], 3)] {
+        repo.write("change.diff", patch).expect("write the patch");
+        let refused = run(repo.path(), &["impact", "change.diff"]);
+        refused.assert_no_panic();
+        assert_eq!(refused.code, 2, "{patch}\n{}", refused.render(None));
+        assert!(refused.stdout.is_empty());
+        assert!(
+            refused.stderr.contains(&format!(
+                "change.diff:{line}: the patch gives `app.py` as binary"
+            )) && refused
+                .stderr
+                .contains("repair: write the patch with `git diff --text`"),
+            "{}",
+            refused.stderr
+        );
+    }
+    // The repair: git writes the same change as lines, and keel reads it.
+    assert!(text_patch.contains("@@ "), "{text_patch}");
+    repo.write("change.diff", &text_patch)
+        .expect("write the patch");
+    let repaired = run(repo.path(), &["impact", "change.diff"]);
+    assert_eq!(repaired.code, 0, "{}", repaired.render(None));
+    let changed: Vec<String> = repaired.json()["changes"]
+        .as_array()
+        .map(|changes| changes.iter().map(|c| c["id"].to_string()).collect())
+        .unwrap_or_default();
+    assert!(changed.contains(&"\"app.py#f\"".to_owned()), "{changed:?}");
+}

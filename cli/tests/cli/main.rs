@@ -27,6 +27,7 @@ mod hook;
 #[cfg(unix)]
 mod hook_install;
 mod impact;
+mod impact_rename;
 mod kept_answer;
 mod limits;
 mod memo;

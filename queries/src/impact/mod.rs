@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The report's schema name.
 pub const SCHEMA: &str = "keel.semantic-impact.v1";
 
-/// One hunk of the patch, in authored order.
+/// One hunk of the patch, in authored order; or a file patch as a whole (all four
+/// numbers 0, which no hunk has): a rename (before its hunks, if it has any), or a file
+/// git wrote no lines for (a binary file, a mode change, an empty file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation {
     pub index: usize,
@@ -150,9 +152,13 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The operations (one per hunk, files in patch order) and the callables their lines
-/// touch: a removed line seeds the innermost node holding it in the base, an added line
-/// the innermost node holding it in the candidate (the module node at top level).
+/// The operations (one per hunk, files in patch order; a file's own operation first when
+/// it is renamed or has no hunk) and the callables they touch: a removed line seeds the
+/// innermost node holding it in the base, an added line the innermost node holding it in
+/// the candidate (the module node at top level). A rename, and an added or deleted file
+/// without hunks, seeds every node of its old path in the base and of its new path in
+/// the candidate: a node's id names its file, so each of them is removed or added (and
+/// a caller that imports the old module now calls nothing).
 pub fn operations_and_changes(
     db: &dyn keel_engine::Db,
     base: crate::callgraph::Sources,
@@ -167,12 +173,18 @@ pub fn operations_and_changes(
             .map(|path| file_graph(db, tree, path.clone()).nodes.clone())
             .unwrap_or_default()
     };
+    let mut seed = |node: &crate::callgraph::CallNode, index: usize| {
+        seeds
+            .entry(node.id.clone())
+            .or_insert_with(|| (index, node.kind, BTreeSet::new()))
+            .2
+            .insert(index);
+    };
     for file in files {
         let base_nodes = nodes_of(base, file.old_path.as_ref());
         let candidate_nodes = nodes_of(candidate, file.new_path.as_ref());
-        for hunk in &file.hunks {
-            let index = operations.len();
-            operations.push(Operation {
+        let operation =
+            |index: usize, [old_start, old_lines, new_start, new_lines]: [u32; 4]| Operation {
                 index,
                 kind: file.kind,
                 path: file
@@ -183,11 +195,31 @@ pub fn operations_and_changes(
                 old_path: (file.kind == patch::FileKind::Rename)
                     .then(|| file.old_path.clone())
                     .flatten(),
-                old_start: hunk.old_start,
-                old_lines: hunk.old_lines,
-                new_start: hunk.new_start,
-                new_lines: hunk.new_lines,
-            });
+                old_start,
+                old_lines,
+                new_start,
+                new_lines,
+            };
+        if file.kind == patch::FileKind::Rename || file.hunks.is_empty() {
+            let index = operations.len();
+            operations.push(operation(index, [0; 4]));
+            if file.kind != patch::FileKind::Modify {
+                for node in base_nodes.iter().chain(&candidate_nodes) {
+                    seed(node, index);
+                }
+            }
+        }
+        for hunk in &file.hunks {
+            let index = operations.len();
+            operations.push(operation(
+                index,
+                [
+                    hunk.old_start,
+                    hunk.old_lines,
+                    hunk.new_start,
+                    hunk.new_lines,
+                ],
+            ));
             let (removed, added) = hunk.changed_lines();
             let touched = removed
                 .iter()
@@ -198,11 +230,7 @@ pub fn operations_and_changes(
                         .filter_map(|&line| innermost(&candidate_nodes, line)),
                 );
             for node in touched {
-                seeds
-                    .entry(node.id.clone())
-                    .or_insert_with(|| (index, node.kind, BTreeSet::new()))
-                    .2
-                    .insert(index);
+                seed(node, index);
             }
         }
     }
@@ -278,7 +306,9 @@ pub fn closure_over(
 
 /// The base's graph files with the patch applied in memory: each patched file's bytes
 /// hashed into the object store's memory (never written), deleted and renamed-away paths
-/// removed. Files the graph does not read are not applied.
+/// removed. Files the graph does not read are not applied; one it reads that the patch
+/// gives as binary is refused ([`patch::PatchError::BinarySource`]): its lines, and so
+/// its callables, are unknown.
 pub fn candidate_files(
     db: &dyn keel_engine::Db,
     source_name: &str,
@@ -288,12 +318,19 @@ pub fn candidate_files(
     use crate::callgraph::is_graph_input;
     let mut out: Vec<(String, keel_engine::Oid)> = base.to_vec();
     for file in files {
-        let touches_graph = [&file.old_path, &file.new_path]
+        let Some(graph_path) = [&file.new_path, &file.old_path]
             .into_iter()
             .flatten()
-            .any(|path| is_graph_input(path));
-        if !touches_graph {
+            .find(|path| is_graph_input(path))
+        else {
             continue;
+        };
+        if let Some(line) = file.binary {
+            return Err(patch::PatchError::BinarySource {
+                source_name: source_name.to_owned(),
+                line,
+                path: graph_path.clone(),
+            });
         }
         let old = file
             .old_path
@@ -887,6 +924,162 @@ mod tests {
             refused
                 .as_ref()
                 .is_err_and(|m| m.starts_with("KEEL-G109: ")),
+            "{refused:?}"
+        );
+    }
+
+    /// `a.py` defines `f`; `c.py` imports it and calls it from `g`.
+    const A_PY: &str = "def f():\n    return 1\n";
+    const C_PY: &str = "from a import f\n\n\ndef g():\n    return f()\n";
+
+    /// The operations (kind, path, old path, the four numbers), the changes (id, change,
+    /// operation indices) and the closure (id, depth) of `patch` on `a.py` and `c.py`.
+    #[expect(clippy::type_complexity, reason = "a test's flat view of the report")]
+    fn impact_of(
+        patch: &str,
+    ) -> (
+        Vec<(&'static str, String, Option<String>, [u32; 4])>,
+        Vec<(String, &'static str, Vec<usize>)>,
+        Vec<(String, u64)>,
+    ) {
+        use crate::callgraph::graph_inputs;
+        use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
+        use keel_engine::{Db as _, KeelDatabase};
+        let db = KeelDatabase::detached();
+        let files = vec![
+            ("a.py".to_owned(), db.objects().insert_blob(A_PY.as_bytes())),
+            ("c.py".to_owned(), db.objects().insert_blob(C_PY.as_bytes())),
+        ];
+        let parsed = patch::parse("p.diff", patch.as_bytes()).expect("a patch git writes");
+        let after = candidate_files(&db, "p.diff", &files, &parsed).expect("it applies");
+        let base = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
+        let candidate = db.sources(graph_inputs(&after), DEFAULT_MAX_FILE_BYTES);
+        let (operations, changes) = operations_and_changes(&db, base, candidate, &parsed);
+        let (closure, _) = closure_over(&db, base, candidate, &changes);
+        (
+            operations
+                .into_iter()
+                .map(|op| {
+                    (
+                        op.kind.label(),
+                        op.path,
+                        op.old_path,
+                        [op.old_start, op.old_lines, op.new_start, op.new_lines],
+                    )
+                })
+                .collect(),
+            changes
+                .into_iter()
+                .map(|c| {
+                    (
+                        c.id.as_str().to_owned(),
+                        c.change.label(),
+                        c.operation_indices,
+                    )
+                })
+                .collect(),
+            closure
+                .into_iter()
+                .map(|n| (n.id.as_str().to_owned(), n.depth))
+                .collect(),
+        )
+    }
+
+    fn owned<T: Clone>(items: &[(&str, T)]) -> Vec<(String, T)> {
+        items
+            .iter()
+            .map(|(id, value)| ((*id).to_owned(), value.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_pure_rename_changes_every_callable_of_both_paths_and_reaches_the_old_importers() {
+        let rename =
+            "diff --git a/a.py b/b.py\nsimilarity index 100%\nrename from a.py\nrename to b.py\n";
+        let (operations, changes, closure) = impact_of(rename);
+        assert_eq!(
+            operations,
+            [("rename", "b.py".to_owned(), Some("a.py".to_owned()), [0; 4])]
+        );
+        let changes: Vec<(String, &str)> = changes
+            .into_iter()
+            .map(|(id, change, indices)| {
+                assert_eq!(indices, [0], "{id}");
+                (id, change)
+            })
+            .collect();
+        assert_eq!(
+            changes,
+            owned(&[
+                ("a.py#<module>", "removed"),
+                ("a.py#f", "removed"),
+                ("b.py#<module>", "added"),
+                ("b.py#f", "added"),
+            ])
+        );
+        // c.py's `from a import f` named a.py#f in the base: its caller is one level up.
+        assert!(closure.contains(&("c.py#g".to_owned(), 1)), "{closure:?}");
+    }
+
+    #[test]
+    fn a_rename_with_edits_is_its_own_operation_before_its_hunks() {
+        let rename = "\
+diff --git a/a.py b/b.py
+similarity index 60%
+rename from a.py
+rename to b.py
+index 1111111..2222222 100644
+--- a/a.py
++++ b/b.py
+@@ -2 +2 @@ def f():
+-    return 1
++    return 2
+";
+        let (operations, changes, _) = impact_of(rename);
+        assert_eq!(
+            operations,
+            [
+                ("rename", "b.py".to_owned(), Some("a.py".to_owned()), [0; 4]),
+                (
+                    "rename",
+                    "b.py".to_owned(),
+                    Some("a.py".to_owned()),
+                    [2, 1, 2, 1]
+                ),
+            ]
+        );
+        // The hunk seeds f on both sides, as before; the rename seeds every callable.
+        assert_eq!(
+            changes,
+            [
+                ("a.py#<module>".to_owned(), "removed", vec![0]),
+                ("a.py#f".to_owned(), "removed", vec![0, 1]),
+                ("b.py#<module>".to_owned(), "added", vec![0]),
+                ("b.py#f".to_owned(), "added", vec![0, 1]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_binary_file_the_graph_does_not_read_is_one_operation_and_no_change() {
+        let png = "diff --git a/img.png b/img.png\nindex 029ace0..3cbbfb2 100644\nBinary files a/img.png and b/img.png differ\n";
+        let (operations, changes, closure) = impact_of(png);
+        assert_eq!(operations, [("modify", "img.png".to_owned(), None, [0; 4])]);
+        assert!(changes.is_empty() && closure.is_empty());
+    }
+
+    #[test]
+    fn a_binary_source_file_is_refused_naming_it_and_the_repair() {
+        use keel_engine::{Db as _, KeelDatabase};
+        let db = KeelDatabase::detached();
+        let files = vec![("a.py".to_owned(), db.objects().insert_blob(A_PY.as_bytes()))];
+        let binary = "diff --git a/a.py b/a.py\nindex 7d4290a..625d174 100644\nBinary files a/a.py and b/a.py differ\n";
+        let parsed = patch::parse("p.diff", binary.as_bytes()).unwrap_or_default();
+        let refused = candidate_files(&db, "p.diff", &files, &parsed).map_err(|e| e.to_string());
+        assert!(
+            refused.as_ref().is_err_and(|m| m
+                .starts_with("p.diff:3: the patch gives `a.py` as binary")
+                && m.ends_with("repair: write the patch with `git diff --text`")),
             "{refused:?}"
         );
     }

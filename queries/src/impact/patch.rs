@@ -3,9 +3,10 @@
 //!
 //! Owns: parsing (`diff --git` headers with `new file`/`deleted file`/`rename from`/
 //! `rename to`, or plain `---`/`+++` pairs; `a/` and `b/` prefixes; `@@ -l,s +l,s @@`
-//! hunks; `\ No newline at end of file`), refusing a path that leaves the repository
-//! (as `git apply` does), checking each hunk's context and removed lines against the
-//! base, and producing each file's candidate bytes.
+//! hunks; `\ No newline at end of file`; a binary file's `Binary files … differ` or
+//! `GIT binary patch` data, read as a file patch with no hunks), refusing a path that
+//! leaves the repository (as `git apply` does), checking each hunk's context and removed
+//! lines against the base, and producing each file's candidate bytes.
 //! Does not own: which files exist (the caller passes base contents) or what the changed
 //! lines mean (`impact`).
 
@@ -17,7 +18,15 @@ pub struct FilePatch {
     pub old_path: Option<String>,
     /// The path after (absent for a deleted file).
     pub new_path: Option<String>,
+    /// Empty for a file git wrote no lines for: a pure rename, a mode change, an empty
+    /// file, a binary file.
     pub hunks: Vec<PatchHunk>,
+    /// The patch line its header starts on (1-based), for messages.
+    pub header_line: usize,
+    /// A binary file (`Binary files … differ`, or `GIT binary patch` and its data): the
+    /// patch line that says so (1-based). git wrote no lines of it, so it has no hunks
+    /// and nothing keel can check against the base.
+    pub binary: Option<usize>,
 }
 
 /// What a file patch does.
@@ -106,6 +115,15 @@ pub enum PatchError {
         reason: String,
     },
     #[error(
+        "{source_name}:{line}: the patch's file `{path}` {reason} in the base; repair: regenerate the patch against the tree you preview it on (or pass --rev)"
+    )]
+    FileMismatch {
+        source_name: String,
+        line: usize,
+        path: String,
+        reason: String,
+    },
+    #[error(
         "{source_name}:{line}: the path `{path}` leaves the repository (absolute, `..`, `.` or an empty part, or inside `.git`); keel reads nothing outside it; repair: pass a patch of this repository's files, as `git diff` writes it"
     )]
     Outside {
@@ -117,6 +135,14 @@ pub enum PatchError {
         "{path}: the patch's path lies beyond a symbolic link (`{link}`) of the working tree; keel does not follow it out of the repository; repair: patch the file where it lives, or pass --rev to preview against a commit"
     )]
     BeyondLink { path: String, link: String },
+    #[error(
+        "{source_name}:{line}: the patch gives `{path}` as binary (git wrote none of its lines: `.gitattributes` marks it binary, or it holds a NUL byte), and keel reads it for callables, so it cannot tell which change; repair: write the patch with `git diff --text`"
+    )]
+    BinarySource {
+        source_name: String,
+        line: usize,
+        path: String,
+    },
     #[error("{source_name}: the patch changes no file; repair: pass the output of `git diff`")]
     Empty { source_name: String },
     #[error("{source_name}: a base file cannot be read ({reason}); repair: run `git fsck`")]
@@ -188,8 +214,10 @@ impl<'a> Parser<'a> {
         if !git && !first.starts_with(b"--- ") {
             return Ok(None);
         }
+        let header_at = self.at;
         let mut kind = FileKind::Modify;
         let (mut old_path, mut new_path) = (None, None);
+        let mut binary = None;
         if git {
             self.at += 1;
             while let Some(line) = self.line(self.at) {
@@ -204,9 +232,16 @@ impl<'a> Parser<'a> {
                     kind = FileKind::Add;
                 } else if text.starts_with(b"deleted file mode") {
                     kind = FileKind::Delete;
-                } else if text.starts_with(b"Binary files") || text.starts_with(b"GIT binary patch")
-                {
-                    return Err(self.malformed(self.at + 1, "a binary patch"));
+                } else if text.starts_with(b"Binary files ") {
+                    // `git diff` without `--binary`: one line, and the file patch ends.
+                    binary = Some(self.at + 1);
+                    self.at += 1;
+                    break;
+                } else if text == b"GIT binary patch" {
+                    binary = Some(self.at + 1);
+                    self.at += 1;
+                    self.binary_data()?;
+                    break;
                 } else if text.starts_with(b"--- ") || text.starts_with(b"diff --git ") {
                     break;
                 } else if text.starts_with(b"@@") {
@@ -215,7 +250,7 @@ impl<'a> Parser<'a> {
                 self.at += 1;
             }
         }
-        if self.line(self.at).is_some_and(|l| l.starts_with(b"--- ")) {
+        if binary.is_none() && self.line(self.at).is_some_and(|l| l.starts_with(b"--- ")) {
             let old = self.header_path(b"--- ", b"a/")?;
             let new = self.header_path(b"+++ ", b"b/")?;
             match (&old, &new) {
@@ -231,11 +266,18 @@ impl<'a> Parser<'a> {
                 new_path = new.or(new_path);
             }
         }
+        // No `---`/`+++` lines and no rename (a binary file, a mode change, an empty
+        // file): the path is the one `diff --git a/P b/P` names twice, as git reads it.
+        if git && old_path.is_none() && new_path.is_none() {
+            let path = self.git_header_path(header_at)?;
+            old_path.clone_from(&path);
+            new_path = path;
+        }
         if kind == FileKind::Modify && old_path.is_some() && old_path != new_path {
             kind = FileKind::Rename;
         }
         let mut hunks = Vec::new();
-        while self.line(self.at).is_some_and(|l| l.starts_with(b"@@")) {
+        while binary.is_none() && self.line(self.at).is_some_and(|l| l.starts_with(b"@@")) {
             hunks.push(self.hunk()?);
         }
         let old_path = old_path.filter(|_| kind != FileKind::Add);
@@ -254,7 +296,79 @@ impl<'a> Parser<'a> {
             old_path,
             new_path,
             hunks,
+            header_line: header_at + 1,
+            binary,
         }))
+    }
+
+    /// The path of the `diff --git a/P b/P` line at `at` when both halves name one path
+    /// (`None` when they differ: only `rename from`/`rename to` or `---`/`+++` can tell
+    /// where a space splits them).
+    fn git_header_path(&self, at: usize) -> Result<Option<String>, PatchError> {
+        let line = self.line(at).unwrap_or_default();
+        let halves = trim_end(line.strip_prefix(b"diff --git ").unwrap_or_default());
+        if halves.first() == Some(&b'"') {
+            return self.path_text_at(halves, at + 1).map(Some);
+        }
+        let Some(rest) = halves.strip_prefix(b"a/") else {
+            return Ok(None);
+        };
+        // `P b/P`: the two halves are each `(rest.len() - 3) / 2` bytes long.
+        let Some(half) = rest
+            .len()
+            .checked_sub(3)
+            .filter(|n| n % 2 == 0)
+            .map(|n| n / 2)
+        else {
+            return Ok(None);
+        };
+        let (old, new) = rest.split_at(half);
+        if new.strip_prefix(b" b/") != Some(old) {
+            return Ok(None);
+        }
+        self.path_text_at(old, at + 1).map(Some)
+    }
+
+    /// The data after `GIT binary patch`, as `git diff --binary` writes it: a `literal N`
+    /// or `delta N` block of base85 lines ended by a blank line, then (optionally) the
+    /// reverse block alike. keel reads none of it, but a block out of shape is refused,
+    /// as `git apply` refuses it.
+    fn binary_data(&mut self) -> Result<(), PatchError> {
+        for block in 0..2 {
+            let text = self.line(self.at).map(trim_end);
+            let is_header = text.is_some_and(|text| {
+                let size = text
+                    .strip_prefix(b"literal ")
+                    .or_else(|| text.strip_prefix(b"delta "));
+                size.is_some_and(|size| !size.is_empty() && size.iter().all(u8::is_ascii_digit))
+            });
+            if !is_header {
+                if block == 0 {
+                    return Err(self.malformed(
+                        self.at + 1,
+                        "a `GIT binary patch` without its `literal N` or `delta N` line",
+                    ));
+                }
+                return Ok(());
+            }
+            self.at += 1;
+            let mut lines = 0;
+            while let Some(line) = self.line(self.at) {
+                let text = trim_end(line);
+                self.at += 1;
+                if text.is_empty() {
+                    break;
+                }
+                if !is_base85_line(text) {
+                    return Err(self.malformed(self.at, "a binary patch line that is not base85"));
+                }
+                lines += 1;
+            }
+            if lines == 0 {
+                return Err(self.malformed(self.at, "a binary patch block without data"));
+            }
+        }
+        Ok(())
     }
 
     /// The path of a `--- ` or `+++ ` line (`None` for `/dev/null`), without `prefix`.
@@ -288,22 +402,28 @@ impl<'a> Parser<'a> {
     }
 
     fn path_text(&self, path: &[u8]) -> Result<String, PatchError> {
+        self.path_text_at(path, self.at + 1)
+    }
+
+    /// `path` as text, read on patch line `line` (1-based): refused when quoted, not
+    /// UTF-8, empty, or leaving the repository.
+    fn path_text_at(&self, path: &[u8], line: usize) -> Result<String, PatchError> {
         let path = trim_end(path);
         if path.first() == Some(&b'"') {
             return Err(self.malformed(
-                self.at + 1,
+                line,
                 "a quoted path (set `core.quotePath=false` or rename the file)",
             ));
         }
         let path = String::from_utf8(path.to_vec())
-            .map_err(|_| self.malformed(self.at + 1, "a path that is not UTF-8"))?;
+            .map_err(|_| self.malformed(line, "a path that is not UTF-8"))?;
         if path.is_empty() {
-            return Err(self.malformed(self.at + 1, "an empty path"));
+            return Err(self.malformed(line, "an empty path"));
         }
         if !stays_inside(&path) {
             return Err(PatchError::Outside {
                 source_name: self.source_name.to_owned(),
-                line: self.at + 1,
+                line,
                 path,
             });
         }
@@ -388,6 +508,24 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A line of `git diff --binary` data: a length letter (`A`-`Z` 1-26 bytes, `a`-`z`
+/// 27-52) and the base85 groups of five characters that hold that many bytes.
+fn is_base85_line(text: &[u8]) -> bool {
+    const BASE85: &[u8] =
+        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    let Some((&letter, data)) = text.split_first() else {
+        return false;
+    };
+    let bytes = match letter {
+        b'A'..=b'Z' => usize::from(letter - b'A') + 1,
+        b'a'..=b'z' => usize::from(letter - b'a') + 27,
+        _ => return false,
+    };
+    data.len() % 5 == 0
+        && data.len() / 5 == bytes.div_ceil(4)
+        && data.iter().all(|b| BASE85.contains(b))
+}
+
 fn trim_end(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
@@ -426,16 +564,38 @@ pub fn apply(
         .unwrap_or_default();
     let mismatch = |hunk: usize, at: u32, reason: &str| PatchError::Mismatch {
         source_name: source_name.to_owned(),
-        line: file.hunks.get(hunk).map_or(0, |h| h.header_line),
+        line: file
+            .hunks
+            .get(hunk)
+            .map_or(file.header_line, |h| h.header_line),
         hunk: hunk + 1,
         path: path.to_owned(),
         at,
         reason: reason.to_owned(),
     };
+    // A file patch without hunks (a rename, a mode change, a binary or empty file) can
+    // only be checked for being there, or not.
+    let absent = |reason: &str| {
+        if file.hunks.is_empty() {
+            PatchError::FileMismatch {
+                source_name: source_name.to_owned(),
+                line: file.header_line,
+                path: file
+                    .old_path
+                    .as_deref()
+                    .or(file.new_path.as_deref())
+                    .unwrap_or_default()
+                    .to_owned(),
+                reason: reason.to_owned(),
+            }
+        } else {
+            mismatch(0, 1, &format!("the file {reason} in the base"))
+        }
+    };
     let base_lines: Vec<&[u8]> = match (file.kind, base) {
-        (FileKind::Add, Some(_)) => return Err(mismatch(0, 1, "the file already exists")),
+        (FileKind::Add, Some(_)) => return Err(absent("already exists")),
         (FileKind::Add, None) => Vec::new(),
-        (_, None) => return Err(mismatch(0, 1, "the file does not exist in the base")),
+        (_, None) => return Err(absent("does not exist")),
         (_, Some(bytes)) => split_lines(bytes),
     };
     let mut out: Vec<u8> = Vec::new();
@@ -597,12 +757,176 @@ rename to renamed.py
         }
     }
 
+    /// What `git diff` (and `git diff --binary`) write for a binary file changed, added,
+    /// deleted and renamed with a change, between two text files.
+    const BINARY: &str = "\
+diff --git a/m.py b/m.py
+--- a/m.py
++++ b/m.py
+@@ -1 +1 @@
+-a = 1
++a = 2
+diff --git a/img.png b/img.png
+index 029ace0..3cbbfb2 100644
+Binary files a/img.png and b/img.png differ
+diff --git a/new.dat b/new.dat
+new file mode 100644
+index 0000000000000000000000000000000000000000..bdc955b7b2e610ad5a72302b139a2e6cb325519a
+GIT binary patch
+literal 2
+JcmZQz1ONa700IC2
+
+literal 0
+HcmV?d00001
+
+diff --git a/old.png b/old.png
+deleted file mode 100644
+index 3cbbfb2..0000000
+Binary files a/old.png and /dev/null differ
+diff --git a/big.bin b/big2.bin
+similarity index 98%
+rename from big.bin
+rename to big2.bin
+index d1b82f458bd8323e290dd406deddf5b5d2bf0c0b..d2ed8091ea9ee548fe4b03e0bd91e95b77bbff85 100644
+GIT binary patch
+delta 9
+QcmdlXzEga|4sON@0293fi~s-t
+
+delta 7
+OcmdlfzC(P&4sHMq9|IEr
+
+diff --git a/n.py b/n.py
+--- a/n.py
++++ b/n.py
+@@ -1 +1 @@
+-b = 1
++b = 2
+";
+
+    /// A file patch's kind, paths, hunk count and binary line.
+    type Shape<'f> = (
+        FileKind,
+        Option<&'f str>,
+        Option<&'f str>,
+        usize,
+        Option<usize>,
+    );
+
+    /// Each file patch's [`Shape`].
+    fn shape(files: &[FilePatch]) -> Vec<Shape<'_>> {
+        files
+            .iter()
+            .map(|f| {
+                (
+                    f.kind,
+                    f.old_path.as_deref(),
+                    f.new_path.as_deref(),
+                    f.hunks.len(),
+                    f.binary,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn binary_files_are_file_patches_without_hunks_between_text_ones() {
+        let files = parse("p.diff", BINARY.as_bytes()).unwrap_or_default();
+        assert_eq!(
+            shape(&files),
+            [
+                (FileKind::Modify, Some("m.py"), Some("m.py"), 1, None),
+                (
+                    FileKind::Modify,
+                    Some("img.png"),
+                    Some("img.png"),
+                    0,
+                    Some(9)
+                ),
+                (FileKind::Add, None, Some("new.dat"), 0, Some(13)),
+                (FileKind::Delete, Some("old.png"), None, 0, Some(23)),
+                (
+                    FileKind::Rename,
+                    Some("big.bin"),
+                    Some("big2.bin"),
+                    0,
+                    Some(29)
+                ),
+                (FileKind::Modify, Some("n.py"), Some("n.py"), 1, None),
+            ]
+        );
+        // No hunk: applying checks only that the file is there (or not, when added).
+        assert_eq!(
+            apply("p.diff", &files[1], Some(b"\x89PNG")),
+            Ok(Some(b"\x89PNG".to_vec()))
+        );
+        assert_eq!(
+            apply("p.diff", &files[1], None).map_err(|e| e.to_string()),
+            Err("p.diff:7: the patch's file `img.png` does not exist in the base; repair: regenerate the patch against the tree you preview it on (or pass --rev)".to_owned())
+        );
+        assert!(apply("p.diff", &files[2], Some(b"x")).is_err());
+        // The last block may end the patch without its blank line.
+        let last = "diff --git a/x.bin b/x.bin\nGIT binary patch\nliteral 0\nHcmV?d00001\n";
+        let files = parse("p.diff", last.as_bytes()).unwrap_or_default();
+        assert_eq!(
+            shape(&files),
+            [(FileKind::Modify, Some("x.bin"), Some("x.bin"), 0, Some(2))]
+        );
+    }
+
+    #[test]
+    fn a_file_git_wrote_no_lines_for_takes_its_path_from_the_diff_git_line() {
+        let patch = "\
+diff --git a/a.py b/b.py
+similarity index 100%
+rename from a.py
+rename to b.py
+diff --git a/run.sh b/run.sh
+old mode 100644
+new mode 100755
+diff --git a/e.py b/e.py
+new file mode 100644
+index 0000000..e69de29
+diff --git a/my file.py b/my file.py
+deleted file mode 100644
+index e69de29..0000000
+";
+        let files = parse("p.diff", patch.as_bytes()).unwrap_or_default();
+        assert_eq!(
+            shape(&files),
+            [
+                (FileKind::Rename, Some("a.py"), Some("b.py"), 0, None),
+                (FileKind::Modify, Some("run.sh"), Some("run.sh"), 0, None),
+                (FileKind::Add, None, Some("e.py"), 0, None),
+                (FileKind::Delete, Some("my file.py"), None, 0, None),
+            ]
+        );
+        // A path that leaves the repository is refused there too, naming its line.
+        let outside = "diff --git a/../x b/../x\nold mode 100644\nnew mode 100755\n";
+        assert!(matches!(
+            parse("p.diff", outside.as_bytes()),
+            Err(PatchError::Outside { line: 1, .. })
+        ));
+    }
+
     #[test]
     fn malformed_patches_name_their_line() {
         for (text, line) in [
             ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n", 6),
             ("--- a/x\n+++ b/x\n@@ nonsense @@\n", 3),
-            ("diff --git a/x b/x\nBinary files a/x and b/x differ\n", 2),
+            // A `GIT binary patch` out of shape: no `literal`/`delta` line, a line that is
+            // not base85 (or whose length letter does not fit its data), no data.
+            ("diff --git a/x b/x\nGIT binary patch\nHcmV?d00001\n", 3),
+            (
+                "diff --git a/x b/x\nGIT binary patch\nliteral 2\nJcmZQz1ONa7 0IC2\n",
+                4,
+            ),
+            (
+                "diff --git a/x b/x\nGIT binary patch\nliteral 0\nIcmV?d00001\n",
+                4,
+            ),
+            ("diff --git a/x b/x\nGIT binary patch\nliteral 0\n\n", 4),
+            // A header whose halves differ, with nothing else naming its paths.
+            ("diff --git a/x b/y\nold mode 100644\nnew mode 100755\n", 3),
             // Found by fuzzing: a new file whose header names no path, a deleted file
             // likewise (each an empty path, at its line), and a range past the last line
             // number u32 can count to.
