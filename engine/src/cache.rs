@@ -7,15 +7,29 @@
 //! error. Commands answer cold and say so once; only `keel cache clear`, whose whole job
 //! is the folder, fails on it.
 //!
-//! Owns: the folder's path, the troubles and their repairs, the atomic writer (a temporary
-//! file named `.keel-XXXXXX.tmp` in the folder, then a rename) and the naming of its
-//! temporary files — `tempfile`'s default `.tmpXXXXXX` too, which builds before this one
-//! used — so `clear` removes what a crash at the rename left and nothing else.
+//! Owns: the folder's path and its files' names, the troubles and their repairs, the
+//! atomic writer (a temporary file named `.keel-XXXXXX.tmp` in the folder, then a
+//! rename) and the naming of its temporary files — `tempfile`'s default `.tmpXXXXXX`
+//! too, which builds before this one used — so `clear` removes what a crash at the rename
+//! left and nothing else.
 //! Does not own: what the memo and the kept answers hold (`memo`, `kept_lint`).
 
 use crate::database::{EngineError, KeelDatabase};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+
+/// The memo's file name in the cache folder.
+pub(crate) const MEMO_FILE: &str = "memo.bin";
+
+/// The kept answers' file names: `<STEM>.bin`, `<STEM>-<work tree>.bin`.
+pub(crate) const KEPT_LINT_STEM: &str = "lint";
+
+/// Is `name` a kept answer's file name (`lint.bin`, `lint-<work tree>.bin`)?
+fn is_kept_lint_name(name: &str) -> bool {
+    name.strip_suffix(".bin")
+        .and_then(|name| name.strip_prefix(KEPT_LINT_STEM))
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
+}
 
 /// The folder's name in the git common folder.
 const FOLDER: &str = "keel";
@@ -194,9 +208,9 @@ impl KeelDatabase {
             };
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             let Some(name) = name else { continue };
-            let list = if name == crate::memo::MEMO_FILE {
+            let list = if name == MEMO_FILE {
                 None
-            } else if crate::kept_lint::is_kept_lint_name(&name) {
+            } else if is_kept_lint_name(&name) {
                 Some(&mut cleared.kept)
             } else if is_temporary_name(&name) {
                 Some(&mut cleared.temporary)

@@ -251,17 +251,17 @@ impl KeelDatabase {
         if held.contains(&object) {
             return Ok(Vec::new());
         }
-        let walk = repo
-            .rev_walk([object.0])
-            .with_hidden(held.iter().map(|oid| oid.0))
-            .all()
+        let graph = repo
+            .commit_graph_if_enabled()
             .map_err(|err| self.unreadable(&err))?;
-        let mut new = Vec::new();
-        for info in walk {
-            let info = info.map_err(|err| self.unreadable(&err))?;
-            new.push(Oid(info.id));
-        }
-        Ok(new)
+        let new = crate::reach::new_commits(
+            &repo,
+            graph.as_ref(),
+            object.0,
+            held.iter().map(|oid| oid.0),
+        )
+        .map_err(|err| self.unreadable(&err))?;
+        Ok(new.into_iter().map(Oid).collect())
     }
 
     /// Is `object` a commit of this repository?

@@ -12,6 +12,7 @@
 //! Does not own: what the answer is or how it is extended (`keel_queries::lint`), nor
 //! when to use it (the command).
 
+use crate::cache::KEPT_LINT_STEM;
 use crate::cache::{CacheError, read_file, write_atomically};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
@@ -22,16 +23,6 @@ use std::path::PathBuf;
 
 /// The header's first word and the format's version.
 const FORMAT: &str = "keel-lint 1";
-
-/// The kept answers' file names: `<STEM>.bin`, `<STEM>-<work tree>.bin`.
-const STEM: &str = "lint";
-
-/// Is `name` a kept answer's file name (`lint.bin`, `lint-<work tree>.bin`)?
-pub(crate) fn is_kept_lint_name(name: &str) -> bool {
-    name.strip_suffix(".bin")
-        .and_then(|name| name.strip_prefix(STEM))
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('-'))
-}
 
 /// What the file's body holds: the history fingerprint it was judged under, and the
 /// answer (MessagePack, fields by name).
@@ -51,9 +42,9 @@ impl KeelDatabase {
         };
         let name = match repo.git_dir().file_name() {
             Some(linked) if repo.git_dir() != repo.common_dir() => {
-                format!("{STEM}-{}.bin", linked.to_string_lossy())
+                format!("{KEPT_LINT_STEM}-{}.bin", linked.to_string_lossy())
             }
-            _ => format!("{STEM}.bin"),
+            _ => format!("{KEPT_LINT_STEM}.bin"),
         };
         Ok(self.memo_path()?.with_file_name(name))
     }

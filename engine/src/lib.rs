@@ -32,6 +32,7 @@ pub mod objects;
 pub mod oid;
 pub mod packed;
 mod paths;
+mod reach;
 pub mod readings;
 pub mod refusal;
 pub mod sessions;

@@ -50,7 +50,7 @@
 //! tip's history that a reset dropped) stay until a process that no longer reads them
 //! writes the file without them — they are only kept while some process still loads them.
 
-use crate::cache::{CacheError, CacheTrouble, read_file, remove_file, write_atomically};
+use crate::cache::{CacheError, CacheTrouble, MEMO_FILE, read_file, remove_file, write_atomically};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
 use crate::oid::Oid;
@@ -60,9 +60,6 @@ use std::time::SystemTime;
 
 /// The header's first word and the format's version.
 const FORMAT: &str = "keel-memo 3";
-
-/// The memo's file name in the cache folder.
-pub(crate) const MEMO_FILE: &str = "memo.bin";
 
 /// The largest body a write keeps (click's whole history: about 4 MiB).
 pub const MAX_BYTES: usize = 256 << 20;
