@@ -1,6 +1,7 @@
 //! [`ObjectStore`]: reads git objects by id through gix.
 //!
-//! Owns: blob bytes, tree entries and tree listings by object id, and the blobs keel
+//! Owns: blob bytes, tree entries and tree listings by object id (and the files of a tree
+//! whose paths are not UTF-8, which a listing names only lossily), and the blobs keel
 //! hashes itself (working-tree files, a candidate with a patch applied in memory): they are
 //! kept in memory under their git blob id, exactly as `git hash-object` would name them,
 //! and never written to the repository. An object id names immutable content, so every
@@ -62,10 +63,53 @@ pub struct ObjectError {
 /// other's decompression.
 pub struct ObjectStore {
     repo: Option<Pool>,
+    /// The repository is a partial clone: objects it left out are missing, not damaged.
+    partial_clone: Option<PartialClone>,
     /// Blobs hashed by keel, by their git id (content-addressed, never removed).
     hashed: Mutex<HashMap<Oid, Arc<[u8]>>>,
     /// Trees built by keel (the working tree as a commit would hold it), by their git id.
     built_trees: Mutex<HashMap<Oid, Vec<TreeItem>>>,
+}
+
+/// A partial clone (`git clone --filter=…`): its promisor remote holds the objects the
+/// clone left out. git fetches one when a git command needs it; keel reads objects itself
+/// and never fetches, so a missing one is reported with the command that fetches them.
+struct PartialClone {
+    /// The promisor remote (`extensions.partialClone`, or a remote with `promisor = true`).
+    remote: String,
+    /// The repository's top folder, for `git -C` in the repair.
+    top: std::path::PathBuf,
+}
+
+impl PartialClone {
+    /// The repository's promisor remote, if it is a partial clone.
+    fn of(repo: &gix::Repository) -> Option<Self> {
+        let config = repo.config_snapshot();
+        let remote = config
+            .string("extensions.partialClone")
+            .map(|name| name.to_string())
+            .or_else(|| {
+                repo.remote_names().into_iter().find_map(|name| {
+                    let key = format!("remote.{name}.promisor");
+                    (config.boolean(key.as_str()) == Some(true)).then(|| name.to_string())
+                })
+            })?;
+        let top = repo.workdir().unwrap_or_else(|| repo.git_dir()).to_owned();
+        Some(Self { remote, top })
+    }
+
+    /// Why `oid` cannot be read, and the command that fetches every object the clone lacks
+    /// (only those: `git fetch` of object ids from the promisor remote).
+    fn missing(&self, oid: Oid) -> ObjectError {
+        let top = self.top.display();
+        ObjectError {
+            oid,
+            reason: format!(
+                "it is missing from this partial clone (git fetches such objects from the promisor remote `{remote}` when a git command needs them; keel reads objects itself and does not); repair: fetch every missing object: `git -C {top} rev-list --objects --all --missing=print | sed -n 's/^?//p' | git -C {top} fetch --stdin {remote}`",
+                remote = self.remote,
+            ),
+        }
+    }
 }
 
 /// Thread-local repository handles over one shared object database.
@@ -80,6 +124,7 @@ const OBJECT_CACHE_BYTES: usize = 16 << 20;
 impl ObjectStore {
     pub(crate) fn new(repo: gix::Repository) -> Self {
         Self {
+            partial_clone: PartialClone::of(&repo),
             repo: Some(Pool {
                 shared: repo.clone().into_sync(),
                 idle: Mutex::new(vec![cached(repo)]),
@@ -92,6 +137,7 @@ impl ObjectStore {
     pub(crate) fn empty() -> Self {
         Self {
             repo: None,
+            partial_clone: None,
             hashed: Mutex::default(),
             built_trees: Mutex::default(),
         }
@@ -174,7 +220,10 @@ impl ObjectStore {
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
         let repo = taken.unwrap_or_else(|| cached(pool.shared.to_thread_local()));
-        let result = read(&repo);
+        let result = read(&repo).map_err(|err| match &self.partial_clone {
+            Some(partial) if !repo.has_object(oid.0) => partial.missing(oid),
+            _ => err,
+        });
         pool.idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -229,6 +278,46 @@ impl ObjectStore {
                 })
                 .collect())
         })
+    }
+
+    /// Every file (blob, link) under the tree `root` whose path is not UTF-8, as its raw
+    /// bytes, sorted: the paths [`Self::tree`] names only lossily (each bad byte becomes
+    /// U+FFFD), so a reader listing a tree's files can say which it cannot name. Walks
+    /// every folder of the tree once.
+    pub fn files_not_utf8(&self, root: Oid) -> Result<Vec<Vec<u8>>, ObjectError> {
+        let mut found = Vec::new();
+        let mut stack: Vec<(Vec<u8>, Oid)> = vec![(Vec::new(), root)];
+        while let Some((prefix, tree)) = stack.pop() {
+            let entries = self.with_repo(tree, |repo| {
+                let object = repo.find_tree(tree.0).map_err(|e| object_error(tree, &e))?;
+                let decoded = object.decode().map_err(|e| object_error(tree, &e))?;
+                Ok(decoded
+                    .entries
+                    .iter()
+                    .map(|entry| {
+                        (
+                            entry.filename.to_vec(),
+                            entry.mode,
+                            Oid(entry.oid.to_owned()),
+                        )
+                    })
+                    .collect::<Vec<_>>())
+            })?;
+            for (name, mode, oid) in entries {
+                let mut path = prefix.clone();
+                if !path.is_empty() {
+                    path.push(b'/');
+                }
+                path.extend_from_slice(&name);
+                match entry_kind(mode) {
+                    EntryKind::Tree => stack.push((path, oid)),
+                    EntryKind::File if std::str::from_utf8(&path).is_err() => found.push(path),
+                    EntryKind::File | EntryKind::Submodule => {}
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
     }
 }
 

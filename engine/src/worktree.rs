@@ -4,7 +4,9 @@
 //! Owns: walking the working tree as git would list it (ignore rules, `.git/info/exclude`
 //! and the global excludes honoured; hidden entries and the `.git` folder skipped),
 //! hashing each wanted file into the object store's memory ([`ObjectStore::insert_blob`])
-//! and returning `(path, blob id)` sorted by path.
+//! and returning `(path, blob id)` sorted by path; the wanted files whose path is not UTF-8
+//! are not read but listed by their bytes ([`WorktreeListing::not_utf8`]), so the caller
+//! can name them.
 //! Does not own: which files are wanted (the caller's filter: `keel-queries` knows the
 //! languages) or anything derived from them.
 //!
@@ -22,6 +24,14 @@ pub struct WorktreeFile {
     /// Device and inode on Unix (`None` elsewhere): a file replaced by another with the
     /// same bytes is a different file.
     pub identity: Option<(u64, u64)>,
+}
+
+/// The wanted files of the working tree: those read, and those whose path is not UTF-8
+/// (keel reads paths as text), listed by their bytes relative to the root, sorted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorktreeListing {
+    pub files: Vec<WorktreeFile>,
+    pub not_utf8: Vec<Vec<u8>>,
 }
 
 impl KeelDatabase {
@@ -45,12 +55,22 @@ impl KeelDatabase {
         &self,
         wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<WorktreeFile>, EngineError> {
+        Ok(self.worktree_listing(wanted)?.files)
+    }
+
+    /// [`Self::worktree_snapshot`], and the wanted files it could not name: those whose
+    /// path is not UTF-8 (`wanted` sees such a path with each bad byte as U+FFFD).
+    pub fn worktree_listing(
+        &self,
+        wanted: impl Fn(&str) -> bool,
+    ) -> Result<WorktreeListing, EngineError> {
         let Some(root) = self.work_dir() else {
             return Err(EngineError::NoWorkTree {
                 path: self.git_dir_path().to_owned(),
             });
         };
         let mut files = Vec::new();
+        let mut not_utf8 = Vec::new();
         let walk = ignore::WalkBuilder::new(root)
             .require_git(false)
             .sort_by_file_name(std::cmp::Ord::cmp)
@@ -64,6 +84,11 @@ impl KeelDatabase {
                 continue;
             }
             let Some(relative) = relative_path(root, entry.path()) else {
+                if let Some(bytes) = relative_bytes(root, entry.path())
+                    && wanted(&String::from_utf8_lossy(&bytes))
+                {
+                    not_utf8.push(bytes);
+                }
                 continue;
             };
             if !wanted(&relative) {
@@ -82,8 +107,20 @@ impl KeelDatabase {
             });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(files)
+        not_utf8.sort();
+        Ok(WorktreeListing { files, not_utf8 })
     }
+}
+
+/// `path` under `root` as `/`-separated bytes (a path that is not UTF-8 included), as
+/// the platform spells them; `None` when it is not under `root`.
+fn relative_bytes(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    let relative = path.strip_prefix(root).ok()?;
+    let parts: Vec<&[u8]> = relative
+        .components()
+        .map(|component| component.as_os_str().as_encoded_bytes())
+        .collect();
+    Some(parts.join(&b'/'))
 }
 
 /// `path` under `root` as a `/`-separated relative path; `None` when it is not valid

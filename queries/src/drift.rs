@@ -12,8 +12,9 @@
 //! does a binary change, and an event with an image past the anchor's `FileBound`
 //! (every selector hit; the images are neither parsed nor diffed). A lost line of a
 //! merge placed outside the unit in some parent hits nothing. The paths a folder or glob
-//! entry covers (`PathPattern`) are matched here too. Memoized per (commit, entry path,
-//! selectors, bound), so a re-lint after one new commit judges only that commit.
+//! entry covers (`PathPattern`) are matched here too, and the submodules it covers.
+//! Memoized per (commit, entry path, selectors, bound), so a re-lint after one new commit
+//! judges only that commit.
 //! Does not own: which events are in a window (`window`, `lineage`) or wording (`lint`).
 
 use crate::anchors::{
@@ -80,6 +81,55 @@ impl PathPattern {
             }
         }
     }
+}
+
+impl PathPattern {
+    /// Does the pattern cover the submodule at `link`: a folder that holds it, is it or
+    /// lies inside it; a glob that matches its path or could match a path inside it
+    /// (`vendor/**/*.py` covers `vendor/lib`)? keel reads nothing inside a submodule, so
+    /// covering one means being told when it moves.
+    pub fn covers_submodule(&self, link: &str) -> bool {
+        let inside = |outer: &str, inner: &str| {
+            inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        match self {
+            Self::Folder(folder) => {
+                let folder = folder.trim_end_matches('/');
+                inside(folder, link) || inside(link, folder)
+            }
+            Self::Glob(glob) => {
+                let globs: Vec<&str> = glob.split('/').collect();
+                let parts: Vec<&str> = link.split('/').collect();
+                self.matcher()(link) || reaches_inside(&globs, &parts)
+            }
+        }
+    }
+}
+
+/// Could a path inside the folder whose parts are `parts` match the glob whose parts
+/// are `globs` (`*`, `?` and classes stay inside one part, a `**` part spans any number)?
+fn reaches_inside(globs: &[&str], parts: &[&str]) -> bool {
+    match (globs.split_first(), parts.split_first()) {
+        // The folder is spent: what is left of the glob names something inside it.
+        (_, None) => !globs.is_empty(),
+        (None, Some(_)) => false,
+        (Some((&"**", rest)), Some((_, tail))) => {
+            reaches_inside(rest, parts) || reaches_inside(globs, tail)
+        }
+        (Some((glob, rest)), Some((part, tail))) => {
+            part_matches(glob, part) && reaches_inside(rest, tail)
+        }
+    }
+}
+
+/// Does one part of a glob match one part of a path?
+fn part_matches(glob: &str, part: &str) -> bool {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .is_ok_and(|glob| glob.compile_matcher().is_match(part))
 }
 
 /// A selector hit by one commit.
@@ -468,6 +518,41 @@ fn combine(exact: Option<Side>, unreadable: Option<Side>) -> Option<(Side, bool)
         (Some(exact), Some(unreadable)) => {
             let side = exact.join(unreadable);
             Some((side, side != exact))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PathPattern;
+
+    #[test]
+    fn a_pattern_covers_a_submodule_it_holds_is_or_could_match_inside() {
+        let folder = |f: &str| PathPattern::Folder(f.to_owned());
+        let glob = |g: &str| PathPattern::Glob(g.to_owned());
+        let cases = [
+            (folder("vendor"), "vendor/lib", true),
+            (folder("vendor/lib"), "vendor/lib", true),
+            (folder("vendor/lib/src"), "vendor/lib", true),
+            (folder("vendor"), "vendorx/lib", false),
+            (folder("src"), "vendor/lib", false),
+            (glob("vendor/*"), "vendor/lib", true),
+            (glob("vendor/**/*.py"), "vendor/lib", true),
+            (glob("vendor/**"), "vendor/lib", true),
+            (glob("**/*.py"), "vendor/lib", true),
+            (glob("vendor/*/src/*.py"), "vendor/lib", true),
+            (glob("vendor/lib/src/*.py"), "vendor/lib", true),
+            (glob("vendor/*.py"), "vendor/lib", false),
+            (glob("src/**/*.py"), "vendor/lib", false),
+            (glob("vendor/l?b"), "vendor/lib", true),
+            (glob("vendor/x*/a.py"), "vendor/lib", false),
+        ];
+        for (pattern, link, covered) in cases {
+            assert_eq!(
+                pattern.covers_submodule(link),
+                covered,
+                "{pattern:?} and {link}"
+            );
         }
     }
 }

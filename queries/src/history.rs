@@ -3,12 +3,13 @@
 //!
 //! Owns: the commit graph of every commit read ([`commit_graph`], flat arrays), git's
 //! default walk order over it (newest committer time first), the ancestor set of a commit
-//! and its descendants, the files a commit authored a change to and the nodes it
-//! acknowledges (one [`commit_facts`] memo per commit), the change index over every commit
-//! read ([`change_index`]: which commits changed each path and how, which acknowledge each
-//! node), how a commit's file relates to each parent's ([`parent_paths`]: the same path,
-//! or the source of a rename), the renames a commit authored, and the per-tip walk index
-//! ([`tip_index`]) through which a tip keeps what it reaches ([`TipHistory`]). Only the
+//! and its descendants, the files (and submodules) a commit authored a change to and the
+//! nodes it acknowledges (one [`commit_facts`] memo per commit), the change index over
+//! every commit read ([`change_index`]: which commits changed each path and how, which
+//! moved a submodule, which acknowledge each node), how a commit's file relates to each
+//! parent's ([`parent_paths`]: the same path, or the source of a rename), the renames a
+//! commit authored, and the per-tip walk index ([`tip_index`]) through which a tip keeps
+//! what it reaches ([`TipHistory`]). Only the
 //! walk depends on the tip; the graph and the change index are rebuilt when a commit is
 //! read, never when the tip moves.
 //! Does not own: lineages, versions and windows (`lineage`, `window`), nor what a commit
@@ -270,20 +271,37 @@ fn authored_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, ObjectEr
     let Some((first, others)) = parents.split_first() else {
         return tree_diff(db, None, tree).clone();
     };
-    let mut changes: Vec<FileChange> = tree_diff(db, Some(first.tree(db)), tree).clone()?.to_vec();
-    for other in others {
-        let mut kept = Vec::with_capacity(changes.len());
-        for change in changes {
-            let theirs = lookup(db, other.tree(db), &change.path)?
-                .filter(|entry| entry.kind == EntryKind::File)
-                .map(|entry| entry.oid);
-            if theirs != change.new {
-                kept.push(change);
-            }
-        }
-        changes = kept;
+    let diff = tree_diff(db, Some(first.tree(db)), tree).clone()?;
+    if others.is_empty() {
+        return Ok(diff);
     }
-    Ok(FileChanges::from(changes))
+    let mut changes: Vec<FileChange> = diff.to_vec();
+    let mut gitlinks: Vec<FileChange> = diff.gitlinks().to_vec();
+    for other in others {
+        changes = differing(db, other.tree(db), changes, EntryKind::File)?;
+        gitlinks = differing(db, other.tree(db), gitlinks, EntryKind::Submodule)?;
+    }
+    Ok(FileChanges::new(changes, gitlinks))
+}
+
+/// The `changes` whose new side (an entry of `kind`) differs from what the tree `other`
+/// holds at its path: those a merge authored against that parent too.
+fn differing(
+    db: &dyn Db,
+    other: keel_engine::Oid,
+    changes: Vec<FileChange>,
+    kind: EntryKind,
+) -> Result<Vec<FileChange>, ObjectError> {
+    let mut kept = Vec::with_capacity(changes.len());
+    for change in changes {
+        let theirs = lookup(db, other, &change.path)?
+            .filter(|entry| entry.kind == kind)
+            .map(|entry| entry.oid);
+        if theirs != change.new {
+            kept.push(change);
+        }
+    }
+    Ok(kept)
 }
 
 /// What `commit` authored at `path` (see [`commit_changes`]), if anything.
@@ -390,6 +408,9 @@ pub struct ChangeIndex {
     by_path: FxHashMap<String, Vec<(Commit, ChangeKind)>>,
     /// For every node id a `Spec-OK` trailer names, the commits that carry it.
     acks: FxHashMap<String, Vec<Commit>>,
+    /// Every submodule move a commit authored (see [`FileChanges::gitlinks`]), in the
+    /// order the commits were read: few in any history, so a flat list.
+    gitlinks: Vec<(Commit, FileChange)>,
 }
 
 /// What a commit did to a path (see [`commit_changes`]).
@@ -420,13 +441,17 @@ pub fn change_index(db: &dyn Db) -> Result<ChangeIndex, ObjectError> {
     let mut index = ChangeIndex::default();
     for &commit in KnownCommits::get(db).commits(db) {
         let facts = commit_facts(db, commit);
-        for change in facts.changes.as_ref().map_err(Clone::clone)?.iter() {
+        let changes = facts.changes.as_ref().map_err(Clone::clone)?;
+        for change in changes.iter() {
             push_under(
                 &mut index.by_path,
                 &change.path,
                 (commit, ChangeKind::of(change)),
             );
         }
+        index
+            .gitlinks
+            .extend(changes.gitlinks().iter().map(|link| (commit, link.clone())));
         for node in &facts.acks {
             push_under(&mut index.acks, node, commit);
         }
@@ -580,6 +605,33 @@ impl<'db> TipHistory<'db> {
             .iter()
             .filter(|(_, changes)| changes.iter().any(|&(c, _)| self.reaches(c)))
             .map(|(path, _)| path.as_str())
+    }
+
+    /// The submodule moves of reachable commits that `keep` keeps and whose path `covers`
+    /// accepts, newest first in walk order. `keep` is asked first (the window's own test,
+    /// cheap), `covers` once per path.
+    pub fn gitlink_moves(
+        &self,
+        keep: impl Fn(Commit) -> bool,
+        covers: impl Fn(&str) -> bool,
+    ) -> Vec<(Commit, &'db FileChange)> {
+        let mut covered: FxHashMap<&str, bool> = FxHashMap::default();
+        let mut kept: Vec<(usize, Commit, &'db FileChange)> = Vec::new();
+        for (commit, link) in &self.changes.gitlinks {
+            let Some(position) = self.position(*commit).filter(|_| keep(*commit)) else {
+                continue;
+            };
+            if *covered
+                .entry(link.path.as_str())
+                .or_insert_with(|| covers(&link.path))
+            {
+                kept.push((position, *commit, link));
+            }
+        }
+        kept.sort_by(|a, b| (a.0, &a.2.path).cmp(&(b.0, &b.2.path)));
+        kept.into_iter()
+            .map(|(_, commit, link)| (commit, link))
+            .collect()
     }
 
     /// The reachable commits whose `Spec-OK` trailer names `node` (a set: no walk order).

@@ -2,7 +2,9 @@
 //!
 //! Owns: path lookup and the file-level tree diff (no rename detection yet: a rename reads
 //! as a deletion plus an addition, which over-reports rather than misses), memoized per
-//! tree object id.
+//! tree object id; the submodules (gitlinks) two trees differ in, found by the same diff
+//! (keel cannot look inside a submodule, but it sees its commit move), and the submodule
+//! a path lies in.
 //! Does not own: reading objects (`keel_engine::objects`), nor line diffs (`diff`).
 
 use keel_engine::Db;
@@ -44,16 +46,37 @@ pub struct FileChange {
 }
 
 /// Files that differ, sorted by path: what [`tree_diff`] and `history::commit_changes`
-/// give. Packed in the on-disk memo (`keel_engine::packed`): there is one per commit.
+/// give (it derefs to them), and beside them the submodules that differ. Packed in the
+/// on-disk memo (`keel_engine::packed`): there is one per commit.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(remote = "Self")]
-pub struct FileChanges(Arc<[FileChange]>);
+pub struct FileChanges {
+    files: Arc<[FileChange]>,
+    /// The submodules (gitlinks) that differ, sorted by path: `old` and `new` are the
+    /// submodule's commit ids (`None`: no submodule at that path on that side).
+    gitlinks: Arc<[FileChange]>,
+}
 
 keel_engine::packed_serde!(FileChanges);
 
 impl From<Vec<FileChange>> for FileChanges {
     fn from(changes: Vec<FileChange>) -> Self {
-        Self(Arc::from(changes))
+        Self::new(changes, Vec::new())
+    }
+}
+
+impl FileChanges {
+    /// Changed files and changed submodules.
+    pub fn new(files: Vec<FileChange>, gitlinks: Vec<FileChange>) -> Self {
+        Self {
+            files: Arc::from(files),
+            gitlinks: Arc::from(gitlinks),
+        }
+    }
+
+    /// The submodules that differ (see the field).
+    pub fn gitlinks(&self) -> &[FileChange] {
+        &self.gitlinks
     }
 }
 
@@ -61,7 +84,7 @@ impl std::ops::Deref for FileChanges {
     type Target = [FileChange];
 
     fn deref(&self) -> &[FileChange] {
-        &self.0
+        &self.files
     }
 }
 
@@ -166,12 +189,21 @@ pub fn files_under(
 /// what each commit changed (`history::commit_changes`, one diff per commit) and the
 /// renames found between two trees, which are what a later process asks for, so it does
 /// not store each diff a second time.
+/// The submodules that differ ride along ([`FileChanges::gitlinks`]).
 #[salsa::tracked(returns(ref))]
 pub fn tree_diff(db: &dyn Db, old: Option<Oid>, new: Oid) -> Result<FileChanges, ObjectError> {
-    let mut changes = Vec::new();
+    let mut changes = Diffed::default();
     diff_into(db, String::new(), old, Some(new), &mut changes)?;
-    changes.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(FileChanges::from(changes))
+    changes.files.sort_by(|a, b| a.path.cmp(&b.path));
+    changes.gitlinks.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(FileChanges::new(changes.files, changes.gitlinks))
+}
+
+/// What [`diff_into`] gathers: changed files and changed submodules.
+#[derive(Default)]
+struct Diffed {
+    files: Vec<FileChange>,
+    gitlinks: Vec<FileChange>,
 }
 
 fn diff_into(
@@ -179,7 +211,7 @@ fn diff_into(
     prefix: String,
     old: Option<Oid>,
     new: Option<Oid>,
-    out: &mut Vec<FileChange>,
+    out: &mut Diffed,
 ) -> Result<(), ObjectError> {
     if old == new {
         return Ok(());
@@ -207,9 +239,21 @@ fn diff_into(
         if old_tree.is_some() || new_tree.is_some() {
             diff_into(db, path.clone(), old_tree, new_tree, out)?;
         }
+        let link_of = |item: Option<&TreeItem>| {
+            item.filter(|i| i.kind == EntryKind::Submodule)
+                .map(|i| i.oid)
+        };
+        let (old_link, new_link) = (link_of(before), link_of(after));
+        if old_link != new_link {
+            out.gitlinks.push(FileChange {
+                path: path.clone(),
+                old: old_link,
+                new: new_link,
+            });
+        }
         let (old_file, new_file) = (file_of(before), file_of(after));
         if old_file != new_file {
-            out.push(FileChange {
+            out.files.push(FileChange {
                 path,
                 old: old_file,
                 new: new_file,
@@ -217,6 +261,73 @@ fn diff_into(
         }
     }
     Ok(())
+}
+
+/// The submodule of the tree `root` that `path` is or lies inside (`vendor/lib` for
+/// `vendor/lib` and for `vendor/lib/src/x.py`), if any: keel reads nothing inside it.
+pub fn enclosing_submodule(
+    db: &dyn Db,
+    root: Oid,
+    path: &str,
+) -> Result<Option<String>, ObjectError> {
+    let mut current = root;
+    let mut walked = String::new();
+    for part in path.trim_end_matches('/').split('/') {
+        let items = tree_items(db, TreeId::new(db, current)).clone()?;
+        let Some(item) = items.iter().find(|item| item.name == part) else {
+            return Ok(None);
+        };
+        walked = join(&walked, part);
+        match item.kind {
+            EntryKind::Submodule => return Ok(Some(walked)),
+            EntryKind::Tree => current = item.oid,
+            EntryKind::File => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Every submodule (path, commit) under `prefix` (`""` for the whole tree) of the tree
+/// `root`, sorted by path.
+pub fn submodules_under(
+    db: &dyn Db,
+    root: Oid,
+    prefix: &str,
+) -> Result<Vec<(String, Oid)>, ObjectError> {
+    let start = if prefix.is_empty() {
+        Some(PathEntry {
+            kind: EntryKind::Tree,
+            oid: root,
+            symlink: false,
+        })
+    } else {
+        lookup(db, root, prefix)?
+    };
+    let mut links = Vec::new();
+    let mut stack: Vec<(String, PathEntry)> =
+        start.into_iter().map(|e| (prefix.to_owned(), e)).collect();
+    while let Some((path, entry)) = stack.pop() {
+        match entry.kind {
+            EntryKind::File => {}
+            EntryKind::Submodule => links.push((path, entry.oid)),
+            EntryKind::Tree => {
+                let items = tree_items(db, TreeId::new(db, entry.oid)).clone()?;
+                for item in items.iter().filter(|item| item.kind != EntryKind::File) {
+                    let child = join(&path, &item.name);
+                    stack.push((
+                        child,
+                        PathEntry {
+                            kind: item.kind,
+                            oid: item.oid,
+                            symlink: item.symlink,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    links.sort();
+    Ok(links)
 }
 
 fn join(prefix: &str, name: &str) -> String {

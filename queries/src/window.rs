@@ -200,6 +200,17 @@ impl<'db> Window<'db> {
         Ok(events)
     }
 
+    /// The window's submodule moves (a commit that changed a submodule's commit, added
+    /// or removed one) whose path `covers` accepts, newest first. A submodule has no
+    /// lineage: it is followed by its path.
+    pub fn gitlink_moves(
+        &self,
+        covers: impl Fn(&str) -> bool,
+    ) -> Vec<(Commit, &'db crate::tree::FileChange)> {
+        self.index
+            .gitlink_moves(|commit| self.holds(commit), covers)
+    }
+
     /// Is `path` a file at the tip that some reachable commit renamed into place? Only
     /// then does its lineage hold events under other paths.
     fn renamed_into(&self, path: &str) -> Result<bool, ObjectError> {

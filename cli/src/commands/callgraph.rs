@@ -1,16 +1,15 @@
 //! `keel callgraph`: the repository's call graph — nodes, edges and the call sites keel
 //! could not resolve.
 //!
-//! Owns: choosing the source tree (the working tree, or `--rev`), printing the graph.
+//! Owns: choosing the source tree (the working tree, or `--rev`), printing the graph, and
+//! a warning on stderr naming each source file left out because its name is not UTF-8.
 //! Does not own: building it (`keel_queries::callgraph`).
 
-use super::graph_base::{Base, base_settings, tree_graph_files};
+use super::graph_base::{Base, base_settings, escaped, graph_inputs_of};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
-use keel_queries::callgraph::{
-    CallGraph, call_graph_on_threads, callgraph_json, graph_inputs, is_graph_input,
-};
+use keel_queries::callgraph::{CallGraph, call_graph_on_threads, callgraph_json, graph_inputs};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -33,10 +32,13 @@ pub(crate) struct CallgraphArgs {
 pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(&args.repo)?;
     let base = Base::of(&db, args.rev.as_deref())?;
-    let files = match base.commit {
-        Some((_, tree)) => tree_graph_files(&db, tree)?,
-        None => db.worktree_files(is_graph_input)?,
-    };
+    let (files, not_utf8) = graph_inputs_of(&db, base)?;
+    for path in &not_utf8 {
+        eprintln!(
+            "warning: {}: not in the graph: its name is not UTF-8 (keel reads paths as text, so no import can name it); repair: rename it to a UTF-8 name (`git mv`) to graph it",
+            escaped(path)
+        );
+    }
     let (_, settings) = base_settings(&db, base)?;
     let tree = db.sources(graph_inputs(&files), settings.lint.max_file_bytes);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);

@@ -54,6 +54,7 @@ pub(crate) enum Code {
     NoSuchPath,
     NotAFolder,
     NotARepository,
+    UnsupportedRepository,
     NoSuchCommit,
     UnbornHead,
     NoWorkTree,
@@ -70,7 +71,7 @@ pub(crate) enum Code {
 impl Code {
     /// Every code, refusals first (for the generated `docs/cli.md`).
     #[cfg(test)]
-    pub(crate) const ALL: [Code; 22] = [
+    pub(crate) const ALL: [Code; 23] = [
         Code::Refused(RefusalCode::Spec),
         Code::Refused(RefusalCode::Settings),
         Code::Refused(RefusalCode::Jsonl),
@@ -82,6 +83,7 @@ impl Code {
         Code::NoSuchPath,
         Code::NotAFolder,
         Code::NotARepository,
+        Code::UnsupportedRepository,
         Code::NoSuchCommit,
         Code::UnbornHead,
         Code::NoWorkTree,
@@ -102,6 +104,7 @@ impl Code {
             Self::NoSuchPath => "no-such-path",
             Self::NotAFolder => "not-a-folder",
             Self::NotARepository => "not-a-repository",
+            Self::UnsupportedRepository => "unsupported-repository",
             Self::NoSuchCommit => "no-such-commit",
             Self::UnbornHead => "unborn-head",
             Self::NoWorkTree => "no-work-tree",
@@ -121,6 +124,7 @@ impl Code {
         match self {
             Self::Refused(_)
             | Self::UnreadableRepository
+            | Self::UnsupportedRepository
             | Self::UnreadableObject
             | Self::Io
             | Self::BadPatch => ErrorKind::Input,
@@ -147,6 +151,9 @@ impl Code {
             Self::NoSuchPath => "`--repo` (or another path flag) names nothing",
             Self::NotAFolder => "`--repo` names a file, not a folder",
             Self::NotARepository => "the folder is not inside a git work tree",
+            Self::UnsupportedRepository => {
+                "a repository keel cannot read: SHA-256 objects (keel reads SHA-1 only)"
+            }
             Self::NoSuchCommit => "a revision names no commit",
             Self::UnbornHead => "HEAD's branch has no commits yet",
             Self::NoWorkTree => "a bare repository has no working tree to judge",
@@ -197,11 +204,16 @@ impl CommandError {
     }
 
     /// The repository could not give an object keel needed (`err` names it): a damaged
-    /// or incomplete object store, which `git fsck` diagnoses.
+    /// or incomplete object store, which `git fsck` diagnoses — unless `err` names its own
+    /// repair (an object a partial clone has not fetched).
     pub(crate) fn objects(err: &dyn std::error::Error) -> Self {
+        let line = err.to_string();
+        if line.contains("; repair: ") {
+            return Self::from_line(Code::UnreadableObject, line);
+        }
         Self {
             code: Code::UnreadableObject,
-            what: err.to_string(),
+            what: line,
             repair: Some("run `git fsck` on the repository".into()),
             also: Vec::new(),
         }
@@ -295,6 +307,7 @@ impl From<keel_engine::EngineError> for CommandError {
             E::NoSuchPath { .. } => Code::NoSuchPath,
             E::NotAFolder { .. } => Code::NotAFolder,
             E::NotARepository { .. } => Code::NotARepository,
+            E::Sha256Repository { .. } => Code::UnsupportedRepository,
             E::Unreadable { .. } => Code::UnreadableRepository,
             E::NoSuchCommit { .. } => Code::NoSuchCommit,
             E::UnbornHead { .. } => Code::UnbornHead,

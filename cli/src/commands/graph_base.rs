@@ -3,7 +3,8 @@
 //!
 //! Owns: resolving the base once, reading one of its files (never outside the repository:
 //! not through `..`, not beyond a symbolic link), its settings and the files a graph
-//! reads. Does not own: building the graph (`keel_queries::callgraph`).
+//! reads, with those it cannot read because their path is not UTF-8 (named, escaped).
+//! Does not own: building the graph (`keel_queries::callgraph`).
 
 use super::CommandError;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
@@ -99,15 +100,74 @@ pub(crate) fn base_settings(
     Ok((Some(bytes), settings))
 }
 
-/// The files a graph reads of the tree `tree`.
+/// The files a graph reads of the tree `tree`. Each must be readable (its header is read,
+/// nothing is inflated): a blob the repository cannot give — one a partial clone has not
+/// fetched — is refused naming it, where the graph would read the file as unparseable and
+/// list it as read in part for the wrong reason.
 pub(crate) fn tree_graph_files(
     db: &KeelDatabase,
     tree: Oid,
 ) -> Result<Vec<(String, Oid)>, CommandError> {
-    let files = keel_queries::callgraph::files_under(db, tree, "")
-        .map_err(|err| CommandError::objects(&err))?;
-    Ok(files
+    let fsck = |err: keel_engine::objects::ObjectError| CommandError::objects(&err);
+    let files: Vec<(String, Oid)> = keel_queries::callgraph::files_under(db, tree, "")
+        .map_err(fsck)?
         .into_iter()
         .filter(|(path, _)| is_graph_input(path))
-        .collect())
+        .collect();
+    for (_, oid) in &files {
+        db.objects().blob_size(*oid).map_err(fsck)?;
+    }
+    Ok(files)
+}
+
+/// A graph's files `(path, blob)`, and the paths (bytes) of those it cannot name.
+pub(crate) type GraphInputs = (Vec<(String, Oid)>, Vec<Vec<u8>>);
+
+/// The files a graph reads of the base — the tree of `--rev`, or the working tree — and
+/// apart from them the graph inputs whose path is not UTF-8, by their bytes: keel reads
+/// paths as text (no import can name such a file), so they are left out of the graph and
+/// named instead of dropped or read under a mangled name.
+pub(crate) fn graph_inputs_of(db: &KeelDatabase, base: Base) -> Result<GraphInputs, CommandError> {
+    match base.commit {
+        Some((_, tree)) => {
+            let not_utf8: Vec<Vec<u8>> = db
+                .objects()
+                .files_not_utf8(tree)
+                .map_err(|err| CommandError::objects(&err))?
+                .into_iter()
+                .filter(|path| is_graph_input(&String::from_utf8_lossy(path)))
+                .collect();
+            // The tree lists such a file under its lossy name: leave it out.
+            let lossy: std::collections::HashSet<String> = not_utf8
+                .iter()
+                .map(|path| String::from_utf8_lossy(path).into_owned())
+                .collect();
+            let files = tree_graph_files(db, tree)?
+                .into_iter()
+                .filter(|(path, _)| !lossy.contains(path))
+                .collect();
+            Ok((files, not_utf8))
+        }
+        None => {
+            let listing = db.worktree_listing(is_graph_input)?;
+            let files = listing
+                .files
+                .into_iter()
+                .map(|file| (file.path, file.blob))
+                .collect();
+            Ok((files, listing.not_utf8))
+        }
+    }
+}
+
+/// A path's bytes as text: its UTF-8 runs as they are, every other byte as `\xNN`.
+pub(crate) fn escaped(path: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in path.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }

@@ -113,6 +113,40 @@ impl Row {
 // ---------------------------------------------------------------------------------------
 // Builders
 
+/// A SHA-256 repository (`git init --object-format=sha256`) with one commit.
+fn sha256() -> Input {
+    let mut repo =
+        FixtureRepo::new_with_init(&["--object-format=sha256"]).expect("a SHA-256 repository");
+    repo.write("app.py", APP_PY).expect("write");
+    repo.commit("Add app").expect("commit");
+    repo.into()
+}
+
+/// A partial clone (`--filter=blob:none`, in `[ROOT]/clone`) of [`hit_repo`]: the blob
+/// of `app.py`'s first version, which lint diffs, was never fetched.
+fn partial_clone() -> Input {
+    let source = hit_repo();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let bare = dir.path().join("origin.git").display().to_string();
+    let clone = dir.path().join("clone").display().to_string();
+    source
+        .git(&["clone", "--quiet", "--bare", ".", &bare])
+        .expect("a bare copy");
+    source
+        .git(&["-C", &bare, "config", "uploadpack.allowFilter", "true"])
+        .expect("allow filters");
+    source
+        .git(&[
+            "clone",
+            "--quiet",
+            "--filter=blob:none",
+            &format!("file://{bare}"),
+            &clone,
+        ])
+        .expect("a partial clone");
+    dir.into()
+}
+
 /// An empty temporary folder.
 fn folder() -> Input {
     tempfile::tempdir().expect("a temporary folder").into()
@@ -655,6 +689,20 @@ fn lint_flag_rows() -> Vec<Row> {
             &["lint", "--repo", "[ROOT]"],
             2,
             "error: [DIR]: not a git repository (or any parent up to the file system root); repair: run keel inside a git work tree or pass --repo DIR",
+        ),
+        row(
+            "lint: a SHA-256 repository",
+            sha256,
+            &["lint"],
+            2,
+            "error: [REPO]: a SHA-256 repository; keel reads SHA-1 repositories only; repair: run keel on a SHA-1 copy (its commit ids differ): `git init --object-format=sha1 COPY && git -C [REPO] fast-export --all --signed-tags=strip | git -C COPY fast-import --quiet && git -C COPY checkout -f main`, then pass --repo COPY",
+        ),
+        row(
+            "lint: a partial clone missing a blob lint reads",
+            partial_clone,
+            &["lint", "--repo", "[ROOT]/clone"],
+            2,
+            "error: cannot read git object f32d8e72b78806fb51a44b7f3e0882c8ad0a9b3c: it is missing from this partial clone (git fetches such objects from the promisor remote `origin` when a git command needs them; keel reads objects itself and does not); repair: fetch every missing object: `git -C [DIR]/clone rev-list --objects --all --missing=print | sed -n 's/^?//p' | git -C [DIR]/clone fetch --stdin origin`",
         ),
         row(
             "lint: a --repo that does not exist",

@@ -33,6 +33,7 @@ mod limits;
 mod memo;
 mod messages_inputs;
 mod messages_spec;
+mod no_silence;
 mod pending;
 mod replay;
 mod report;

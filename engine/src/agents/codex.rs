@@ -137,6 +137,13 @@ impl Connector for Codex {
         in_rollouts && name.starts_with("rollout-") && name.ends_with(".jsonl")
     }
 
+    fn may_hold_logs(&self, root: &Path, dir: &Path) -> bool {
+        dir.strip_prefix(root)
+            .ok()
+            .and_then(|relative| relative.iter().next())
+            .is_some_and(|first| ROLLOUT_FOLDERS.iter().any(|folder| first == *folder))
+    }
+
     fn file_session(&self, _root: &Path, _path: &Path) -> Option<Arc<str>> {
         None
     }

@@ -2,8 +2,10 @@
 //! file that only grew is read from where the last read stopped, so an appended line is
 //! the one line parsed; a file that changed otherwise is read again whole.
 //!
-//! Owns: the folder walk (sorted; an unreadable folder is a warning; a folder named by
-//! flag that does not exist is an error, a default one is silently absent), choosing the
+//! Owns: the folder walk (sorted; symbolic links followed, each folder walked and each
+//! file read once, a link that cannot be followed a warning naming it; an unreadable
+//! folder is a warning; a folder named by flag that does not exist is an error, a default
+//! one is silently absent), choosing the
 //! active copy of a Codex rollout that also sits in `archived_sessions/`, the read marks,
 //! and the per-line warnings (a malformed line is skipped, naming file:line; an
 //! unterminated last line that does not parse yet is left for the next read).
@@ -92,10 +94,72 @@ struct Found {
     path: PathBuf,
     harness: HarnessId,
     file_session: Option<Arc<str>>,
+    /// Reached through a symbolic link (the file is one, or a folder above it is).
+    linked: bool,
 }
 
+/// A file the walk found, and whether a symbolic link led to it.
+type Walked = (PathBuf, bool);
+
 /// Every file under `dir`, recursively, sorted; unreadable folders become warnings.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<LogWarning>) {
+///
+/// A symbolic link where `follows` says logs may be is followed to what it names, after
+/// every real entry is walked: a link to a file is a file found at the link's path (so
+/// the connector reads the layout it sits in), a link to a folder is walked under the
+/// link's path. A folder is walked once, by its real path: a link to a folder already
+/// walked (a loop back up the tree, or a second name for it) adds nothing, and hangs
+/// nothing. A link keel cannot follow (to nothing, a loop of links, neither a file nor a
+/// folder) is a warning naming it, never a silent skip.
+fn walk(
+    dir: &Path,
+    follows: &dyn Fn(&Path) -> bool,
+    out: &mut Vec<Walked>,
+    warnings: &mut Vec<LogWarning>,
+) {
+    let mut walked: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut links: Vec<PathBuf> = Vec::new();
+    walk_real(dir, false, out, &mut links, &mut walked, warnings);
+    let mut next = 0;
+    while let Some(link) = links.get(next).cloned() {
+        next += 1;
+        if !follows(&link) {
+            continue;
+        }
+        let skipped = |why: String| LogWarning {
+            location: link.display().to_string(),
+            message: format!("a symbolic link {why}; not read"),
+        };
+        match std::fs::metadata(&link) {
+            Ok(meta) if meta.is_file() => out.push((link, true)),
+            Ok(meta) if meta.is_dir() => match std::fs::canonicalize(&link) {
+                Ok(real) if walked.contains(&real) => {}
+                Ok(_) => walk_real(&link, true, out, &mut links, &mut walked, warnings),
+                Err(err) => warnings.push(skipped(format!("keel cannot follow ({err})"))),
+            },
+            Ok(_) => warnings.push(skipped(
+                "to something that is neither a file nor a folder".to_owned(),
+            )),
+            Err(err) => warnings.push(skipped(format!(
+                "keel cannot follow ({err}: it names nothing, or a loop of links)"
+            ))),
+        }
+    }
+    out.sort();
+}
+
+/// Walks `dir` (`linked`: reached through a link) without following links: files go to
+/// `out`, links to `links` (followed by [`walk`]), and each folder's real path to `walked`.
+fn walk_real(
+    dir: &Path,
+    linked: bool,
+    out: &mut Vec<Walked>,
+    links: &mut Vec<PathBuf>,
+    walked: &mut BTreeSet<PathBuf>,
+    warnings: &mut Vec<LogWarning>,
+) {
+    if let Ok(real) = std::fs::canonicalize(dir) {
+        walked.insert(real);
+    }
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) => {
@@ -109,13 +173,41 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, warnings: &mut Vec<LogWarning>) {
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for path in paths {
-        // `symlink_metadata`: a link is not followed (a loop cannot trap the walk).
+        // `symlink_metadata`: a link is set aside, not followed here.
         match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.is_dir() => walk(&path, out, warnings),
-            Ok(meta) if meta.is_file() => out.push(path),
+            Ok(meta) if meta.is_dir() => walk_real(&path, linked, out, links, walked, warnings),
+            Ok(meta) if meta.is_file() => out.push((path, linked)),
+            Ok(meta) if meta.is_symlink() => links.push(path),
             _ => {}
         }
     }
+}
+
+/// `files` (sorted by path) with each log file kept once: a file reached under several
+/// names (a link to a log keel also finds directly) is read under the first name no link
+/// led to, else under the first link's.
+fn once_per_file(files: Vec<Found>) -> Vec<Found> {
+    let real = |found: &Found| std::fs::canonicalize(&found.path).ok();
+    let mut chosen: HashMap<PathBuf, (PathBuf, bool)> = HashMap::new();
+    for found in &files {
+        let Some(target) = real(found) else { continue };
+        chosen
+            .entry(target)
+            .and_modify(|kept| {
+                if kept.1 && !found.linked {
+                    *kept = (found.path.clone(), found.linked);
+                }
+            })
+            .or_insert_with(|| (found.path.clone(), found.linked));
+    }
+    let chosen: HashMap<PathBuf, PathBuf> = chosen
+        .into_iter()
+        .map(|(target, (path, _))| (target, path))
+        .collect();
+    files
+        .into_iter()
+        .filter(|found| real(found).is_none_or(|target| chosen.get(&target) == Some(&found.path)))
+        .collect()
 }
 
 /// The log files of every connector, in harness order then path order.
@@ -142,21 +234,25 @@ fn discover(sources: &LogSources) -> Result<(Vec<Found>, Vec<LogWarning>), LogFo
                 },
             }
             let mut paths = Vec::new();
-            walk(&root.path, &mut paths, &mut warnings);
+            let follows = |link: &Path| {
+                connector.is_log(&root.path, link) || connector.may_hold_logs(&root.path, link)
+            };
+            walk(&root.path, &follows, &mut paths, &mut warnings);
             files.extend(
                 paths
                     .into_iter()
-                    .filter(|path| connector.is_log(&root.path, path))
-                    .map(|path| Found {
+                    .filter(|(path, _)| connector.is_log(&root.path, path))
+                    .map(|(path, linked)| Found {
                         file_session: connector.file_session(&root.path, &path),
                         path,
                         harness,
+                        linked,
                     }),
             );
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files.dedup_by(|a, b| a.path == b.path);
-        found.extend(active_copies(&*connector, files));
+        found.extend(active_copies(&*connector, once_per_file(files)));
     }
     Ok((found, warnings))
 }

@@ -74,6 +74,13 @@ pub trait Connector: Send + Sync {
     /// Whether `path` (a file under `root`) is one of this harness's logs.
     fn is_log(&self, root: &Path, path: &Path) -> bool;
 
+    /// Whether the folder `dir` under `root` may hold this harness's logs: a symbolic link
+    /// there is followed (or named when it cannot be), elsewhere it is left alone. Every
+    /// folder, unless the harness keeps its logs in known folders of its root.
+    fn may_hold_logs(&self, _root: &Path, _dir: &Path) -> bool {
+        true
+    }
+
     /// The session a file's records belong to when a record names none
     /// (Claude Code's `<sid>.jsonl`, `<sid>/subagents/…`).
     fn file_session(&self, root: &Path, path: &Path) -> Option<Arc<str>>;

@@ -5,8 +5,8 @@
 //! all parents for a merge, both sides of a rename; over every new commit of a ref
 //! update, so an early commit of a rebase or push is not hidden behind a harmless tip)
 //! and the nodes that govern them (an
-//! entry covering a changed path, a changed file in the node's own folder; a changed
-//! `keel.toml` brings every node) — and the seed's governor-transition check: a candidate
+//! entry covering a changed path or a moved submodule, a changed file in the node's own
+//! folder; a changed `keel.toml` brings every node) — and the seed's governor-transition check: a candidate
 //! that deletes a spec node must delete each file that node's `code:` entries governed,
 //! or leave it governed by another node of the same tree. `Spec-OK` cannot waive it.
 //! Changed paths narrow which nodes are judged, never which events exist: a node in scope
@@ -27,8 +27,9 @@ use keel_engine::settings::SETTINGS_FILE;
 use keel_engine::{Db, Oid};
 use std::collections::BTreeSet;
 
-/// Every path the candidate changed against any of its parents (every file, for a root).
-pub fn changed_paths(db: &dyn Db, candidate: Commit) -> Result<BTreeSet<String>, ObjectError> {
+/// Every path the candidate changed against any of its parents (every file, for a root),
+/// and apart from them every submodule it moved.
+pub fn changed_paths(db: &dyn Db, candidate: Commit) -> Result<Changed, ObjectError> {
     let tree = candidate.tree(db);
     let parents = candidate.parents(db);
     let olds: Vec<Option<keel_engine::Oid>> = if parents.is_empty() {
@@ -36,12 +37,39 @@ pub fn changed_paths(db: &dyn Db, candidate: Commit) -> Result<BTreeSet<String>,
     } else {
         parents.iter().map(|p| Some(p.tree(db))).collect()
     };
-    let mut paths = BTreeSet::new();
+    let mut changed = Changed::default();
     for old in olds {
         let diff = tree_diff(db, old, tree).as_ref().map_err(Clone::clone)?;
-        paths.extend(diff.iter().map(|change| change.path.clone()));
+        changed
+            .files
+            .extend(diff.iter().map(|change| change.path.clone()));
+        changed
+            .gitlinks
+            .extend(diff.gitlinks().iter().map(|link| link.path.clone()));
     }
-    Ok(paths)
+    Ok(changed)
+}
+
+/// The paths a candidate changed: files, and submodules moved (added, removed).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Changed {
+    pub files: BTreeSet<String>,
+    pub gitlinks: BTreeSet<String>,
+}
+
+/// Does `entry` cover the submodule at `link`: its path is the submodule or lies inside
+/// it, its folder holds it, or its glob matches it or could match a path inside it?
+pub fn covers_submodule(entry: &Entry, link: &str) -> bool {
+    match &entry.target {
+        Target::Scoped { path, .. } | Target::Path(path) => {
+            PathPattern::Folder(path.clone()).covers_submodule(link)
+        }
+        Target::Folder(folder) => PathPattern::Folder(folder.clone()).covers_submodule(link),
+        Target::Glob(glob) => {
+            PathPattern::Folder(glob.clone()).covers_submodule(link)
+                || PathPattern::Glob(glob_pattern(glob)).covers_submodule(link)
+        }
+    }
 }
 
 /// Does `entry` cover the file at `path`?
@@ -87,9 +115,15 @@ pub fn claims_nothing(db: &dyn Db, parent_tree: Oid, tree: Oid) -> Result<bool, 
             Err(_) => return Ok(false),
         }
     }
-    Ok(!changes
-        .iter()
-        .any(|change| entries.iter().any(|entry| covers(entry, &change.path))))
+    let moved = changes.gitlinks().iter().any(|link| {
+        entries
+            .iter()
+            .any(|entry| covers_submodule(entry, &link.path))
+    });
+    Ok(!moved
+        && !changes
+            .iter()
+            .any(|change| entries.iter().any(|entry| covers(entry, &change.path))))
 }
 
 /// The commits of a ref update ending at `tip` that the database knows, given their ids
@@ -119,14 +153,25 @@ pub fn nodes_in_scope(
     candidates: &[Commit],
     nodes: &[SpecNode],
 ) -> Result<BTreeSet<NodeId>, ObjectError> {
-    let mut changed = BTreeSet::new();
+    let mut changed = Changed::default();
     for &candidate in candidates {
-        changed.extend(changed_paths(db, candidate)?);
+        let one = changed_paths(db, candidate)?;
+        changed.files.extend(one.files);
+        changed.gitlinks.extend(one.gitlinks);
     }
-    let everything = changed.contains(SETTINGS_FILE);
+    let everything = changed.files.contains(SETTINGS_FILE);
+    let moves = |node: &SpecNode| {
+        changed.gitlinks.iter().any(|link| {
+            node.entries
+                .iter()
+                .any(|entry| covers_submodule(entry, link))
+        })
+    };
     Ok(nodes
         .iter()
-        .filter(|node| everything || changed.iter().any(|path| governs(node, path)))
+        .filter(|node| {
+            everything || changed.files.iter().any(|path| governs(node, path)) || moves(node)
+        })
         .map(|node| node.id.clone())
         .collect())
 }

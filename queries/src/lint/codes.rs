@@ -70,7 +70,7 @@ pub const FINDING_CODES: [CodeDoc; 19] = [
     },
     CodeDoc {
         code: "code-drift",
-        summary: "A bare entry's file (or folder or glob) changed since the spec's last version.",
+        summary: "A bare entry's file (or folder or glob) changed since the spec's last version, or a submodule it covers moved (named with its old and new commit).",
         help: "Review the change against the spec; anchor units (`path#unit`) to make drift exact.",
     },
     CodeDoc {

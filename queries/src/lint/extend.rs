@@ -10,6 +10,8 @@
 //! - change nothing under `.spec/` (no spec version, no new or moved node) and not
 //!   `keel.toml` (the settings that word and bound the findings),
 //! - carry no `Spec-OK` trailer,
+//! - move no submodule (a move is drift of every entry covering the submodule, however it
+//!   was written: rare enough to judge whole),
 //! - and change every file an entry governs (its path, or under its folder, or matching
 //!   its glob) in place, never adding or deleting one: so no lineage gains a rename and
 //!   no entry's file appears, disappears or changes kind.
@@ -79,7 +81,10 @@ pub fn extend(
         let Ok(changed) = &facts.changes else {
             return Ok(None);
         };
-        if !facts.acks.is_empty() || changed.iter().any(|c| moves_judgement(&c.path)) {
+        if !facts.acks.is_empty()
+            || !changed.gitlinks().is_empty()
+            || changed.iter().any(|c| moves_judgement(&c.path))
+        {
             return Ok(None);
         }
         changes.push((commit, &changed[..]));
@@ -212,6 +217,7 @@ fn extended(
     }
     window.hits.extend(kept.hits.iter().cloned());
     window.missed.extend(kept.missed.iter().cloned());
+    window.submodules.extend(kept.submodules.iter().cloned());
     Ok(window)
 }
 

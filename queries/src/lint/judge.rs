@@ -20,12 +20,12 @@ use crate::history::renames_at;
 use crate::images::{FileBound, tip_units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
-use crate::tree::{RepoPath, tip_entry};
+use crate::tree::{RepoPath, enclosing_submodule, submodules_under, tip_entry};
 use crate::window::{Node, node_base, window};
-use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
 use keel_engine::settings::{CosmeticHits, Docstrings, LintSettings, ScopedCodeMiss};
+use keel_engine::{Db, Oid};
 use std::sync::Arc;
 
 /// Which part of a window a caller wants: the `index`-th of `count` contiguous stretches
@@ -120,6 +120,22 @@ pub(super) struct EntryWindow {
     pub(super) hits: Vec<HitRecord>,
     /// `Units`: the commits that changed the file outside every selector.
     pub(super) missed: Vec<HitRecord>,
+    /// `File`, `Files`: the window's moves of a submodule the entry covers (each
+    /// commit's is also among `hits`), newest first, for the wording.
+    pub(super) submodules: Vec<SubmoduleMove>,
+}
+
+/// A window commit that moved a submodule an entry covers: keel cannot look inside it,
+/// so the move itself is the drift.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(super) struct SubmoduleMove {
+    /// The commit's id.
+    pub(super) commit: Arc<str>,
+    /// The submodule's path.
+    pub(super) path: String,
+    /// Its commit before and after (`None`: added, or removed).
+    pub(super) old: Option<Oid>,
+    pub(super) new: Option<Oid>,
 }
 
 impl EntryWindow {
@@ -129,6 +145,35 @@ impl EntryWindow {
             governed,
             hits: Vec::new(),
             missed: Vec::new(),
+            submodules: Vec::new(),
+        }
+    }
+
+    /// Records the commits that changed the governed files (`found`: each with its file's
+    /// path then, when it differs from the entry's) and the submodule moves `moves`, as
+    /// one list of authoring commits in the window's walk order.
+    fn record_files(
+        &mut self,
+        db: &dyn Db,
+        window: &crate::window::Window<'_>,
+        mut found: Vec<(Commit, Option<String>)>,
+        moves: &[(Commit, &crate::tree::FileChange)],
+    ) {
+        for &(commit, link) in moves {
+            self.submodules.push(SubmoduleMove {
+                commit: commit_label(db, commit).id,
+                path: link.path.clone(),
+                old: link.old,
+                new: link.new,
+            });
+            if !found.iter().any(|(known, _)| *known == commit) {
+                found.push((commit, None));
+            }
+        }
+        // Stable: a commit met twice keeps the order `found` gave it.
+        found.sort_by_key(|&(commit, _)| window.position(commit));
+        for (commit, then) in found {
+            self.record_authoring(db, commit, then);
         }
     }
 
@@ -386,16 +431,28 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
                 }
             }
             Governed::File(path) => {
-                for event in window(db, self.tip, node)?.authoring(&path)? {
-                    let then = (event.path != path).then_some(event.path);
-                    records.record_authoring(db, event.commit, then);
-                }
+                let window = window(db, self.tip, node)?;
+                let found = window
+                    .authoring(&path)?
+                    .into_iter()
+                    .map(|event| {
+                        let then = (event.path != path).then_some(event.path);
+                        (event.commit, then)
+                    })
+                    .collect();
+                let moves = window.gitlink_moves(|link| at_or_inside(&path, link));
+                records.record_files(db, &window, found, &moves);
             }
             Governed::Files(pattern) => {
+                let window = window(db, self.tip, node)?;
                 let matches = pattern.matcher();
-                for commit in window(db, self.tip, node)?.authoring_any(|path| matches(path))? {
-                    records.record_authoring(db, commit, None);
-                }
+                let found = window
+                    .authoring_any(|path| matches(path))?
+                    .into_iter()
+                    .map(|commit| (commit, None))
+                    .collect();
+                let moves = window.gitlink_moves(|link| pattern.covers_submodule(link));
+                records.record_files(db, &window, found, &moves);
             }
         }
         Ok(records)
@@ -452,6 +509,10 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         selectors: &[Selector],
     ) -> Result<Option<Governed>, ObjectError> {
         let db = self.db;
+        if let Some(submodule) = enclosing_submodule(db, self.tip.tree(db), path)? {
+            self.submodule_anchor(entry, path, selectors, &submodule);
+            return Ok(None);
+        }
         let at = RepoPath::new(db, path.to_owned());
         if tip_entry(db, self.tip, at)?.is_some_and(|e| e.symlink) {
             self.symlink_anchor(entry, path, selectors);
@@ -702,6 +763,33 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         );
     }
 
+    /// A scoped entry whose path is a submodule, or lies inside one, at the tip: keel reads
+    /// only this repository, so no selector can name a unit there.
+    fn submodule_anchor(
+        &mut self,
+        entry: &Entry,
+        path: &str,
+        selectors: &[Selector],
+        submodule: &str,
+    ) {
+        let place = if path == submodule {
+            format!("{path} is a submodule")
+        } else {
+            format!("{path} lies inside the submodule {submodule}")
+        };
+        self.push(
+            entry,
+            Draft {
+                severity: Self::integrity_severity(entry),
+                code: "dead-anchor",
+                selectors: selectors.iter().map(ToString::to_string).collect(),
+                hits: Vec::new(),
+                message: format!("{place}; keel reads only this repository, so its anchors name no unit keel can read"),
+                repair: format!("pin the submodule with a bare entry (`- {submodule}`): each commit that moves it is advisory drift naming both of its commits"),
+            },
+        );
+    }
+
     fn extractor_unavailable(
         &mut self,
         entry: &Entry,
@@ -734,6 +822,10 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         let db = self.db;
         let at_tip = tip_entry(db, self.tip, RepoPath::new(db, path.to_owned()))?;
         match at_tip.map(|e| e.kind) {
+            None if enclosing_submodule(db, self.tip.tree(db), path)?.is_some() => {
+                // Inside a submodule: what keel can see of it is the submodule's moves.
+                Ok(Some(Governed::File(path.to_owned())))
+            }
             None => {
                 self.dead_path(
                     entry,
@@ -776,7 +868,9 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
             }
         };
         let covered = crate::tree::files_under(db, self.tip.tree(db), root)?;
-        if !covered.iter().any(|(path, _)| matches(path)) {
+        if !covered.iter().any(|(path, _)| matches(path))
+            && !self.holds_submodule(&pattern, root)?
+        {
             let path = entry.target.path();
             self.dead_path(
                 entry,
@@ -786,6 +880,18 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
             return Ok(None);
         }
         Ok(Some(Governed::Files(pattern)))
+    }
+
+    /// Does `pattern` (whose matches lie under `root`) cover a submodule of the tip, or
+    /// lie inside one?
+    fn holds_submodule(&self, pattern: &PathPattern, root: &str) -> Result<bool, ObjectError> {
+        let tree = self.tip.tree(self.db);
+        if !root.is_empty() && enclosing_submodule(self.db, tree, root)?.is_some() {
+            return Ok(true);
+        }
+        Ok(submodules_under(self.db, tree, root)?
+            .iter()
+            .any(|(link, _)| pattern.covers_submodule(link)))
     }
 
     /// The entry's path (or pattern) names nothing at the tip.
@@ -829,7 +935,7 @@ impl Wording<'_> {
         let path = entry.target.path();
         let mut findings = Vec::new();
         let Governed::Units { selectors, .. } = &window.governed else {
-            findings.extend(self.drift_finding(entry, path, window.hits.clone()));
+            findings.extend(self.drift_finding(entry, path, window));
             return findings;
         };
         let (cosmetic, real): (Vec<HitRecord>, Vec<HitRecord>) = window
@@ -961,7 +1067,8 @@ impl Wording<'_> {
         .finding(self.node, entry)
     }
 
-    fn drift_finding(&self, entry: &Entry, path: &str, changed: Vec<HitRecord>) -> Option<Finding> {
+    fn drift_finding(&self, entry: &Entry, path: &str, window: &EntryWindow) -> Option<Finding> {
+        let changed = window.hits.clone();
         if changed.is_empty() {
             return None;
         }
@@ -984,10 +1091,24 @@ impl Wording<'_> {
                 ),
             ),
         };
-        let repair = format!(
+        let mut message = message;
+        let mut repair = format!(
             "review the change; update {} or add a `Spec-OK: {node}` trailer",
             node.spec_path()
         );
+        if !window.submodules.is_empty() {
+            message.push_str(&submodule_note(&window.submodules));
+            let moved = window
+                .submodules
+                .iter()
+                .find_map(|m| Some((&m.path, m.old?, m.new?)));
+            if let Some((path, old, new)) = moved {
+                repair = format!(
+                    "review what the submodule's commits changed (`git -C {path} log --oneline {old}..{new}`); update {} or add a `Spec-OK: {node}` trailer",
+                    node.spec_path()
+                );
+            }
+        }
         Some(
             Draft {
                 severity: Severity::Warning,
@@ -1000,6 +1121,47 @@ impl Wording<'_> {
             .finding(self.node, entry),
         )
     }
+}
+
+/// Is `path` the submodule `link`, or a path inside it?
+fn at_or_inside(path: &str, link: &str) -> bool {
+    path.strip_prefix(link)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// How many submodule moves a drift message names one by one.
+const MOST_NAMED_MOVES: usize = 5;
+
+/// `; the submodule vendor/lib moved from <old> to <new> in <commit>` for each move (the
+/// newest few), and what keel cannot tell of them.
+fn submodule_note(moves: &[SubmoduleMove]) -> String {
+    let mut note = String::new();
+    for moved in moves.iter().take(MOST_NAMED_MOVES) {
+        let commit = moved.commit.get(..12).unwrap_or(&moved.commit);
+        let path = &moved.path;
+        let what = match (moved.old, moved.new) {
+            (Some(old), Some(new)) => {
+                format!("the submodule {path} moved from {old} to {new} in {commit}")
+            }
+            (None, Some(new)) => format!("the submodule {path} was added at {new} in {commit}"),
+            (Some(old), None) => {
+                format!("the submodule {path} (at {old}) was removed in {commit}")
+            }
+            (None, None) => continue,
+        };
+        note.push_str("; ");
+        note.push_str(&what);
+    }
+    if moves.len() > MOST_NAMED_MOVES {
+        note.push_str(&format!(
+            "; and {} more submodule moves",
+            moves.len() - MOST_NAMED_MOVES
+        ));
+    }
+    note.push_str(
+        "; keel does not read inside a submodule, so what its commits changed is for you to review",
+    );
+    note
 }
 
 /// `1 commit`, `2 commits`.
