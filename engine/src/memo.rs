@@ -30,8 +30,8 @@
 //! readable by the build that wrote it, and any other build — an upgrade, a local edit —
 //! starts cold. A file that is truncated, corrupt, of another build or of another format is
 //! discarded with one warning and the answer is the cold answer, and so is a memo
-//! written before the repository's shallow boundary, grafts or replace refs changed
-//! (which change what a commit id names): the body is checked
+//! written before the repository's shallow boundary, grafts or object replacements in
+//! effect changed (which change what a commit id names): the body is checked
 //! against its length and digest before salsa reads a byte of it, and a body salsa still
 //! refuses leaves a fresh database. A cache folder keel cannot read or write
 //! ([`crate::cache::CacheTrouble`]: a stray file at its path, a folder of another user or
@@ -99,7 +99,9 @@ pub enum MemoDiscard {
     Corrupt,
     #[error("its body could not be read ({0})")]
     Unreadable(String),
-    #[error("written before the repository's shallow boundary, grafts or replace refs changed")]
+    #[error(
+        "written before the repository's shallow boundary, grafts or object replacements changed"
+    )]
     OtherHistory,
 }
 
@@ -264,8 +266,9 @@ impl KeelDatabase {
     }
 
     /// What decides which commits an id names besides the id: the shallow boundary, the
-    /// grafts file and the replace refs (git applies them when reading). A memo written
-    /// under other ones is discarded whole.
+    /// grafts file and the object replacements in effect (the replace refs, as
+    /// `core.useReplaceRefs`, `GIT_NO_REPLACE_OBJECTS` and `GIT_REPLACE_REF_BASE` leave
+    /// them). A memo written under other ones is discarded whole.
     pub(crate) fn history_fingerprint(&self) -> Result<String, EngineError> {
         let Some(repo) = self.objects_store().fresh_handle() else {
             return Err(self.unreadable(&"no repository is open"));
@@ -276,17 +279,19 @@ impl KeelDatabase {
             hasher.update(file.as_bytes());
             hasher.update(std::fs::read(common.join(file)).unwrap_or_default());
         }
-        let platform = repo.references().map_err(|err| self.unreadable(&err))?;
-        let replaced = platform
-            .prefixed("refs/replace/")
-            .map_err(|err| self.unreadable(&err))?;
-        let mut replace: Vec<String> = replaced
-            .filter_map(Result::ok)
-            .map(|reference| format!("{} {:?}", reference.name().as_bstr(), reference.target()))
-            .collect();
+        // The replacements git applies here, not the refs that could name some: none when
+        // `core.useReplaceRefs=false` or `GIT_NO_REPLACE_OBJECTS` turns them off, those under
+        // `GIT_REPLACE_REF_BASE` when it moves them.
+        let mut replace: Vec<(gix::ObjectId, gix::ObjectId)> = if repo.objects.ignore_replacements {
+            Vec::new()
+        } else {
+            repo.objects.store_ref().replacements().collect()
+        };
         replace.sort();
-        for line in replace {
-            hasher.update(line.as_bytes());
+        hasher.update(b"replacements");
+        for (original, replacement) in replace {
+            hasher.update(original.as_bytes());
+            hasher.update(replacement.as_bytes());
         }
         Ok(hasher
             .finalize()

@@ -216,7 +216,7 @@ fn a_replace_ref_discards_the_memo() {
     let (_, stats, warnings) = lint_with_stats(repo.path());
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
-        warnings[0].contains("replace refs changed"),
+        warnings[0].contains("object replacements changed"),
         "{}",
         warnings[0]
     );
@@ -262,4 +262,65 @@ fn cache_info_and_hook_install_name_real_absolute_paths_however_the_repository_i
             installed.stdout
         );
     }
+}
+
+/// `keel lint --format json` in `repo` with `env` set; its exit code and findings' codes.
+fn lint_with_env(repo: &FixtureRepo, env: &[(&str, &str)]) -> (i32, Vec<String>) {
+    let mut command = super::support::keel(repo.path());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command
+        .args(["lint", "--format", "json"])
+        .output()
+        .expect("keel runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    let codes = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|finding| finding["code"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    (output.status.code().unwrap_or(-1), codes)
+}
+
+#[test]
+fn turning_replacements_off_is_a_history_the_memo_and_kept_answer_were_not_written_under() {
+    let mut repo = anchored_repo();
+    let parent = repo.git(&["rev-parse", "HEAD"]).expect("rev-parse");
+    repo.write("app.py", APP_PY_F_CHANGED).expect("write");
+    let hit = repo.commit("Change f").expect("commit");
+    // The replacement: the same parent, f untouched.
+    let tree = repo
+        .git(&["rev-parse", &format!("{}^{{tree}}", parent.trim())])
+        .expect("rev-parse");
+    let harmless = repo
+        .git(&[
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            parent.trim(),
+            "-m",
+            "Harmless",
+        ])
+        .expect("commit-tree");
+    repo.git(&["replace", &hit, harmless.trim()])
+        .expect("git replace");
+
+    let off = [("GIT_NO_REPLACE_OBJECTS", "1")];
+    let (replaced_code, replaced) = lint_with_env(&repo, &[]);
+    assert_eq!(
+        replaced_code, 0,
+        "git shows the harmless replacement: {replaced:?}"
+    );
+    let (code, findings) = lint_with_env(&repo, &off);
+    run(repo.path(), &["cache", "clear"]);
+    let (cold_code, cold) = lint_with_env(&repo, &off);
+    assert_eq!(cold_code, 1, "without replacements f changed: {cold:?}");
+    assert_eq!((code, findings), (cold_code, cold), "warm equals cold");
+    let (back, _) = lint_with_env(&repo, &[]);
+    assert_eq!(
+        back, 0,
+        "and the memo written without replacements is not read with them"
+    );
 }
