@@ -5,7 +5,7 @@
 //! a warning on stderr naming each source file left out because its name is not UTF-8.
 //! Does not own: building it (`keel_queries::callgraph`).
 
-use super::graph_base::{Base, base_settings, escaped, graph_inputs_of};
+use super::graph_base::{Base, base_settings, graph_inputs_of, warn_not_in_graph};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
@@ -33,12 +33,7 @@ pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandE
     let db = KeelDatabase::open_objects(&args.repo)?;
     let base = Base::of(&db, args.rev.as_deref())?;
     let (files, not_utf8) = graph_inputs_of(&db, base)?;
-    for path in &not_utf8 {
-        eprintln!(
-            "warning: {}: not in the graph: its name is not UTF-8 (keel reads paths as text, so no import can name it); repair: rename it to a UTF-8 name (`git mv`) to graph it",
-            escaped(path)
-        );
-    }
+    warn_not_in_graph(&not_utf8);
     let (_, settings) = base_settings(&db, base)?;
     let tree = db.sources(graph_inputs(&files), settings.lint.max_file_bytes);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);

@@ -160,8 +160,18 @@ pub(crate) fn graph_inputs_of(db: &KeelDatabase, base: Base) -> Result<GraphInpu
     }
 }
 
+/// One `warning:` line per graph input left out because its name is not UTF-8.
+pub(crate) fn warn_not_in_graph(not_utf8: &[Vec<u8>]) {
+    for path in not_utf8 {
+        eprintln!(
+            "warning: {}: not in the graph: its name is not UTF-8 (keel reads paths as text, so no import can name it); repair: rename it to a UTF-8 name (`git mv`) to graph it",
+            escaped(path)
+        );
+    }
+}
+
 /// A path's bytes as text: its UTF-8 runs as they are, every other byte as `\xNN`.
-pub(crate) fn escaped(path: &[u8]) -> String {
+fn escaped(path: &[u8]) -> String {
     let mut out = String::new();
     for chunk in path.utf8_chunks() {
         out.push_str(chunk.valid());

@@ -11,7 +11,7 @@
 //! domains (`keel_queries::impact::options`) or the text layout (`crate::impact_text`).
 
 use super::error::Code;
-use super::graph_base::{Base, base_settings, tree_graph_files};
+use super::graph_base::{Base, base_settings, graph_inputs_of, warn_not_in_graph};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::impact_text::{Graphs, impact_text};
@@ -396,9 +396,15 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     let files = patch::parse(&name, &bytes)?;
     // The working tree's sources are snapshotted (content and identity) for the re-check.
     let (snapshot, base_files) = match base_at.commit {
-        Some((_, tree)) => (None, tree_graph_files(&db, tree)?),
+        Some(_) => {
+            let (files, not_utf8) = graph_inputs_of(&db, base_at)?;
+            warn_not_in_graph(&not_utf8);
+            (None, files)
+        }
         None => {
-            let snapshot = db.worktree_snapshot(is_graph_input)?;
+            let listing = db.worktree_listing(is_graph_input)?;
+            warn_not_in_graph(&listing.not_utf8);
+            let snapshot = listing.files;
             let files = snapshot.iter().map(|f| (f.path.clone(), f.blob)).collect();
             (Some(snapshot), files)
         }

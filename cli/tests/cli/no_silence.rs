@@ -389,6 +389,45 @@ fn callgraph_names_each_source_file_whose_name_is_not_utf8_instead_of_dropping_i
 }
 
 /// One Claude Code log line of session `session` (one API call).
+#[test]
+fn impact_names_each_source_file_whose_name_is_not_utf8_instead_of_dropping_it() {
+    use std::os::unix::ffi::OsStrExt;
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("ok.py", "def f():\n    return 1\n")
+        .expect("write");
+    std::fs::create_dir_all(repo.path().join("lib")).expect("a folder");
+    std::fs::write(
+        repo.path()
+            .join("lib")
+            .join(std::ffi::OsStr::from_bytes(b"caf\xe9.py")),
+        "from ok import f\n\ndef g():\n    return f()\n",
+    )
+    .expect("write a file whose name is latin-1");
+    repo.commit("Add sources").expect("commit");
+    let patch =
+        "--- a/ok.py\n+++ b/ok.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n";
+    let patch_file = tempfile::NamedTempFile::new().expect("a patch file");
+    std::fs::write(patch_file.path(), patch).expect("write the patch");
+    let patch_arg = patch_file.path().display().to_string();
+    for args in [
+        vec!["impact", patch_arg.as_str()],
+        vec!["impact", patch_arg.as_str(), "--rev", "HEAD"],
+    ] {
+        let ran = run(repo.path(), &args);
+        ran.assert_no_panic();
+        assert_eq!(ran.code, 0, "{args:?}:\n{}", ran.render(None));
+        let lines: Vec<&str> = ran.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: one warning:\n{}", ran.stderr);
+        assert!(
+            lines[0].starts_with("warning: lib/caf\\xe9.py: not in the graph"),
+            "{args:?}: {}",
+            lines[0]
+        );
+        assert!(!ran.stdout.contains('\u{fffd}'), "{}", ran.stdout);
+        assert!(ran.stdout.contains("ok.py#f"), "{}", ran.stdout);
+    }
+}
+
 fn claude_line(session: &str) -> String {
     format!(
         r#"{{"type":"assistant","sessionId":"{session}","uuid":"u-{session}","timestamp":"2026-01-15T12:00:00.000Z","cwd":"/nonexistent/place","requestId":"r-{session}","message":{{"id":"m-{session}","model":"claude-sonnet-4-5","content":[],"usage":{{"input_tokens":10,"output_tokens":10}}}}}}"#
