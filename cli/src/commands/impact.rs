@@ -488,9 +488,26 @@ fn check_other_files(
         if paths.into_iter().flatten().any(|path| is_graph_input(path)) {
             continue;
         }
-        let Some(path) = file.old_path.as_ref().or(file.new_path.as_ref()) else {
+        let Some(path) = file
+            .old_path
+            .as_ref()
+            .or(file.copied_from.as_ref())
+            .or(file.new_path.as_ref())
+        else {
             continue;
         };
+        if file.copied_from.is_some()
+            && let Some(copy) = &file.new_path
+            && base.read(db, copy)?.is_some()
+        {
+            return Err(patch::PatchError::FileMismatch {
+                source_name: name.to_owned(),
+                line: file.header_line,
+                path: copy.clone(),
+                reason: "already exists".to_owned(),
+            }
+            .into());
+        }
         let bytes = base.read(db, path)?;
         patch::apply(name, file, bytes.as_deref())?;
     }

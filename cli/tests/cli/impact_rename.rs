@@ -180,3 +180,61 @@ fn a_rename_with_edits_seeds_its_hunks_as_before_and_the_rename_as_its_own_opera
         run.stdout
     );
 }
+
+#[test]
+fn a_copy_adds_the_new_module_and_leaves_the_file_copied_as_it_was() {
+    // Long enough for git to see the copy of a file with one line changed.
+    let a_py = format!("{A_PY}\n\ndef h():\n    return 3\n\n\ndef k():\n    return 4\n");
+    let repo = importer_repo(&a_py);
+    repo.write("b.py", &a_py.replace("return 1", "return 2"))
+        .expect("write the copy");
+    repo.git(&["add", "b.py"]).expect("git add");
+    let patch = repo
+        .git(&["diff", "--cached", "-C", "--find-copies-harder"])
+        .expect("git diff -C");
+    assert!(
+        patch.contains("copy from a.py\ncopy to b.py\n") && patch.contains("@@"),
+        "git writes a copy with a hunk:\n{patch}"
+    );
+    repo.git(&["rm", "-q", "--cached", "b.py"])
+        .expect("unstage");
+    std::fs::remove_file(repo.path().join("b.py")).expect("back to the base");
+    repo.write("copy.diff", &patch).expect("write the patch");
+
+    let run = crate::support::run(repo.path(), &["impact", "copy.diff"]);
+    run.assert_no_panic();
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    let report = run.json();
+    assert_eq!(
+        entries(&report, "changes", "change"),
+        [
+            "b.py#<module> \"added\" [0]",
+            "b.py#f \"added\" [0,1]",
+            "b.py#h \"added\" [0]",
+            "b.py#k \"added\" [0]",
+        ],
+        "the file copied is untouched: {}",
+        run.stdout
+    );
+    assert_eq!(
+        entries(&report, "affected_functions", "depth"),
+        [
+            "b.py#<module> 0 [0]",
+            "b.py#f 0 [0,1]",
+            "b.py#h 0 [0]",
+            "b.py#k 0 [0]",
+        ],
+        "no caller imports the copy: {}",
+        run.stdout
+    );
+
+    // A copy onto a file the base already holds does not apply.
+    repo.write("b.py", "x = 1\n").expect("write b.py");
+    let refused = crate::support::run(repo.path(), &["impact", "copy.diff"]);
+    assert_eq!(refused.code, 2, "{}", refused.render(None));
+    assert!(
+        refused.stderr.contains("`b.py` already exists in the base"),
+        "{}",
+        refused.stderr
+    );
+}

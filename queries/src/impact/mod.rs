@@ -200,7 +200,12 @@ pub fn operations_and_changes(
                 new_start,
                 new_lines,
             };
-        if file.kind == patch::FileKind::Rename || file.hunks.is_empty() {
+        // A rename, a copy and a file git wrote no lines for are whole-file operations:
+        // every callable of the paths they change is a change (a copy only adds).
+        if file.kind == patch::FileKind::Rename
+            || file.copied_from.is_some()
+            || file.hunks.is_empty()
+        {
             let index = operations.len();
             operations.push(operation(index, [0; 4]));
             if file.kind != patch::FileKind::Modify {
@@ -332,10 +337,26 @@ pub fn candidate_files(
                 path: graph_path.clone(),
             });
         }
+        let in_base = |path: &String| base.iter().find(|(known, _)| known == path);
+        if file.copied_from.is_some()
+            && let Some(path) = file
+                .new_path
+                .as_ref()
+                .filter(|path| in_base(path).is_some())
+        {
+            return Err(patch::PatchError::FileMismatch {
+                source_name: source_name.to_owned(),
+                line: file.header_line,
+                path: path.clone(),
+                reason: "already exists".to_owned(),
+            });
+        }
+        // A copy's hunks apply to the file copied, which stays.
         let old = file
             .old_path
             .as_ref()
-            .and_then(|path| base.iter().find(|(known, _)| known == path))
+            .or(file.copied_from.as_ref())
+            .and_then(in_base)
             .map(|(_, oid)| db.objects().blob(*oid))
             .transpose()
             .map_err(|err| patch::PatchError::Unreadable {

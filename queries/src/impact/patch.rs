@@ -27,6 +27,9 @@ pub struct FilePatch {
     /// patch line that says so (1-based). git wrote no lines of it, so it has no hunks
     /// and nothing keel can check against the base.
     pub binary: Option<usize>,
+    /// A copy (`git diff -C`: `copy from`, `copy to`): the file copied, whose content the
+    /// hunks apply to. The copy is an added file; the file copied stays as it is.
+    pub copied_from: Option<String>,
 }
 
 /// What a file patch does.
@@ -218,6 +221,7 @@ impl<'a> Parser<'a> {
         let mut kind = FileKind::Modify;
         let (mut old_path, mut new_path) = (None, None);
         let mut binary = None;
+        let mut copied_from = None;
         if git {
             self.at += 1;
             while let Some(line) = self.line(self.at) {
@@ -227,6 +231,12 @@ impl<'a> Parser<'a> {
                     old_path = Some(self.path_text(path)?);
                 } else if let Some(path) = text.strip_prefix(b"rename to ") {
                     kind = FileKind::Rename;
+                    new_path = Some(self.path_text(path)?);
+                } else if let Some(path) = text.strip_prefix(b"copy from ") {
+                    kind = FileKind::Add;
+                    copied_from = Some(self.path_text(path)?);
+                } else if let Some(path) = text.strip_prefix(b"copy to ") {
+                    kind = FileKind::Add;
                     new_path = Some(self.path_text(path)?);
                 } else if text.starts_with(b"new file mode") {
                     kind = FileKind::Add;
@@ -254,6 +264,8 @@ impl<'a> Parser<'a> {
             let old = self.header_path(b"--- ", b"a/")?;
             let new = self.header_path(b"+++ ", b"b/")?;
             match (&old, &new) {
+                // A copy's `---` names the file copied.
+                _ if copied_from.is_some() => {}
                 (None, Some(_)) => kind = FileKind::Add,
                 (Some(_), None) => kind = FileKind::Delete,
                 (None, None) => return Err(self.malformed(self.at, "both sides are /dev/null")),
@@ -298,6 +310,7 @@ impl<'a> Parser<'a> {
             hunks,
             header_line: header_at + 1,
             binary,
+            copied_from,
         }))
     }
 
@@ -550,8 +563,8 @@ fn hunk_header(line: &[u8]) -> Option<(u32, u32, u32, u32)> {
     Some((old_start, old_lines, new_start, new_lines))
 }
 
-/// The candidate bytes of `file` applied to `base` (`None` for an added file), or `None`
-/// for a deleted file. `source_name` and the file's index name the patch in messages.
+/// The candidate bytes of `file` applied to `base` (`None` for an added file; the file
+/// copied for a copy), or `None` for a deleted file. `source_name` and the file's index name the patch in messages.
 pub fn apply(
     source_name: &str,
     file: &FilePatch,
@@ -592,9 +605,10 @@ pub fn apply(
             mismatch(0, 1, &format!("the file {reason} in the base"))
         }
     };
-    let base_lines: Vec<&[u8]> = match (file.kind, base) {
-        (FileKind::Add, Some(_)) => return Err(absent("already exists")),
-        (FileKind::Add, None) => Vec::new(),
+    let creates = file.kind == FileKind::Add && file.copied_from.is_none();
+    let base_lines: Vec<&[u8]> = match (creates, base) {
+        (true, Some(_)) => return Err(absent("already exists")),
+        (true, None) => Vec::new(),
         (_, None) => return Err(absent("does not exist")),
         (_, Some(bytes)) => split_lines(bytes),
     };
