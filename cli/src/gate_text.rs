@@ -7,7 +7,7 @@
 //! Does not own: the split itself (`keel_queries::lint::Owed`), the findings, or the full
 //! report (`render::lint_text`).
 
-use crate::render::{counted, finding_target, hit_text};
+use crate::render::{counted, finding_target, hit_text, severity_label};
 use keel_queries::lint::{Finding, LintReport, Owed, Severity};
 use std::fmt::Write;
 
@@ -92,16 +92,19 @@ struct Judged(usize);
 impl Judged {
     /// `this commit` or `these 3 new commits`.
     fn these(self) -> String {
-        match self.0 {
-            1 => "this commit".to_owned(),
-            n => format!("these {n} new commits"),
-        }
+        self.these_as("this", "these")
     }
 
     /// [`Judged::these`], capitalized.
     fn these_capitalized(self) -> String {
-        let these = self.these();
-        format!("T{}", &these[1..])
+        self.these_as("This", "These")
+    }
+
+    fn these_as(self, this: &str, these: &str) -> String {
+        match self.0 {
+            1 => format!("{this} commit"),
+            n => format!("{these} {n} new commits"),
+        }
     }
 
     /// The verb after [`Judged::these`]: `changes` or `change`.
@@ -152,13 +155,7 @@ fn added_text(out: &mut String, added: &[Finding], judged: Judged) {
             judged.verb("It", "They")
         );
         for finding in advisory {
-            let _ = writeln!(
-                out,
-                "  {}: warning[{}] {}",
-                finding.node,
-                finding.code,
-                finding_target(finding)
-            );
+            finding_head(out, finding);
         }
     }
 }
@@ -198,13 +195,7 @@ fn standing_text(out: &mut String, standing: &[Finding], report: &LintReport, ju
     let leave = judged.verb("leaves", "leave");
     let _ = writeln!(out, "\nThe specs as {} {leave} them:", judged.these());
     for finding in standing {
-        let _ = writeln!(
-            out,
-            "  {}: error[{}] {}",
-            finding.node,
-            finding.code,
-            finding_target(finding)
-        );
+        finding_head(out, finding);
         let _ = writeln!(out, "    {}", finding.message);
         let _ = writeln!(out, "    repair: {}", finding.repair);
     }
@@ -220,15 +211,20 @@ fn standing_text(out: &mut String, standing: &[Finding], report: &LintReport, ju
     }
 }
 
-/// `node: error[code] target` and one line per hit.
-fn finding_lines(out: &mut String, finding: &Finding) {
+/// `  node: error[code] target` (or `warning[code]`).
+fn finding_head(out: &mut String, finding: &Finding) {
     let _ = writeln!(
         out,
-        "  {}: error[{}] {}",
+        "  {}: {} {}",
         finding.node,
-        finding.code,
+        severity_label(finding, false),
         finding_target(finding)
     );
+}
+
+/// [`finding_head`] and one line per hit.
+fn finding_lines(out: &mut String, finding: &Finding) {
+    finding_head(out, finding);
     for hit in &finding.hits {
         let _ = writeln!(out, "    {}", hit_text(hit));
     }

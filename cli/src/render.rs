@@ -149,11 +149,16 @@ pub(crate) fn counted(n: usize, noun: &str) -> String {
     }
 }
 
-fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
-    let label = match finding.severity {
+/// `error[code]` or `warning[code]`, red or yellow when `colour`.
+pub(crate) fn severity_label(finding: &Finding, colour: bool) -> String {
+    match finding.severity {
         Severity::Error => paint(&format!("error[{}]", finding.code), "31", colour),
         Severity::Warning => paint(&format!("warning[{}]", finding.code), "33", colour),
-    };
+    }
+}
+
+fn finding_text(out: &mut String, finding: &Finding, colour: bool) {
+    let label = severity_label(finding, colour);
     let target = finding_target(finding);
     let _ = writeln!(out, "  {label} {target}");
     let _ = writeln!(out, "    {}", finding.message);

@@ -241,27 +241,33 @@ impl KeelDatabase {
         Ok(Uninstalled { path, restored })
     }
 
-    /// The commits a ref update to `object` brings: those reachable from it that no ref
-    /// under `refs/` and no entry of their reflogs reaches, newest first. Empty for
+    /// For each of `objects` (the targets of one ref transaction), the commits an update
+    /// to it brings: those reachable from it that no ref under `refs/` and no entry of
+    /// their reflogs reaches, newest first (the refs and reflogs are read once). Empty for
     /// structural plumbing (reset, branch, checkout, a rewrite that landed); for a commit,
-    /// amend, merge, rebase or push, every commit it adds, not only `object`.
-    pub fn new_commits(&self, object: Oid) -> Result<Vec<Oid>, EngineError> {
+    /// amend, merge, rebase or push, every commit it adds, not only the target.
+    pub fn new_commits(&self, objects: &[Oid]) -> Result<Vec<Vec<Oid>>, EngineError> {
         let repo = self.repo_handle()?;
         let held = self.ref_and_reflog_commits(&repo)?;
-        if held.contains(&object) {
-            return Ok(Vec::new());
-        }
         let graph = repo
             .commit_graph_if_enabled()
             .map_err(|err| self.unreadable(&err))?;
-        let new = crate::reach::new_commits(
-            &repo,
-            graph.as_ref(),
-            object.0,
-            held.iter().map(|oid| oid.0),
-        )
-        .map_err(|err| self.unreadable(&err))?;
-        Ok(new.into_iter().map(Oid).collect())
+        let mut brought = Vec::with_capacity(objects.len());
+        for object in objects {
+            if held.contains(object) {
+                brought.push(Vec::new());
+                continue;
+            }
+            let new = crate::reach::new_commits(
+                &repo,
+                graph.as_ref(),
+                object.0,
+                held.iter().map(|oid| oid.0),
+            )
+            .map_err(|err| self.unreadable(&err))?;
+            brought.push(new.into_iter().map(Oid).collect());
+        }
+        Ok(brought)
     }
 
     /// Is `object` a commit of this repository?

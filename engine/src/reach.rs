@@ -110,6 +110,8 @@ struct Commits<'r> {
     repo: &'r gix::Repository,
     graph: Option<&'r Graph>,
     counted: HashMap<ObjectId, u32>,
+    /// Parents of commits the graph does not list, decoded once.
+    decoded: HashMap<ObjectId, Vec<ObjectId>>,
 }
 
 impl<'r> Commits<'r> {
@@ -118,10 +120,11 @@ impl<'r> Commits<'r> {
             repo,
             graph,
             counted: HashMap::new(),
+            decoded: HashMap::new(),
         }
     }
 
-    fn parents(&self, id: ObjectId) -> Result<Vec<ObjectId>, ReachError> {
+    fn parents(&mut self, id: ObjectId) -> Result<Vec<ObjectId>, ReachError> {
         if let Some(graph) = self.graph
             && let Some(commit) = graph.commit_by_id(id)
         {
@@ -134,11 +137,16 @@ impl<'r> Commits<'r> {
                 })
                 .collect();
         }
+        if let Some(parents) = self.decoded.get(&id) {
+            return Ok(parents.clone());
+        }
         let commit = self
             .repo
             .find_commit(id)
             .map_err(|err| unreadable(id, &err))?;
-        Ok(commit.parent_ids().map(|parent| parent.detach()).collect())
+        let parents: Vec<ObjectId> = commit.parent_ids().map(|parent| parent.detach()).collect();
+        self.decoded.insert(id, parents.clone());
+        Ok(parents)
     }
 
     /// The commit's generation: git's where the commit-graph has it, else 1 + its

@@ -142,46 +142,14 @@ pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, O
     Ok(Some(current))
 }
 
-/// Every file (path, blob) under `prefix` (`""` for the whole tree) of the tree `root`.
+/// Every file (path, blob) under `prefix` (`""` for the whole tree) of the tree `root`,
+/// sorted by path.
 pub fn files_under(
     db: &dyn Db,
     root: Oid,
     prefix: &str,
 ) -> Result<Vec<(String, Oid)>, ObjectError> {
-    let start = if prefix.is_empty() {
-        Some(PathEntry {
-            kind: EntryKind::Tree,
-            oid: root,
-            symlink: false,
-        })
-    } else {
-        lookup(db, root, prefix)?
-    };
-    let mut files = Vec::new();
-    let mut stack: Vec<(String, PathEntry)> =
-        start.into_iter().map(|e| (prefix.to_owned(), e)).collect();
-    while let Some((path, entry)) = stack.pop() {
-        match entry.kind {
-            EntryKind::File => files.push((path, entry.oid)),
-            EntryKind::Submodule => {}
-            EntryKind::Tree => {
-                let items = tree_items(db, TreeId::new(db, entry.oid)).clone()?;
-                for item in items.iter() {
-                    let child = join(&path, &item.name);
-                    stack.push((
-                        child,
-                        PathEntry {
-                            kind: item.kind,
-                            oid: item.oid,
-                            symlink: item.symlink,
-                        },
-                    ));
-                }
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
+    entries_under(db, root, prefix, EntryKind::File)
 }
 
 /// The files that differ between two trees (`old = None`: the empty tree), sorted by
@@ -294,6 +262,17 @@ pub fn submodules_under(
     root: Oid,
     prefix: &str,
 ) -> Result<Vec<(String, Oid)>, ObjectError> {
+    entries_under(db, root, prefix, EntryKind::Submodule)
+}
+
+/// Every entry of `kind` (a file or a submodule) under `prefix` of the tree `root`, as
+/// (path, object), sorted by path: one walk of the folders below `prefix`.
+fn entries_under(
+    db: &dyn Db,
+    root: Oid,
+    prefix: &str,
+    kind: EntryKind,
+) -> Result<Vec<(String, Oid)>, ObjectError> {
     let start = if prefix.is_empty() {
         Some(PathEntry {
             kind: EntryKind::Tree,
@@ -303,31 +282,35 @@ pub fn submodules_under(
     } else {
         lookup(db, root, prefix)?
     };
-    let mut links = Vec::new();
+    let mut found = Vec::new();
     let mut stack: Vec<(String, PathEntry)> =
         start.into_iter().map(|e| (prefix.to_owned(), e)).collect();
     while let Some((path, entry)) = stack.pop() {
-        match entry.kind {
-            EntryKind::File => {}
-            EntryKind::Submodule => links.push((path, entry.oid)),
-            EntryKind::Tree => {
-                let items = tree_items(db, TreeId::new(db, entry.oid)).clone()?;
-                for item in items.iter().filter(|item| item.kind != EntryKind::File) {
-                    let child = join(&path, &item.name);
-                    stack.push((
-                        child,
-                        PathEntry {
-                            kind: item.kind,
-                            oid: item.oid,
-                            symlink: item.symlink,
-                        },
-                    ));
-                }
-            }
+        if entry.kind == kind {
+            found.push((path, entry.oid));
+            continue;
+        }
+        if entry.kind != EntryKind::Tree {
+            continue;
+        }
+        let items = tree_items(db, TreeId::new(db, entry.oid)).clone()?;
+        for item in items
+            .iter()
+            .filter(|item| item.kind == kind || item.kind == EntryKind::Tree)
+        {
+            let child = join(&path, &item.name);
+            stack.push((
+                child,
+                PathEntry {
+                    kind: item.kind,
+                    oid: item.oid,
+                    symlink: item.symlink,
+                },
+            ));
         }
     }
-    links.sort();
-    Ok(links)
+    found.sort();
+    Ok(found)
 }
 
 fn join(prefix: &str, name: &str) -> String {

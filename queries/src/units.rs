@@ -10,7 +10,7 @@
 
 use crate::anchors::{ImageUnits, Selector, Verdict, classify};
 pub use crate::extract::LineRange;
-use crate::extract::{ExtractError, Partial, UnitKind, extract};
+use crate::extract::{ExtractError, Partial, extract};
 
 /// One unit of a file, as a spec's `code:` entry names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,18 +72,6 @@ pub enum UnitsError {
     Unavailable { reason: String },
 }
 
-/// The name `keel units` prints for a unit kind.
-fn kind_name(kind: UnitKind) -> &'static str {
-    match kind {
-        UnitKind::Function => "function",
-        UnitKind::Class => "class",
-        UnitKind::Method => "method",
-        UnitKind::Variable => "variable",
-        UnitKind::Enum => "enum",
-        UnitKind::TypeOnly => "type",
-    }
-}
-
 /// The units of the file at `path` (a repository path: its extension picks the
 /// extractor, and it starts every selector) holding `content`. A file that parses only
 /// in part gives the units that stand ([`FileUnits::unparsed`] says which lines did
@@ -127,7 +115,7 @@ pub fn units_of(path: &str, content: &[u8]) -> Result<FileUnits, UnitsError> {
             };
             FileUnit {
                 selector: format!("{path}#{}", unit.name),
-                kind: kind_name(unit.kind),
+                kind: unit.kind.name(),
                 start_line: unit.start_line,
                 end_line: unit.end_line,
                 name: unit.name,

@@ -168,15 +168,16 @@ fn branch_updates(input: &str) -> Result<Vec<Update>, CommandError> {
 /// by opening the memo and judging its history.
 fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
     let objects = KeelDatabase::open_objects(repo)?;
-    let mut candidates: Vec<(&Update, Vec<Oid>)> = Vec::new();
+    let mut targets: Vec<&Update> = Vec::new();
     for update in updates {
-        if candidates.iter().any(|(known, _)| known.new == update.new)
-            || !objects.is_commit(update.new)?
-        {
-            continue;
+        if targets.iter().all(|known| known.new != update.new) && objects.is_commit(update.new)? {
+            targets.push(update);
         }
-        let new = objects.new_commits(update.new)?;
-        if !claim_nothing(&objects, &new)? {
+    }
+    let ids: Vec<Oid> = targets.iter().map(|update| update.new).collect();
+    let mut candidates: Vec<(&Update, Vec<Oid>)> = Vec::new();
+    for (update, new) in targets.into_iter().zip(objects.new_commits(&ids)?) {
+        if !all_claim_nothing(&objects, &new)? {
             candidates.push((update, new));
         }
     }
@@ -214,7 +215,7 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
 
 /// Do all of an update's new commits pass the seed's fast classification (none: it is
 /// plumbing)?
-fn claim_nothing(objects: &KeelDatabase, new: &[Oid]) -> Result<bool, CommandError> {
+fn all_claim_nothing(objects: &KeelDatabase, new: &[Oid]) -> Result<bool, CommandError> {
     for &commit in new {
         if !claims_nothing(objects, commit)? {
             return Ok(false);

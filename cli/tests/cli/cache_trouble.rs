@@ -12,7 +12,7 @@
 //! still reads a file of mode 000, and are skipped with a printed note when it does. The
 //! stray-file and folder-in-the-way cases hold for root too and always run.
 
-use super::support::{APP_PY, Run, keel, lint, run, spec};
+use super::support::{APP_PY, Run, keel, lint, repo_with_spec, run, spec};
 use crate::{APP_PY_F_CHANGED, APP_PY_G_CHANGED};
 use keel_fixtures::{FixtureRepo, pinned_git};
 use std::os::unix::fs::PermissionsExt as _;
@@ -21,11 +21,7 @@ use std::path::{Path, PathBuf};
 /// A repository with `app.py` and node `app` anchoring `app.py#f`, and a second commit
 /// that changes `f`: a blocking hit, so a lint exits 1.
 fn hit_repo() -> FixtureRepo {
-    let mut repo = FixtureRepo::new().expect("a fixture repository");
-    repo.write("app.py", APP_PY)
-        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
-        .expect("write");
-    repo.commit("Add app and its spec").expect("commit");
+    let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
     repo.write("app.py", APP_PY_F_CHANGED).expect("edit f");
     repo.commit("Change f").expect("commit");
     repo

@@ -125,24 +125,9 @@ fn sha256() -> Input {
 /// A partial clone (`--filter=blob:none`, in `[ROOT]/clone`) of [`hit_repo`]: the blob
 /// of `app.py`'s first version, which lint diffs, was never fetched.
 fn partial_clone() -> Input {
-    let source = hit_repo();
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let bare = dir.path().join("origin.git").display().to_string();
-    let clone = dir.path().join("clone").display().to_string();
-    source
-        .git(&["clone", "--quiet", "--bare", ".", &bare])
-        .expect("a bare copy");
-    source
-        .git(&["-C", &bare, "config", "uploadpack.allowFilter", "true"])
-        .expect("allow filters");
-    source
-        .git(&[
-            "clone",
-            "--quiet",
-            "--filter=blob:none",
-            &format!("file://{bare}"),
-            &clone,
-        ])
+    hit_repo()
+        .partial_clone(dir.path())
         .expect("a partial clone");
     dir.into()
 }

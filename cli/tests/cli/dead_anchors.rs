@@ -135,14 +135,20 @@ fn a_path_that_now_holds_another_file_is_reported_with_the_old_files_hits() {
     assert_eq!(warm.stdout, cold.stdout);
 }
 
-#[test]
-fn a_moved_file_whose_path_stays_empty_is_no_reused_path() {
+/// Node `app` pins `app.py#f`; then `app.py` moves to `core.py`, and `f` changes there.
+fn moved_then_changed() -> keel_fixtures::FixtureRepo {
     let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
     repo.git(&["mv", "app.py", "core.py"]).expect("git mv");
     repo.commit("Move app to core").expect("commit");
     repo.write("core.py", &APP_PY.replace("x + 1", "x + 2"))
         .expect("write");
     repo.commit("Change f").expect("commit");
+    repo
+}
+
+#[test]
+fn a_moved_file_whose_path_stays_empty_is_no_reused_path() {
+    let repo = moved_then_changed();
     let report = lint(repo.path(), &["--format", "json"]).json();
     assert!(findings_of(&report, "path-reused").is_empty(), "{report}");
     let dead = findings_of(&report, "dead-anchor");
@@ -189,12 +195,7 @@ fn a_unit_moved_under_a_renamed_class_is_found_and_a_far_name_is_no_typo() {
 
 #[test]
 fn a_file_moved_away_and_back_is_no_reused_path() {
-    let mut repo = repo_with_spec(spec(&["app.py#f"]).as_bytes());
-    repo.git(&["mv", "app.py", "core.py"]).expect("git mv");
-    repo.commit("Move app to core").expect("commit");
-    repo.write("core.py", &APP_PY.replace("x + 1", "x + 2"))
-        .expect("write");
-    repo.commit("Change f").expect("commit");
+    let mut repo = moved_then_changed();
     repo.git(&["mv", "core.py", "app.py"]).expect("git mv");
     repo.commit("Move core back to app").expect("commit");
     let report = lint(repo.path(), &["--format", "json"]).json();

@@ -4,9 +4,9 @@
 //! earlier commit's hit as the update's own; a spec update later in the same update
 //! answers the hits before it, so such a push passes.
 
-use super::support::{APP_PY, keel, spec};
+use super::support::{keel, repo_with_spec, spec};
 use crate::APP_PY_F_CHANGED;
-use keel_fixtures::{FixtureRepo, pinned_git};
+use keel_fixtures::{FixtureRepo, pinned_git, pinned_shell};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -26,12 +26,7 @@ fn git_ok(dir: &Path, args: &[&str]) -> String {
 
 /// A repository with `app.py` and node `app` pinning `app.py#f`.
 fn repo() -> FixtureRepo {
-    let mut repo = FixtureRepo::new().expect("a fixture repository");
-    repo.write("app.py", APP_PY)
-        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
-        .expect("write");
-    repo.commit("Add app and its spec").expect("commit");
-    repo
+    repo_with_spec(spec(&["app.py#f"]).as_bytes())
 }
 
 fn install(dir: &Path) {
@@ -156,17 +151,8 @@ fn a_spec_update_later_in_the_same_push_answers_the_hits_before_it() {
 /// `sh -c COMMAND` in `dir` with the fixture's git environment and no editor, as a user
 /// would type the command a refusal names.
 fn shell(dir: &Path, command: &str) -> Output {
-    let git = pinned_git(dir);
-    let mut shell = std::process::Command::new("sh");
-    shell.current_dir(dir).env_clear();
-    for (key, value) in git.get_envs() {
-        if let Some(value) = value {
-            shell.env(key, value);
-        }
-    }
-    shell
+    pinned_shell(dir, command)
         .env("GIT_EDITOR", "true")
-        .args(["-c", command])
         .output()
         .expect("sh runs")
 }

@@ -9,7 +9,7 @@
 //! stdout ending `hook install|uninstall` and `cache info|clear` quietly.
 //! Does not own: the gate's judgement (`hook`), the cache's contents (`memo`).
 
-use super::support::{APP_PY, keel, listing, spec};
+use super::support::{APP_PY, keel, listing, repo_with_spec, spec};
 use crate::APP_PY_F_CHANGED;
 use keel_fixtures::{FixtureRepo, pinned_git};
 use std::path::{Path, PathBuf};
@@ -30,12 +30,7 @@ fn git(dir: &Path, home: &Path, args: &[&str]) -> Output {
 
 /// A repository with `app.py` and node `app` anchoring `app.py#f`.
 fn anchored_repo() -> FixtureRepo {
-    let mut repo = FixtureRepo::new().expect("a fixture repository");
-    repo.write("app.py", APP_PY)
-        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
-        .expect("write");
-    repo.commit("Add app and its spec").expect("commit");
-    repo
+    repo_with_spec(spec(&["app.py#f"]).as_bytes())
 }
 
 /// Where git itself runs the `reference-transaction` hook of the repository at `dir`.

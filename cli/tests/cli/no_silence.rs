@@ -8,9 +8,8 @@
 
 use crate::APP_PY_F_CHANGED;
 use crate::support::{APP_PY, lint, run, spec};
-use keel_fixtures::FixtureRepo;
+use keel_fixtures::{FixtureRepo, pinned_shell};
 use std::path::Path;
-use std::process::Command;
 
 /// The text between the first pair of backticks in `line`.
 fn first_quoted(line: &str) -> &str {
@@ -22,17 +21,7 @@ fn first_quoted(line: &str) -> &str {
 /// Runs `script` with `sh -c` in `dir`, with git reading no system or global config (as
 /// the fixtures pin it); fails the test unless it succeeds.
 fn shell(dir: &Path, script: &str) {
-    let output = Command::new("sh")
-        .args(["-c", script])
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("LC_ALL", "C")
-        .output()
-        .expect("sh runs");
+    let output = pinned_shell(dir, script).output().expect("sh runs");
     assert!(
         output.status.success(),
         "`{script}` failed:\n{}",
@@ -129,23 +118,8 @@ fn a_blob_a_partial_clone_has_not_fetched_is_named_with_the_fetch_that_repairs_i
     let mut source = FixtureRepo::new().expect("a fixture repository");
     hit_history(&mut source);
     let folder = tempfile::tempdir().expect("a temporary folder");
-    let bare = folder.path().join("origin.git");
-    let clone = folder.path().join("clone");
-    let (bare_arg, clone_arg) = (bare.display().to_string(), clone.display().to_string());
-    source
-        .git(&["clone", "--quiet", "--bare", ".", &bare_arg])
-        .expect("a bare copy");
-    source
-        .git(&["-C", &bare_arg, "config", "uploadpack.allowFilter", "true"])
-        .expect("allow filters");
-    source
-        .git(&[
-            "clone",
-            "--quiet",
-            "--filter=blob:none",
-            &format!("file://{bare_arg}"),
-            &clone_arg,
-        ])
+    let clone = source
+        .partial_clone(folder.path())
         .expect("a partial clone");
     let clone = clone.canonicalize().expect("a real path");
 

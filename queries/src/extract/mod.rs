@@ -146,6 +146,20 @@ pub enum UnitKind {
     TypeOnly,
 }
 
+impl UnitKind {
+    /// The kind as people read it (`keel units`, the extractor comparisons).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Function => "function",
+            Self::Class => "class",
+            Self::Method => "method",
+            Self::Variable => "variable",
+            Self::Enum => "enum",
+            Self::TypeOnly => "type",
+        }
+    }
+}
+
 /// Every kind, in its byte's order.
 const UNIT_KINDS: [UnitKind; 6] = [
     UnitKind::Function,

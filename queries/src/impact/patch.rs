@@ -699,23 +699,18 @@ rename to renamed.py
     #[test]
     fn parses_and_applies_git_patches() {
         let files = parse("p.diff", PATCH.as_bytes()).unwrap_or_default();
-        let kinds: Vec<_> = files
-            .iter()
-            .map(|f| {
-                (
-                    f.kind,
-                    f.old_path.as_deref(),
-                    f.new_path.as_deref(),
-                    f.hunks.len(),
-                )
-            })
-            .collect();
         assert_eq!(
-            kinds,
+            shape(&files),
             [
-                (FileKind::Modify, Some("m.py"), Some("m.py"), 2),
-                (FileKind::Add, None, Some("new.py"), 1),
-                (FileKind::Rename, Some("old.py"), Some("renamed.py"), 1),
+                (FileKind::Modify, Some("m.py"), Some("m.py"), 2, None),
+                (FileKind::Add, None, Some("new.py"), 1, None),
+                (
+                    FileKind::Rename,
+                    Some("old.py"),
+                    Some("renamed.py"),
+                    1,
+                    None
+                ),
             ]
         );
         let base = b"def f():\n    return 1\nx = f()\ndef g():\ny = 1\n";

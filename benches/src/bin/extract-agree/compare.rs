@@ -16,7 +16,7 @@ use crate::compilers::{Expect, Expected, FileStatus, Listing};
 use crate::workspace::Source;
 use keel_engine::KeelDatabase;
 use keel_queries::anchors::Selector;
-use keel_queries::extract::{ExtractError, Language, Unit, UnitKind, extract};
+use keel_queries::extract::{ExtractError, Language, Unit, extract};
 use keel_queries::lint::{LintReport, Scope, lint_on_threads};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -373,7 +373,7 @@ fn keel_only(compiler: &[Expected], units: &[Unit]) -> Vec<Expected> {
             name: name.to_owned(),
             verdict: Expect::Dead,
             group: "keel-only".to_owned(),
-            kind: kind_label(units[0].kind).to_owned(),
+            kind: units[0].kind.name().to_owned(),
             ranges: units.iter().map(|u| (u.start_line, u.end_line)).collect(),
         })
         .collect()
@@ -407,17 +407,6 @@ fn describe(units: &Result<Vec<Unit>, ExtractError>) -> String {
             format!("keel: unparseable at line {line} ({reason})")
         }
         Err(ExtractError::Unavailable { reason }) => format!("keel: unavailable ({reason})"),
-    }
-}
-
-fn kind_label(kind: UnitKind) -> &'static str {
-    match kind {
-        UnitKind::Function => "function",
-        UnitKind::Class => "class",
-        UnitKind::Method => "method",
-        UnitKind::Variable => "variable",
-        UnitKind::Enum => "enum",
-        UnitKind::TypeOnly => "type",
     }
 }
 
@@ -801,6 +790,7 @@ fn expect_of(class: Class) -> Expect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keel_queries::extract::UnitKind;
 
     fn expected(name: &str, verdict: Expect, group: &str) -> Expected {
         Expected {
