@@ -10,6 +10,7 @@
 //! summary, Markdown's own syntax), and appending the summary to its file. Does not own:
 //! the findings or where a unit sits.
 
+use crate::streams::errln;
 use keel_queries::lint::LineRange;
 use keel_queries::lint::{Finding, LintReport, Severity};
 use std::fmt::Write as _;
@@ -148,7 +149,7 @@ pub(crate) fn write_step_summary(report: &LintReport) -> bool {
     match written {
         Ok(()) => true,
         Err(err) => {
-            eprintln!(
+            errln!(
                 "warning: {STEP_SUMMARY_VAR} ({}): the step summary was not written: {err}",
                 std::path::Path::new(&path).display()
             );

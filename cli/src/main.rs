@@ -8,10 +8,12 @@
 //!
 //! stdout is written only through `commands::write_stdout` (and its `outln!`), where a
 //! closed pipe (`keel … | head`) ends the output quietly; `println!` would panic there
-//! (exit 101), so it is denied.
+//! (exit 101), so it is denied. stderr likewise goes through `streams::write_stderr`
+//! (and its `errln!`), where a closed stderr drops the text instead of panicking.
 #![deny(
     clippy::print_stdout,
-    reason = "print through commands::write_stdout or outln!, which end quietly on a closed pipe"
+    clippy::print_stderr,
+    reason = "print through commands::write_stdout / outln! and write_stderr / errln!, which end quietly on a closed pipe or a closed stderr"
 )]
 
 mod commands;
@@ -25,11 +27,13 @@ mod reference_docs;
 mod render;
 mod replay_html;
 mod sarif;
+mod streams;
 mod usage;
 
 use clap::Parser;
 use exit::ExitStatus;
 use std::process::ExitCode;
+use streams::{errln, write_stderr};
 
 #[global_allocator]
 static ALLOCATOR: keel_engine::allocator::Allocator = keel_engine::allocator::Allocator;
@@ -52,9 +56,9 @@ fn main() -> ExitCode {
                 if json_errors_asked() {
                     let first = message.lines().next().unwrap_or_default();
                     let what = first.strip_prefix("error: ").unwrap_or(first);
-                    eprintln!("{}", commands::CommandError::plain(what).json_line());
+                    errln!("{}", commands::CommandError::plain(what).json_line());
                 } else {
-                    eprint!("{message}");
+                    write_stderr(&message);
                 }
             }
             return status.into();
@@ -66,8 +70,8 @@ fn main() -> ExitCode {
         Err(err) => {
             for line in err.lines() {
                 match error_format {
-                    commands::ErrorFormat::Text => eprintln!("error: {line}"),
-                    commands::ErrorFormat::Json => eprintln!("{}", line.json_line()),
+                    commands::ErrorFormat::Text => errln!("error: {line}"),
+                    commands::ErrorFormat::Json => errln!("{}", line.json_line()),
                 }
             }
             err.kind().exit_status().into()

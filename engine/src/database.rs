@@ -44,19 +44,6 @@ pub enum EngineError {
         "{path}: not a git repository (or any parent up to the file system root); repair: run keel inside a git work tree or pass --repo DIR"
     )]
     NotARepository { path: PathBuf },
-    /// A repository git made with `--object-format=sha256`: keel hashes the objects it
-    /// builds itself (the working tree as a commit, a patched file) with SHA-1 and reads
-    /// 40-digit ids from hooks, readings and logs, so it refuses the repository rather than
-    /// call it no repository. The repair makes a SHA-1 copy through `git fast-export`.
-    #[error(
-        "{path}: a SHA-256 repository; keel reads SHA-1 repositories only; repair: run keel on a SHA-1 copy (its commit ids differ): `git init --object-format=sha1 COPY && git -C {path} fast-export --all --signed-tags=strip | git -C COPY fast-import --quiet && git -C COPY checkout -f {branch}`, then pass --repo COPY"
-    )]
-    Sha256Repository {
-        /// The repository's top folder (its work tree, or its git folder when bare).
-        path: PathBuf,
-        /// The branch HEAD names (`BRANCH` when HEAD is detached or unreadable).
-        branch: String,
-    },
     #[error(
         "{path}: cannot read the repository: {reason}; repair: check the path and its permissions, or run `git fsck`"
     )]
@@ -77,14 +64,15 @@ pub enum EngineError {
 }
 
 /// Why gix could not open a repository at or above `real` (`path` as the user named it):
-/// a repository in an object format keel does not read, or no repository at all.
-fn unopenable(path: &Path, real: &Path) -> EngineError {
-    match crate::object_format::sha256_repository(real) {
-        Some(found) => EngineError::Sha256Repository {
-            path: found.path,
-            branch: found.branch.unwrap_or_else(|| "BRANCH".to_owned()),
+/// no repository there at all, or one found that cannot be opened (`error` says why: an
+/// extension or object format gix does not read, a broken config).
+fn unopenable(path: &Path, real: &Path, error: &impl std::fmt::Display) -> EngineError {
+    match gix::discover::upwards(real) {
+        Ok((found, _trust)) => EngineError::Unreadable {
+            path: found.into_repository_and_work_tree_directories().0,
+            reason: error.to_string(),
         },
-        None => EngineError::NotARepository {
+        Err(_) => EngineError::NotARepository {
             path: path.to_owned(),
         },
     }
@@ -187,7 +175,7 @@ impl KeelDatabase {
         // Discovered from the real path, so every path keel derives from the repository
         // (git folder, memo, kept answer, hook, working tree) is absolute and real.
         let real = crate::paths::real_path(path);
-        let repo = gix::discover(&real).map_err(|_| unopenable(path, &real))?;
+        let repo = gix::discover(&real).map_err(|err| unopenable(path, &real, &err))?;
         let mut db = Self::with_store(
             ObjectStore::new(repo.clone()),
             Some(repo.git_dir().to_owned()),

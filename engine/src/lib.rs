@@ -28,7 +28,6 @@ mod jsonl;
 pub mod kept_lint;
 pub mod memo;
 pub mod message;
-mod object_format;
 pub mod objects;
 pub mod oid;
 pub mod packed;

@@ -63,6 +63,9 @@ pub struct ObjectError {
 /// other's decompression.
 pub struct ObjectStore {
     repo: Option<Pool>,
+    /// The hash the repository names its objects with (SHA-1, or SHA-256 for a repository
+    /// made with `--object-format=sha256`): the ids keel gives objects it builds itself.
+    hash: gix::hash::Kind,
     /// The repository is a partial clone: objects it left out are missing, not damaged.
     partial_clone: Option<PartialClone>,
     /// Blobs hashed by keel, by their git id (content-addressed, never removed).
@@ -124,6 +127,7 @@ const OBJECT_CACHE_BYTES: usize = 16 << 20;
 impl ObjectStore {
     pub(crate) fn new(repo: gix::Repository) -> Self {
         Self {
+            hash: repo.object_hash(),
             partial_clone: PartialClone::of(&repo),
             repo: Some(Pool {
                 shared: repo.clone().into_sync(),
@@ -137,16 +141,26 @@ impl ObjectStore {
     pub(crate) fn empty() -> Self {
         Self {
             repo: None,
+            hash: gix::hash::Kind::Sha1,
             partial_clone: None,
             hashed: Mutex::default(),
             built_trees: Mutex::default(),
         }
     }
 
+    /// The git id of an object of `kind` with these bytes, in the repository's hash: the
+    /// id `git hash-object` would give it.
+    pub(crate) fn object_id(&self, kind: gix::objs::Kind, bytes: &[u8]) -> Oid {
+        // Hashing in-memory bytes fails only on a detected SHA-1 collision attack, which
+        // content keel hashes itself is not: fall back to the null id (never read).
+        Oid(gix::objs::compute_hash(self.hash, kind, bytes)
+            .unwrap_or_else(|_| gix::ObjectId::null(self.hash)))
+    }
+
     /// Keeps `bytes` in memory as a blob and returns its git blob id (the id `git
     /// hash-object` gives them). Nothing is written to the repository.
     pub fn insert_blob(&self, bytes: &[u8]) -> Oid {
-        let oid = blob_id(bytes);
+        let oid = self.object_id(gix::objs::Kind::Blob, bytes);
         // A panic while holding the lock cannot leave the map half-updated: one insert.
         self.hashed
             .lock()
@@ -164,7 +178,7 @@ impl ObjectStore {
         let mut bytes = Vec::new();
         // Writing to a `Vec` cannot fail, and a sorted tree of valid names always encodes.
         let _ = tree.write_to(&mut bytes);
-        let oid = object_id(gix::objs::Kind::Tree, &bytes);
+        let oid = self.object_id(gix::objs::Kind::Tree, &bytes);
         let items = tree
             .entries
             .iter()
@@ -321,19 +335,6 @@ impl ObjectStore {
     }
 }
 
-/// The git id of a blob with these bytes: SHA-1 over `blob <len>\0` and the bytes.
-fn blob_id(bytes: &[u8]) -> Oid {
-    object_id(gix::objs::Kind::Blob, bytes)
-}
-
-/// The git id of an object of `kind` with these bytes: SHA-1 over its header and bytes.
-pub(crate) fn object_id(kind: gix::objs::Kind, bytes: &[u8]) -> Oid {
-    // SHA-1 hashing of in-memory bytes cannot fail except on a detected collision attack,
-    // which content keel hashes itself is not: fall back to the null id (never read).
-    Oid(gix::objs::compute_hash(gix::hash::Kind::Sha1, kind, bytes)
-        .unwrap_or_else(|_| gix::ObjectId::null(gix::hash::Kind::Sha1)))
-}
-
 fn entry_kind(mode: gix::object::tree::EntryMode) -> EntryKind {
     if mode.is_tree() {
         EntryKind::Tree
@@ -377,5 +378,70 @@ mod tests {
         // Without a repository, an id nobody hashed is still unreadable.
         let unknown = Oid::from_hex("0123456789012345678901234567890123456789");
         assert!(unknown.is_some_and(|oid| store.blob(oid).is_err()));
+    }
+
+    /// `git hash-object` of `bytes` in the repository at `dir`.
+    fn git_hash_object(dir: &std::path::Path, bytes: &[u8]) -> String {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .args(["hash-object", "--stdin"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("git runs");
+        child
+            .stdin
+            .take()
+            .expect("a piped stdin")
+            .write_all(bytes)
+            .expect("git reads stdin");
+        let output = child.wait_with_output().expect("git ends");
+        assert!(output.status.success(), "git hash-object failed");
+        String::from_utf8(output.stdout)
+            .expect("hex")
+            .trim()
+            .to_owned()
+    }
+
+    #[test]
+    fn a_sha256_repository_s_blobs_and_trees_get_the_ids_git_gives_them() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let init = std::process::Command::new("git")
+            .args(["init", "-q", "--object-format=sha256"])
+            .current_dir(dir.path())
+            .status()
+            .expect("git runs");
+        assert!(init.success());
+        let store = ObjectStore::new(gix::open(dir.path()).expect("gix opens it"));
+        let oid = store.insert_blob(b"hello\n");
+        let expected = git_hash_object(dir.path(), b"hello\n");
+        assert_eq!(expected.len(), 64, "git hashes with SHA-256 here");
+        assert_eq!(oid.to_string(), expected);
+        assert_eq!(store.blob(oid).as_deref(), Ok(&b"hello\n"[..]));
+
+        // A tree keel builds has the id `git mktree` gives the same entries.
+        let tree = gix::objs::Tree {
+            entries: vec![gix::objs::tree::Entry {
+                mode: gix::objs::tree::EntryKind::Blob.into(),
+                filename: "hello.txt".into(),
+                oid: oid.0,
+            }],
+        };
+        let mktree = std::process::Command::new("sh")
+            .args(["-c", &format!("printf 'hello\\n' | git hash-object -w --stdin >/dev/null; printf '100644 blob {oid}\\thello.txt\\n' | git mktree")])
+            .current_dir(dir.path())
+            .output()
+            .expect("git runs");
+        assert!(
+            mktree.status.success(),
+            "{}",
+            String::from_utf8_lossy(&mktree.stderr)
+        );
+        let tree_id = store.insert_tree(&tree);
+        assert_eq!(
+            tree_id.to_string(),
+            String::from_utf8_lossy(&mktree.stdout).trim()
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::fmt;
 pub struct Oid(pub(crate) gix::ObjectId);
 
 impl Oid {
-    /// The id spelled by 40 hexadecimal digits, if it is one.
+    /// The id spelled by 40 hexadecimal digits (SHA-1) or 64 (SHA-256), if it is one.
     pub fn from_hex(hex: &str) -> Option<Self> {
         gix::ObjectId::from_hex(hex.as_bytes()).ok().map(Self)
     }
@@ -29,7 +29,7 @@ impl Oid {
 }
 
 /// Written as its hexadecimal digits to a human-readable format, and as its raw bytes
-/// (20 for SHA-1) to a binary one: the on-disk memo's MessagePack, where ids are most of
+/// (20 for SHA-1, 32 for SHA-256) to a binary one: the on-disk memo's MessagePack, where ids are most of
 /// what is stored and decoding hex would be most of the cost.
 impl serde::Serialize for Oid {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -62,7 +62,7 @@ impl serde::de::Visitor<'_> for OidVisitor {
     }
 
     fn visit_str<E: serde::de::Error>(self, hex: &str) -> Result<Oid, E> {
-        Oid::from_hex(hex).ok_or_else(|| E::custom("not a 40-digit object id"))
+        Oid::from_hex(hex).ok_or_else(|| E::custom("not a 40- or 64-digit object id"))
     }
 
     fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Oid, E> {

@@ -26,7 +26,7 @@ pub type ReadingsError = Refusal;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawReading {
     pub id: String,
-    /// The commit id as written: 4 to 40 hexadecimal digits.
+    /// The commit id as written: 4 to 64 hexadecimal digits (a SHA-1 id has 40, a SHA-256 one 64).
     pub commit: String,
     pub code: Vec<String>,
     pub line: usize,
@@ -56,14 +56,14 @@ pub fn parse_readings(file: &str, bytes: &[u8]) -> Result<Vec<RawReading>, Readi
             ));
         }
         let commit = required_string(file, line, &map, "commit")?;
-        let hex = (4..=40).contains(&commit.len()) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+        let hex = (4..=64).contains(&commit.len()) && commit.bytes().all(|b| b.is_ascii_hexdigit());
         if !hex {
             return Err(refuse(
                 RefusalCode::Readings,
                 file,
                 line,
                 "commit",
-                format!("{commit:?} is not a commit id (4 to 40 hexadecimal digits)"),
+                format!("{commit:?} is not a commit id (4 to 64 hexadecimal digits)"),
                 "write the id of the commit the reading was taken at, e.g. the output of `git rev-parse HEAD` then",
             ));
         }

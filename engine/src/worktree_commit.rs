@@ -18,7 +18,6 @@
 
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
-use crate::objects::object_id;
 use crate::oid::Oid;
 use crate::worktree::relative_path;
 use gix::objs::tree::{Entry, EntryKind, EntryMode};
@@ -59,7 +58,9 @@ impl KeelDatabase {
         let text = format!(
             "tree {tree}\nparent {head}\nauthor keel <keel@worktree> {time} +0000\ncommitter keel <keel@worktree> {time} +0000\n\n{WORKTREE_MESSAGE}"
         );
-        let id = object_id(gix::objs::Kind::Commit, text.as_bytes());
+        let id = self
+            .objects_store()
+            .object_id(gix::objs::Kind::Commit, text.as_bytes());
         if !self.commits.contains_key(&id) {
             let input = Commit::builder(
                 id,

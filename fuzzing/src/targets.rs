@@ -394,7 +394,7 @@ pub fn readings(bytes: &[u8]) {
                     "readings: id {:?} read twice",
                     reading.id
                 );
-                let commit_ok = (4..=40).contains(&reading.commit.len())
+                let commit_ok = (4..=64).contains(&reading.commit.len())
                     && reading
                         .commit
                         .bytes()

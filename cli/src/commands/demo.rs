@@ -10,6 +10,7 @@ use super::lint_output::print_report;
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
+use crate::streams::errln;
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::FixtureRepo;
 use keel_fixtures::demo::{add_demo_followup, build_demo};
@@ -58,7 +59,7 @@ pub(crate) fn cmd_demo(args: &DemoArgs) -> Result<ExitStatus, CommandError> {
     if args.format != Format::Text {
         if let Some(dir) = &args.keep {
             // stdout holds the one JSON document.
-            eprintln!("{}", kept_text(dir));
+            errln!("{}", kept_text(dir));
         }
         return Ok(ExitStatus::Clean);
     }

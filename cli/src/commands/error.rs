@@ -54,7 +54,6 @@ pub(crate) enum Code {
     NoSuchPath,
     NotAFolder,
     NotARepository,
-    UnsupportedRepository,
     NoSuchCommit,
     UnbornHead,
     NoWorkTree,
@@ -71,7 +70,7 @@ pub(crate) enum Code {
 impl Code {
     /// Every code, refusals first (for the generated `docs/cli.md`).
     #[cfg(test)]
-    pub(crate) const ALL: [Code; 23] = [
+    pub(crate) const ALL: [Code; 22] = [
         Code::Refused(RefusalCode::Spec),
         Code::Refused(RefusalCode::Settings),
         Code::Refused(RefusalCode::Jsonl),
@@ -83,7 +82,6 @@ impl Code {
         Code::NoSuchPath,
         Code::NotAFolder,
         Code::NotARepository,
-        Code::UnsupportedRepository,
         Code::NoSuchCommit,
         Code::UnbornHead,
         Code::NoWorkTree,
@@ -104,7 +102,6 @@ impl Code {
             Self::NoSuchPath => "no-such-path",
             Self::NotAFolder => "not-a-folder",
             Self::NotARepository => "not-a-repository",
-            Self::UnsupportedRepository => "unsupported-repository",
             Self::NoSuchCommit => "no-such-commit",
             Self::UnbornHead => "unborn-head",
             Self::NoWorkTree => "no-work-tree",
@@ -124,7 +121,6 @@ impl Code {
         match self {
             Self::Refused(_)
             | Self::UnreadableRepository
-            | Self::UnsupportedRepository
             | Self::UnreadableObject
             | Self::Io
             | Self::BadPatch => ErrorKind::Input,
@@ -151,9 +147,6 @@ impl Code {
             Self::NoSuchPath => "`--repo` (or another path flag) names nothing",
             Self::NotAFolder => "`--repo` names a file, not a folder",
             Self::NotARepository => "the folder is not inside a git work tree",
-            Self::UnsupportedRepository => {
-                "a repository keel cannot read: SHA-256 objects (keel reads SHA-1 only)"
-            }
             Self::NoSuchCommit => "a revision names no commit",
             Self::UnbornHead => "HEAD's branch has no commits yet",
             Self::NoWorkTree => "a bare repository has no working tree to judge",
@@ -307,7 +300,6 @@ impl From<keel_engine::EngineError> for CommandError {
             E::NoSuchPath { .. } => Code::NoSuchPath,
             E::NotAFolder { .. } => Code::NotAFolder,
             E::NotARepository { .. } => Code::NotARepository,
-            E::Sha256Repository { .. } => Code::UnsupportedRepository,
             E::Unreadable { .. } => Code::UnreadableRepository,
             E::NoSuchCommit { .. } => Code::NoSuchCommit,
             E::UnbornHead { .. } => Code::UnbornHead,

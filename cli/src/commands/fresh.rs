@@ -11,6 +11,7 @@
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render;
+use crate::streams::errln;
 use keel_engine::{ChangeEvent, Db as _};
 use keel_queries::fresh::{FreshError, FreshReport, fresh, fresh_json};
 use keel_queries::thread_parse_counts;
@@ -76,7 +77,7 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
     write_stdout(&text)?;
     let counts = render::work_counts(&db, parses);
     if args.stats {
-        eprintln!("{}", render::stats_line(counts));
+        errln!("{}", render::stats_line(counts));
     }
     super::helper::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
     Ok(if args.strict && report.stale() > 0 {

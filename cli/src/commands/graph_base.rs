@@ -7,6 +7,7 @@
 //! Does not own: building the graph (`keel_queries::callgraph`).
 
 use super::CommandError;
+use crate::streams::errln;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
 use keel_engine::{Db, KeelDatabase, Oid};
 use keel_queries::callgraph::is_graph_input;
@@ -163,7 +164,7 @@ pub(crate) fn graph_inputs_of(db: &KeelDatabase, base: Base) -> Result<GraphInpu
 /// One `warning:` line per graph input left out because its name is not UTF-8.
 pub(crate) fn warn_not_in_graph(not_utf8: &[Vec<u8>]) {
     for path in not_utf8 {
-        eprintln!(
+        errln!(
             "warning: {}: not in the graph: its name is not UTF-8 (keel reads paths as text, so no import can name it); repair: rename it to a UTF-8 name (`git mv`) to graph it",
             escaped(path)
         );

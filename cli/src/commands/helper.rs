@@ -16,6 +16,7 @@
 use super::CommandError;
 use super::error::Code;
 use crate::exit::ExitStatus;
+use crate::streams::errln;
 use keel_engine::cache::{CacheError, CacheTrouble};
 use keel_engine::memo::{MemoDiscard, MemoUnused};
 use keel_engine::refusal::RefusalCode;
@@ -44,7 +45,7 @@ fn cache_trouble(trouble: CacheTrouble) {
     let (what, repair) = line
         .split_once("; repair: ")
         .unwrap_or((line.as_str(), "remove the folder"));
-    eprintln!(
+    errln!(
         "warning: {what}; the on-disk memo and kept answer are skipped (the answer is a cold run's, only slower); repair: {repair}"
     );
 }
@@ -62,7 +63,7 @@ pub(crate) fn open_repo(repo: &Path) -> Result<KeelDatabase, CommandError> {
     let (db, unused) = KeelDatabase::open_with_memo(repo, BUILD)?;
     match unused {
         Some(MemoUnused::Discarded(reason)) => {
-            eprintln!("warning: the on-disk memo was {reason}; it is ignored and rewritten");
+            errln!("warning: the on-disk memo was {reason}; it is ignored and rewritten");
         }
         Some(MemoUnused::Cache(trouble)) => cache_trouble(trouble),
         None => {}
@@ -80,7 +81,7 @@ pub(crate) fn save_memo(db: &mut KeelDatabase, fresh_work: bool) {
         Ok(()) => {}
         Err(CacheError::Cache(trouble)) => cache_trouble(trouble),
         Err(CacheError::Repository(err)) => {
-            eprintln!("warning: the on-disk memo was not written: {err}");
+            errln!("warning: the on-disk memo was not written: {err}");
         }
     }
 }
@@ -128,9 +129,7 @@ impl KeptRun {
                 return Ok(None);
             }
             Some(Err(reason)) => {
-                eprintln!(
-                    "warning: the kept lint answer was {reason}; it is ignored and rewritten"
-                );
+                errln!("warning: the kept lint answer was {reason}; it is ignored and rewritten");
                 return Ok(None);
             }
         };
@@ -178,7 +177,7 @@ pub(crate) fn keep_answer(db: &KeelDatabase, state: LintState) {
         Ok(()) => {}
         Err(CacheError::Cache(trouble)) => cache_trouble(trouble),
         Err(CacheError::Repository(err)) => {
-            eprintln!("warning: the kept lint answer was not written: {err}");
+            errln!("warning: the kept lint answer was not written: {err}");
         }
     }
 }

@@ -16,6 +16,7 @@ use super::outln;
 use crate::exit::ExitStatus;
 use crate::gate_text::{Retry, SKIP, refusal_text};
 use crate::render;
+use crate::streams::write_stderr;
 use keel_engine::hook::Operation;
 use keel_engine::{ChangeEvent, KeelDatabase, Oid};
 use keel_queries::lint::{LintReport, Scope, candidate};
@@ -193,7 +194,7 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
                 continue;
             }
             let operation = kept.db.operation_in_progress()?;
-            eprint!("{}", refusal(&kept.report, update, &ids, operation));
+            write_stderr(&refusal(&kept.report, update, &ids, operation));
             return Ok(ExitStatus::Blocked);
         }
         let db = match &mut whole {
@@ -206,7 +207,7 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
         save_memo(db, counts.images_parsed + counts.hunk_sets_diffed > 0);
         if report.blocks() {
             let operation = db.operation_in_progress()?;
-            eprint!("{}", refusal(&report, update, &ids, operation));
+            write_stderr(&refusal(&report, update, &ids, operation));
             return Ok(ExitStatus::Blocked);
         }
     }

@@ -15,6 +15,7 @@ use super::graph_base::{Base, base_settings, graph_inputs_of, warn_not_in_graph}
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::impact_text::{Graphs, impact_text};
+use crate::streams::errln;
 use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
 use keel_engine::settings::{SETTINGS_FILE, Settings};
@@ -450,7 +451,7 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
     if let Some(before) = &snapshot
         && db.worktree_snapshot(is_graph_input)? != *before
     {
-        eprintln!(
+        errln!(
             "error: KEEL-I207: a source file changed while keel read it; no report; repair: run keel impact again once the working tree is quiet"
         );
         return Ok(ExitStatus::Blocked);

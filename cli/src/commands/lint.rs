@@ -12,6 +12,7 @@ use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::gate_text::{Retry, refusal_text};
 use crate::render;
+use crate::streams::errln;
 use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase, WORKTREE};
 use keel_queries::lint::{LintReport, Scope};
@@ -69,7 +70,7 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
             print_verdict(&kept.db, &kept.report, args, candidate.as_deref())?;
             if args.stats {
                 let counts = render::work_counts(&kept.db, kept.parses);
-                eprintln!("{}", stats_line(counts, Some(kept.extended_by)));
+                errln!("{}", stats_line(counts, Some(kept.extended_by)));
             }
             let status = status_of(&kept.report);
             kept.keep();
@@ -110,7 +111,7 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     print_verdict(&db, &report, args, candidate.as_deref())?;
     let counts = render::work_counts(&db, parses);
     if args.stats {
-        eprintln!("{}", stats_line(counts, None));
+        errln!("{}", stats_line(counts, None));
     }
     save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
     if scope == Scope::Full

@@ -14,6 +14,7 @@ use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
 use crate::render::{self, WorkCounts};
 use crate::replay_html::{self, ReplayedTip};
+use crate::streams::errln;
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::Instant;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
@@ -138,7 +139,7 @@ pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> 
     }
     let missed: Vec<&Expectation> = expectations.iter().filter(|e| !e.met).collect();
     for expected in &missed {
-        eprintln!(
+        errln!(
             "error: --expect {}: no {} finding for node {} at {}; the control failed",
             expected.text,
             expected.code,

@@ -10,6 +10,7 @@
 //! (`keel_queries::sessions`, `keel_queries::agents`), or rendering (`sessions`).
 
 use super::CommandError;
+use crate::streams::{errln, write_stderr};
 use keel_engine::agents::{LogEnv, LogSources, session_repo};
 use keel_engine::sessions::{
     ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, TIME_RANGE,
@@ -196,10 +197,10 @@ pub(crate) fn read_agent_logs(
         .map(|logs| agent_sessions(db, logs).clone())
         .unwrap_or_default();
     for warning in &sync.warnings {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     for warning in &sessions.warnings {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     Ok(sessions)
 }
@@ -238,11 +239,14 @@ pub(crate) fn report(
     // Long work shows progress on a terminal only, never in pipes or with JSON.
     let progress = progress && std::io::stderr().is_terminal();
     if progress {
-        eprint!("keel sessions: scanning {} repositories…", plan.repos.len());
+        write_stderr(&format!(
+            "keel sessions: scanning {} repositories…",
+            plan.repos.len()
+        ));
     }
     let scanned = db.apply_changes(&[ChangeEvent::ScanPlanned(plan)]);
     if progress {
-        eprint!("\r\x1b[K");
+        write_stderr("\r\x1b[K");
     }
     scanned?;
     let report = sessions_report(&db, world)
@@ -257,7 +261,7 @@ pub(crate) fn report(
             ),
         })?;
     for warning in db.session_warnings() {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     Ok(report)
 }

@@ -12,6 +12,7 @@ use super::error::Code;
 use super::graph_base::{Base, base_settings};
 use super::{CommandError, write_stdout};
 use crate::exit::ExitStatus;
+use crate::streams::errln;
 use keel_engine::objects::EntryKind;
 use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::units::{FileUnit, FileUnits, LineRange, Standing, UnitsError, units_of};
@@ -91,7 +92,7 @@ pub(crate) fn cmd_units(args: &UnitsArgs) -> Result<ExitStatus, CommandError> {
     }
     let units = units_of(&path, &content).map_err(|err| refusal(&path, &at, &err))?;
     if !units.unparsed.is_empty() {
-        eprintln!("{}", partial_warning(&path, &units));
+        errln!("{}", partial_warning(&path, &units));
     }
     let text = match args.format {
         UnitsFormat::Text => units_text(&path, &at, &units),

@@ -14,6 +14,7 @@ use super::helper::{lint_or_refuse, name_worktree, open_repo, save_memo};
 use super::{CommandError, Format};
 use crate::exit::ExitStatus;
 use crate::render;
+use crate::streams::errln;
 use keel_engine::ChangeEvent;
 use keel_queries::lint::{LintReport, Scope};
 use std::collections::BTreeSet;
@@ -53,7 +54,7 @@ pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
     } else {
         "the refs"
     };
-    eprintln!("keel watch: watching {watched}; Ctrl-C stops");
+    errln!("keel watch: watching {watched}; Ctrl-C stops");
     let mut printer = Printer {
         format: args.format,
         shown: None,
@@ -73,13 +74,13 @@ pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
                 }
                 Err(err) => {
                     owed = true;
-                    eprintln!("error: {err} (keel watch goes on)");
+                    errln!("error: {err} (keel watch goes on)");
                 }
             },
             Ok(_) => {}
             Err(err) => {
                 owed = true;
-                eprintln!("error: {err} (keel watch goes on)");
+                errln!("error: {err} (keel watch goes on)");
             }
         }
         if watcher.next_batch().is_none() {

@@ -113,15 +113,6 @@ impl Row {
 // ---------------------------------------------------------------------------------------
 // Builders
 
-/// A SHA-256 repository (`git init --object-format=sha256`) with one commit.
-fn sha256() -> Input {
-    let mut repo =
-        FixtureRepo::new_with_init(&["--object-format=sha256"]).expect("a SHA-256 repository");
-    repo.write("app.py", APP_PY).expect("write");
-    repo.commit("Add app").expect("commit");
-    repo.into()
-}
-
 /// A partial clone (`--filter=blob:none`, in `[ROOT]/clone`) of [`hit_repo`]: the blob
 /// of `app.py`'s first version, which lint diffs, was never fetched.
 fn partial_clone() -> Input {
@@ -674,13 +665,6 @@ fn lint_flag_rows() -> Vec<Row> {
             &["lint", "--repo", "[ROOT]"],
             2,
             "error: [DIR]: not a git repository (or any parent up to the file system root); repair: run keel inside a git work tree or pass --repo DIR",
-        ),
-        row(
-            "lint: a SHA-256 repository",
-            sha256,
-            &["lint"],
-            2,
-            "error: [REPO]: a SHA-256 repository; keel reads SHA-1 repositories only; repair: run keel on a SHA-1 copy (its commit ids differ): `git init --object-format=sha1 COPY && git -C [REPO] fast-export --all --signed-tags=strip | git -C COPY fast-import --quiet && git -C COPY checkout -f main`, then pass --repo COPY",
         ),
         row(
             "lint: a partial clone missing a blob lint reads",

@@ -387,3 +387,43 @@ fn a_closed_stdout_ends_hook_and_cache_actions_quietly() {
     assert!(!dir.join(".git/hooks/reference-transaction").exists());
     assert!(!dir.join(".git/keel/memo.bin").exists());
 }
+
+/// `keel ARGS` with stderr a pipe whose reading end is already closed.
+fn with_stderr_closed(dir: &Path, args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    keel(dir)
+        .args(args)
+        .stderr(writer)
+        .output()
+        .expect("keel runs")
+}
+
+#[test]
+fn a_closed_stderr_ends_refusals_and_warnings_quietly_with_their_exit_codes() {
+    let repo = anchored_repo();
+    let dir = repo.path();
+    let missing = dir.join("no-such-folder").display().to_string();
+    for (args, code) in [
+        (&["lint", "--repo", missing.as_str()][..], 2),
+        (&["lint", "--no-such-flag"], 2),
+        (&["units", "no-such-file.py"], 2),
+        (&["lint", "--stats"], 0),
+        (&["impact", "no-such.patch"], 2),
+    ] {
+        // With stderr open, each writes there (the control: a write to close).
+        let open = keel(dir).args(args).output().expect("keel runs");
+        assert!(
+            !open.stderr.is_empty() && open.status.code() == Some(code),
+            "keel {}: {open:?}",
+            args.join(" ")
+        );
+        let closed = with_stderr_closed(dir, args);
+        assert_eq!(
+            closed.status.code(),
+            Some(code),
+            "keel {} with stderr closed ends with its own exit code, not a panic's 101",
+            args.join(" ")
+        );
+    }
+}

@@ -39,6 +39,8 @@ mod replay;
 mod report;
 mod reports;
 mod sessions;
+#[cfg(unix)]
+mod sha256;
 mod support;
 mod surfaces;
 mod watch;

@@ -1,6 +1,6 @@
 //! No silent wrong answer (issue #38, item 7 and the WEAK list): inputs keel used to pass
-//! over without a word, or misname, each built with the real git CLI — a SHA-256
-//! repository, a partial clone missing blobs, a submodule under a `code:` entry, a file
+//! over without a word, or misname, each built with the real git CLI — a partial clone
+//! missing blobs, a submodule under a `code:` entry, a file
 //! name that is not UTF-8, a symlinked agent log.
 //!
 //! Owns: what keel says about each, and that the repair it names works.
@@ -27,71 +27,6 @@ fn shell(dir: &Path, script: &str) {
         "`{script}` failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-}
-
-#[test]
-fn a_sha256_repository_is_named_as_one_and_its_repair_makes_a_copy_keel_reads() {
-    let mut repo =
-        FixtureRepo::new_with_init(&["--object-format=sha256"]).expect("a SHA-256 repository");
-    hit_history(&mut repo);
-    let root = repo.path().canonicalize().expect("a real path");
-    let sub = root.join(".spec");
-
-    // Every command that opens the repository says what it is, from any folder inside it.
-    let expected = format!(
-        "error: {}: a SHA-256 repository; keel reads SHA-1 repositories only; repair: run keel on a SHA-1 copy",
-        root.display()
-    );
-    for args in [
-        vec!["lint"],
-        vec!["lint", "--worktree"],
-        vec!["callgraph"],
-        vec!["units", "app.py"],
-    ] {
-        let ran = run(&sub, &args);
-        ran.assert_no_panic();
-        assert_eq!(ran.code, 2, "{args:?}:\n{}", ran.render(Some(&root)));
-        assert!(ran.stdout.is_empty(), "{args:?}: nothing on stdout");
-        assert!(
-            ran.stderr.starts_with(&expected),
-            "{args:?}:\n{}",
-            ran.render(None)
-        );
-        assert!(!ran.stderr.contains("not a git repository"), "{args:?}");
-    }
-    let json = run(&root, &["lint", "--error-format", "json"]);
-    let line: serde_json::Value =
-        serde_json::from_str(json.stderr.trim()).expect("one keel.error.v1 line");
-    assert_eq!(line["code"], "unsupported-repository");
-    // `keel sessions` names it too, where it says a repository contributes no commits.
-    let root_arg = root.display().to_string();
-    let sessions = run(&root, &["sessions", "--repo", &root_arg]);
-    assert!(
-        sessions.stderr.contains(&format!(
-            "repo {root_arg}: a SHA-256 repository; keel reads SHA-1 repositories only"
-        )),
-        "{}",
-        sessions.render(None)
-    );
-    assert_eq!(line["kind"], "input");
-    assert_eq!(json.code, 2);
-
-    // The repair, run as written with COPY named, gives a repository keel reads: the same
-    // history, so the same hit.
-    let ran = lint(&root, &[]);
-    let repair = first_quoted(ran.stderr.split("; repair: ").nth(1).expect("a repair"));
-    assert!(repair.ends_with("checkout -f main"), "{repair}");
-    let copies = tempfile::tempdir().expect("a temporary folder");
-    let copy = copies.path().join("copy");
-    let script = repair.replace("COPY", &copy.display().to_string());
-    shell(copies.path(), &script);
-    let copied = lint(&copy, &["--format", "json"]);
-    copied.assert_no_panic();
-    assert_eq!(copied.code, 1, "{}", copied.render(Some(&copy)));
-    let report = copied.json();
-    let hits = crate::findings_of(&report, "anchor-hit");
-    assert_eq!(hits.len(), 1, "{}", copied.stdout);
-    assert_eq!(hits[0]["path"], "app.py");
 }
 
 /// A repository with `app.py` and the node `app` pinning `f`, then a commit changing `f`.

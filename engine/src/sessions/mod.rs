@@ -285,9 +285,6 @@ pub fn settings_near(dir: &Path) -> Result<(Option<PathBuf>, Settings), Sessions
 /// Why `path` (an existing real path) is not scanned: not a git top-level, naming the
 /// work tree it sits in when it is inside one.
 fn not_top_level(path: &Path) -> String {
-    if crate::object_format::sha256_repository(path).is_some() {
-        return "a SHA-256 repository; keel reads SHA-1 repositories only (`keel lint --repo` there names a repair)".to_owned();
-    }
     let enclosing = gix::discover(path).ok().and_then(|repo| {
         repo.workdir()
             .and_then(|dir| std::fs::canonicalize(dir).ok())

@@ -104,7 +104,7 @@ pub fn agent_harness(db: &dyn Db, world: SessionWorld, commit: ScannedCommit) ->
     table.harness_of(trailer_lines(db, commit))
 }
 
-/// The sha prefix the commit's body names in its first `This reverts commit <7–40 hex>`.
+/// The sha prefix the commit's body names in its first `This reverts commit <7–64 hex>` (64 in a SHA-256 repository).
 #[salsa::tracked(returns(clone))]
 pub fn revert_target(db: &dyn Db, commit: ScannedCommit) -> Option<String> {
     revert_target_of(commit.message(db))
@@ -135,7 +135,7 @@ pub fn revert_target_of(message: &str) -> Option<String> {
     while let Some(at) = rest.find(PHRASE) {
         let after = &rest[at + PHRASE.len()..];
         let hex: String = after.chars().take_while(char::is_ascii_hexdigit).collect();
-        if (7..=40).contains(&hex.len()) {
+        if (7..=64).contains(&hex.len()) {
             return Some(hex.to_ascii_lowercase());
         }
         rest = after;
