@@ -10,6 +10,7 @@
 //! summary, Markdown's own syntax), and appending the summary to its file. Does not own:
 //! the findings or where a unit sits.
 
+use crate::render::short;
 use crate::streams::errln;
 use keel_queries::lint::LineRange;
 use keel_queries::lint::{Finding, LintReport, Severity};
@@ -115,11 +116,6 @@ fn body(finding: &Finding) -> String {
         ));
     }
     text
-}
-
-/// A commit id cut to 12 characters.
-fn short(commit: &str) -> &str {
-    commit.get(..12).unwrap_or(commit)
 }
 
 /// A message escaped as GitHub's runner reads it.

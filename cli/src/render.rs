@@ -139,6 +139,11 @@ pub(crate) fn lint_text(report: &LintReport, colour: bool) -> String {
     out
 }
 
+/// The first 12 characters of a commit id, as every report shows one.
+pub(crate) fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}
+
 /// `1 error`, `2 errors`: a count and its noun (plural by adding `s`, or `ies` for a
 /// noun ending in `y`).
 pub(crate) fn counted(n: usize, noun: &str) -> String {

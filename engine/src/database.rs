@@ -344,6 +344,13 @@ impl KeelDatabase {
         Ok(Oid(commit.id))
     }
 
+    /// The input of commit `oid` if this database has read it (a tip set through
+    /// [`ChangeEvent::TipAt`](crate::ChangeEvent::TipAt) and every ancestor of one). Reads
+    /// nothing and sets nothing.
+    pub fn known_commit(&self, oid: Oid) -> Option<Commit> {
+        self.commits.get(&oid).copied()
+    }
+
     /// The root tree of the commit `rev` names (see [`Self::resolve_commit`]).
     pub fn commit_tree(&self, commit: Oid) -> Result<Oid, EngineError> {
         let Some(repo) = self.objects.fresh_handle() else {

@@ -52,6 +52,7 @@ pub mod lint;
 pub mod replay;
 pub mod sessions;
 pub mod spec;
+pub mod touched;
 pub mod units;
 
 pub use extract::{ParseCounts, thread_parse_counts};

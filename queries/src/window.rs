@@ -113,7 +113,8 @@ pub struct Window<'db> {
     db: &'db dyn Db,
     tip: Commit,
     index: TipHistory<'db>,
-    covered: Option<&'db FxHashSet<Commit>>,
+    /// The ancestries the window excludes: the base's, or a range's excluded commits'.
+    covered: Vec<&'db FxHashSet<Commit>>,
     /// The reachable commits whose own `Spec-OK` trailer names the node.
     acked: FxHashSet<Commit>,
     /// The commits a checkpoint acknowledges (none when the node has no checkpoint, so a
@@ -131,12 +132,8 @@ pub fn window<'db>(
 ) -> Result<Window<'db>, ObjectError> {
     let index = tip_history(db, tip)?;
     let base = node_base(db, tip, node)?;
-    let covered = base.map(|base| ancestry(db, base));
-    let truncated = base.is_some_and(|b| b.shallow(db))
-        || index
-            .shallow()
-            .iter()
-            .any(|s| !covered.is_some_and(|set| set.contains(s)));
+    let covered: Vec<_> = base.map(|base| ancestry(db, base)).into_iter().collect();
+    let truncated = base.is_some_and(|b| b.shallow(db)) || beyond_shallow(&index, &covered);
     let acked = index.acks(&node.id(db).0);
     let checkpointed = if acked.iter().any(|&c| is_checkpoint(db, c)) {
         Some(checkpointed(db, tip, node).as_ref().map_err(Clone::clone)?)
@@ -154,11 +151,47 @@ pub fn window<'db>(
     })
 }
 
+/// Does the tip's walk reach a shallow clone's boundary outside every ancestry in
+/// `covered`? Then history the window needs was never fetched.
+fn beyond_shallow(index: &TipHistory<'_>, covered: &[&FxHashSet<Commit>]) -> bool {
+    index
+        .shallow()
+        .iter()
+        .any(|s| !covered.iter().any(|set| set.contains(s)))
+}
+
+/// The commits a revision range holds, as git walks it (`git rev-list TIP ^EXCLUDED…`):
+/// every commit reachable from `tip` and from none of `excluded`, with no base and no
+/// acknowledgement — what `keel touched` projects. A range whose walk reaches a shallow
+/// clone's boundary outside the excluded commits' ancestries is truncated.
+pub fn range<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    excluded: &[Commit],
+) -> Result<Window<'db>, ObjectError> {
+    let index = tip_history(db, tip)?;
+    let covered: Vec<_> = excluded
+        .iter()
+        .map(|&commit| ancestry(db, commit))
+        .collect();
+    let truncated = beyond_shallow(&index, &covered);
+    Ok(Window {
+        db,
+        tip,
+        index,
+        covered,
+        acked: FxHashSet::default(),
+        checkpointed: None,
+        truncated,
+    })
+}
+
 impl<'db> Window<'db> {
     /// Is `commit` in the window?
     pub fn holds(&self, commit: Commit) -> bool {
-        let within = |set: Option<&FxHashSet<Commit>>| set.is_some_and(|s| s.contains(&commit));
-        !within(self.covered) && !self.acked.contains(&commit) && !within(self.checkpointed)
+        !self.covered.iter().any(|set| set.contains(&commit))
+            && !self.acked.contains(&commit)
+            && !self.checkpointed.is_some_and(|set| set.contains(&commit))
     }
 
     /// The walk position of `commit` (which the database may know from another tip) when

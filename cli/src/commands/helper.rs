@@ -196,11 +196,17 @@ pub(crate) fn lint_state_or_refuse(
     db: &KeelDatabase,
     scope: Scope,
 ) -> Result<(Option<LintState>, LintReport, ParseCounts), CommandError> {
-    lint_state_counting_parses(db, lint_threads(db), scope).map_err(|err| match err {
+    lint_state_counting_parses(db, lint_threads(db), scope).map_err(lint_refusal)
+}
+
+/// The command error for a lint that could not be answered: every spec refusal, a
+/// settings refusal, or an object keel could not read.
+pub(crate) fn lint_refusal(err: LintError) -> CommandError {
+    match err {
         LintError::Specs(errors) => spec_errors(&errors),
         LintError::Settings(err) => err.into(),
         LintError::Object(err) => CommandError::objects(&err),
-    })
+    }
 }
 
 /// At most this many spec refusals are told, one line each; past them, one line says

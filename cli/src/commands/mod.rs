@@ -21,6 +21,7 @@ mod replay;
 mod report;
 mod session_inputs;
 mod sessions;
+mod touched;
 mod units;
 mod watch;
 
@@ -69,6 +70,7 @@ enum Command {
     Watch(watch::WatchArgs),
     Hook(hook::HookArgs),
     Ack(ack::AckArgs),
+    Touched(touched::TouchedArgs),
     Fresh(fresh::FreshArgs),
     Cache(cache::CacheArgs),
     Demo(demo::DemoArgs),
@@ -117,6 +119,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
     match cli.command {
         Command::Init(args) => init::cmd_init(&args),
         Command::Units(args) => units::cmd_units(&args),
+        Command::Touched(args) => touched::cmd_touched(&args),
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Watch(args) => watch::cmd_watch(&args),
         Command::Hook(args) => hook::cmd_hook(&args),

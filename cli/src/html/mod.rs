@@ -124,10 +124,7 @@ fn header(page: &Page<'_>, nodes: &[NodeView<'_>]) -> String {
     )
 }
 
-/// The first 12 characters of a commit id.
-pub(crate) fn short(id: &str) -> &str {
-    id.get(..12).unwrap_or(id)
-}
+pub(crate) use crate::render::short;
 
 /// `text`, or `—` when it is empty (a whole-file change names no selector and no side).
 pub(crate) fn or_dash(text: String) -> String {

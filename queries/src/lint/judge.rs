@@ -21,7 +21,7 @@ use crate::images::{FileBound, tip_units_within};
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::trailers::subject;
 use crate::tree::{RepoPath, enclosing_submodule, submodules_under, tip_entry};
-use crate::window::{Node, node_base, window};
+use crate::window::{Node, Window, node_base, window};
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
 use keel_engine::settings::{CosmeticHits, Docstrings, LintSettings, ScopedCodeMiss};
@@ -66,8 +66,20 @@ pub(super) fn scoped_window<'db>(
     bound: FileBound,
     share: Share,
 ) -> Result<Vec<WindowChange>, ObjectError> {
+    window_changes(db, &window(db, tip, node)?, path, selectors, bound, share)
+}
+
+/// [`scoped_window`] over any window: a node's, or a range's (`keel touched`).
+fn window_changes<'db>(
+    db: &'db dyn Db,
+    window: &Window<'db>,
+    path: &str,
+    selectors: &[Selector],
+    bound: FileBound,
+    share: Share,
+) -> Result<Vec<WindowChange>, ObjectError> {
     let mut changes: Vec<WindowChange> = Vec::new();
-    let events = window(db, tip, node)?.events(path)?;
+    let events = window.events(path)?;
     // A lineage holds few paths: each is interned with the selectors once.
     let mut anchors: Vec<(&str, Anchor<'db>)> = Vec::new();
     for (position, event) in events.iter().enumerate() {
@@ -97,9 +109,52 @@ pub(super) fn scoped_window<'db>(
     Ok(changes)
 }
 
+/// The records of what `governed` names in `window` (a node's, or a range's): the one
+/// reading of a window into records, for lint and `keel touched` alike.
+pub(crate) fn entry_window<'db>(
+    db: &'db dyn Db,
+    window: &Window<'db>,
+    governed: Governed,
+    bound: FileBound,
+) -> Result<EntryWindow, ObjectError> {
+    let mut records = EntryWindow::new(governed.clone());
+    match governed {
+        Governed::Units { path, selectors } => {
+            let events = window_changes(db, window, &path, &selectors, bound, Share::ALL)?;
+            for event in events {
+                let then = (event.path != path).then_some(event.path);
+                records.record(db, &selectors, event.commit, then, event.change);
+            }
+        }
+        Governed::File(path) => {
+            let found = window
+                .authoring(&path)?
+                .into_iter()
+                .map(|event| {
+                    let then = (event.path != path).then_some(event.path);
+                    (event.commit, then)
+                })
+                .collect();
+            let moves = window.gitlink_moves(|link| at_or_inside(&path, link));
+            records.record_files(db, window, found, &moves);
+        }
+        Governed::Files(pattern) => {
+            let matches = pattern.matcher();
+            let found = window
+                .authoring_any(|path| matches(path))?
+                .into_iter()
+                .map(|commit| (commit, None))
+                .collect();
+            let moves = window.gitlink_moves(|link| pattern.covers_submodule(link));
+            records.record_files(db, window, found, &moves);
+        }
+    }
+    Ok(records)
+}
+
 /// What an entry's window was read for, as the tip resolved the entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(super) enum Governed {
+pub(crate) enum Governed {
     /// A scoped entry's file: the window commits that hit or missed its selectors.
     Units {
         path: String,
@@ -114,10 +169,10 @@ pub(super) enum Governed {
 
 /// An entry's window as records, newest first in walk order.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(super) struct EntryWindow {
+pub(crate) struct EntryWindow {
     pub(super) governed: Governed,
     /// `Units`: the commits that hit a selector; otherwise every authoring commit.
-    pub(super) hits: Vec<HitRecord>,
+    pub(crate) hits: Vec<HitRecord>,
     /// `Units`: the commits that changed the file outside every selector.
     pub(super) missed: Vec<HitRecord>,
     /// `File`, `Files`: the window's moves of a submodule the entry covers (each
@@ -155,7 +210,7 @@ impl EntryWindow {
     fn record_files(
         &mut self,
         db: &dyn Db,
-        window: &crate::window::Window<'_>,
+        window: &Window<'_>,
         mut found: Vec<(Commit, Option<String>)>,
         moves: &[(Commit, &crate::tree::FileChange)],
     ) {
@@ -340,7 +395,7 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         let Some((rename, moved_to)) = move_away(db, &window, path)? else {
             return Ok(());
         };
-        let now = self.moved_path(&window, moved_to)?;
+        let now = path_now(self.db, self.tip, &window, moved_to)?;
         if now == *path {
             // Moved away and back: the path holds the spec's file again.
             return Ok(());
@@ -388,74 +443,15 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         Ok(())
     }
 
-    /// Where the file renamed to `target` is at the tip: `target`, or the end of the
-    /// renames away from it that the window holds (at most a few steps).
-    fn moved_path(
-        &self,
-        window: &crate::window::Window<'db>,
-        target: String,
-    ) -> Result<String, ObjectError> {
-        let mut now = target;
-        for _ in 0..MOST_RENAME_STEPS {
-            let at = RepoPath::new(self.db, now.clone());
-            if tip_entry(self.db, self.tip, at)?.is_some() {
-                break;
-            }
-            match move_away(self.db, window, &now)? {
-                Some((_, to)) => now = to,
-                None => break,
-            }
-        }
-        Ok(now)
-    }
-
-    /// The window's records of what `governed` names.
+    /// The node's window's records of what `governed` names.
     fn window_of(&self, governed: Governed) -> Result<EntryWindow, ObjectError> {
-        let db = self.db;
-        let node = Node::new(db, self.node.id.clone());
-        let mut records = EntryWindow::new(governed.clone());
-        match governed {
-            Governed::Units { path, selectors } => {
-                let events = scoped_window(
-                    db,
-                    self.tip,
-                    node,
-                    &path,
-                    &selectors,
-                    self.bound,
-                    Share::ALL,
-                )?;
-                for event in events {
-                    let then = (event.path != path).then_some(event.path);
-                    records.record(db, &selectors, event.commit, then, event.change);
-                }
-            }
-            Governed::File(path) => {
-                let window = window(db, self.tip, node)?;
-                let found = window
-                    .authoring(&path)?
-                    .into_iter()
-                    .map(|event| {
-                        let then = (event.path != path).then_some(event.path);
-                        (event.commit, then)
-                    })
-                    .collect();
-                let moves = window.gitlink_moves(|link| at_or_inside(&path, link));
-                records.record_files(db, &window, found, &moves);
-            }
-            Governed::Files(pattern) => {
-                let window = window(db, self.tip, node)?;
-                let matches = pattern.matcher();
-                let found = window
-                    .authoring_any(|path| matches(path))?
-                    .into_iter()
-                    .map(|commit| (commit, None))
-                    .collect();
-                let moves = window.gitlink_moves(|link| pattern.covers_submodule(link));
-                records.record_files(db, &window, found, &moves);
-            }
-        }
-        Ok(records)
+        let node = Node::new(self.db, self.node.id.clone());
+        entry_window(
+            self.db,
+            &window(self.db, self.tip, node)?,
+            governed,
+            self.bound,
+        )
     }
 
     /// A node whose window reaches past a shallow clone's boundary (or whose base is a
@@ -1180,6 +1176,28 @@ fn line_list(ranges: &[LineRange]) -> String {
         _ => "lines",
     };
     format!("{word} {}", LineRange::list(ranges))
+}
+
+/// Where the file at `path` is at the tip: `path` when the tip holds it, else the end of
+/// the renames away from it that `window` holds (at most a few steps; the last path when
+/// the lineage was deleted after them).
+pub(crate) fn path_now(
+    db: &dyn Db,
+    tip: Commit,
+    window: &Window<'_>,
+    path: String,
+) -> Result<String, ObjectError> {
+    let mut now = path;
+    for _ in 0..MOST_RENAME_STEPS {
+        if tip_entry(db, tip, RepoPath::new(db, now.clone()))?.is_some() {
+            break;
+        }
+        match move_away(db, window, &now)? {
+            Some((_, to)) => now = to,
+            None => break,
+        }
+    }
+    Ok(now)
 }
 
 /// The window's first rename of the file at `path` to another path, and that path: the

@@ -40,10 +40,12 @@ use crate::spec::Target;
 use crate::tree::RepoPath;
 use crate::window::Node;
 pub use extend::extend;
+pub(crate) use judge::{Governed, entry_window, path_now};
 use judge::{NodeJudge, Share, Wording, scoped_window};
 use keel_engine::Db;
 use keel_engine::inputs::Tip;
 use keel_engine::objects::ObjectError;
+pub(crate) use nodes::literal_at;
 use state::NodeState;
 pub use state::{KeptLint, LintState};
 

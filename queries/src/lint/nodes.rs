@@ -161,7 +161,7 @@ fn walk_spec_folder(
 /// What the tip holds at a bare glob entry's path read literally, if it fits how it was
 /// written (a trailing `/` asks for a folder). A literal path wins over the glob:
 /// `app/[slug]/page.tsx` names that file.
-pub(super) fn literal_at(
+pub(crate) fn literal_at(
     db: &dyn Db,
     tip: Commit,
     glob: &str,
