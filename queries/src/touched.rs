@@ -22,7 +22,7 @@ use crate::lint::{
 };
 use crate::spec::{Entry, Relation, SpecNode, Target};
 use crate::tree::{RepoPath, tip_entry};
-use crate::window::{Node, Window, node_versions, range};
+use crate::window::{Node, Window, commit_set, node_versions, range};
 use keel_engine::Db;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -106,7 +106,8 @@ pub struct TouchedCommit {
 /// Something the projection could not answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unavailable {
-    pub node: String,
+    /// The node; `None` for a commit the projection cannot place at all.
+    pub node: Option<String>,
     /// The entry as the spec writes it; `None` for the whole node.
     pub entry: Option<String>,
     pub reason: String,
@@ -126,12 +127,50 @@ impl TouchedReport {
 /// The projection of the commits reachable from `tip` and from none of `excluded` onto
 /// the nodes `tip` holds. Spec errors at the tip refuse the answer (as lint does).
 pub fn touched(db: &dyn Db, tip: Commit, excluded: &[Commit]) -> Result<TouchedReport, LintError> {
-    let nodes = spec_nodes(db, tip)?;
     let window = range(db, tip, excluded)?;
+    let base = excluded.iter().map(|c| c.id(db).to_string()).collect();
+    project(db, tip, &window, base, Vec::new())
+}
+
+/// The projection of exactly `commits` (a session's, as a set) onto the nodes `tip`
+/// holds; a commit `tip` does not reach (on another branch, or rewritten) cannot be
+/// projected onto its paths and is unavailable.
+pub fn touched_commits(
+    db: &dyn Db,
+    tip: Commit,
+    commits: &[Commit],
+) -> Result<TouchedReport, LintError> {
+    let window = commit_set(db, tip, commits)?;
+    let reached = window.commits();
+    let unreached = commits
+        .iter()
+        .filter(|commit| !reached.contains(commit))
+        .map(|commit| Unavailable {
+            node: None,
+            entry: None,
+            reason: format!(
+                "commit {} is not reachable from {} (on another branch, or rewritten), so its changes cannot be placed on the specs there",
+                commit.id(db),
+                tip.id(db)
+            ),
+        })
+        .collect();
+    project(db, tip, &window, Vec::new(), unreached)
+}
+
+/// What the commits `window` holds did to the nodes `tip` holds.
+fn project(
+    db: &dyn Db,
+    tip: Commit,
+    window: &Window<'_>,
+    base: Vec<String>,
+    unavailable: Vec<Unavailable>,
+) -> Result<TouchedReport, LintError> {
+    let nodes = spec_nodes(db, tip)?;
     let commits = window.commits();
     let mut report = TouchedReport {
         schema: TOUCHED_SCHEMA,
-        base: excluded.iter().map(|c| c.id(db).to_string()).collect(),
+        base,
         head: tip.id(db).to_string(),
         window: WindowSize {
             commits: commits.len(),
@@ -139,25 +178,22 @@ pub fn touched(db: &dyn Db, tip: Commit, excluded: &[Commit]) -> Result<TouchedR
         },
         nodes_read: nodes.len(),
         nodes: Vec::new(),
-        unavailable: Vec::new(),
+        unavailable,
     };
     if window.truncated {
-        report.unavailable = nodes
-            .iter()
-            .map(|node| Unavailable {
-                node: node.id.0.clone(),
-                entry: None,
-                reason: "the range reaches past this shallow clone's boundary, so commits it holds were never fetched; repair: `git fetch --unshallow` (or fetch deep enough to hold the range)".to_owned(),
-            })
-            .collect();
+        report.unavailable.extend(nodes.iter().map(|node| Unavailable {
+            node: Some(node.id.0.clone()),
+            entry: None,
+            reason: "the range reaches past this shallow clone's boundary, so commits it holds were never fetched; repair: `git fetch --unshallow` (or fetch deep enough to hold the range)".to_owned(),
+        }));
         return Ok(report);
     }
     for node in &nodes {
-        match touched_node(db, tip, &window, node, &mut report.unavailable) {
+        match touched_node(db, tip, window, node, &mut report.unavailable) {
             Ok(Some(touched)) => report.nodes.push(touched),
             Ok(None) => {}
             Err(err) => report.unavailable.push(Unavailable {
-                node: node.id.0.clone(),
+                node: Some(node.id.0.clone()),
                 entry: None,
                 reason: err.to_string(),
             }),
@@ -182,7 +218,7 @@ fn touched_node(
             Ok(Some(touched)) => entries.push(touched),
             Ok(None) => {}
             Err(err) => unavailable.push(Unavailable {
-                node: node.id.0.clone(),
+                node: Some(node.id.0.clone()),
                 entry: Some(entry.raw.clone()),
                 reason: err.to_string(),
             }),

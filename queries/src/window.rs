@@ -120,6 +120,9 @@ pub struct Window<'db> {
     /// The commits a checkpoint acknowledges (none when the node has no checkpoint, so a
     /// history without one never runs [`checkpointed`]).
     checkpointed: Option<&'db FxHashSet<Commit>>,
+    /// A set window's commits: only these are in it (`None`: every reachable commit not
+    /// excluded otherwise).
+    only: Option<FxHashSet<Commit>>,
     /// History the window needs lies beyond a shallow clone's boundary.
     pub truncated: bool,
 }
@@ -147,6 +150,7 @@ pub fn window<'db>(
         covered,
         acked,
         checkpointed,
+        only: None,
         truncated,
     })
 }
@@ -182,6 +186,29 @@ pub fn range<'db>(
         covered,
         acked: FxHashSet::default(),
         checkpointed: None,
+        only: None,
+        truncated,
+    })
+}
+
+/// A window of exactly `commits` (those `tip` reaches), projected onto `tip`'s paths: the
+/// commits a session made, as a set rather than a range. Truncated when one of them is a
+/// shallow commit (its parents were never fetched, so its change is unknown).
+pub fn commit_set<'db>(
+    db: &'db dyn Db,
+    tip: Commit,
+    commits: &[Commit],
+) -> Result<Window<'db>, ObjectError> {
+    let index = tip_history(db, tip)?;
+    let truncated = commits.iter().any(|commit| commit.shallow(db));
+    Ok(Window {
+        db,
+        tip,
+        index,
+        covered: Vec::new(),
+        acked: FxHashSet::default(),
+        checkpointed: None,
+        only: Some(commits.iter().copied().collect()),
         truncated,
     })
 }
@@ -189,7 +216,8 @@ pub fn range<'db>(
 impl<'db> Window<'db> {
     /// Is `commit` in the window?
     pub fn holds(&self, commit: Commit) -> bool {
-        !self.covered.iter().any(|set| set.contains(&commit))
+        self.only.as_ref().is_none_or(|only| only.contains(&commit))
+            && !self.covered.iter().any(|set| set.contains(&commit))
             && !self.acked.contains(&commit)
             && !self.checkpointed.is_some_and(|set| set.contains(&commit))
     }

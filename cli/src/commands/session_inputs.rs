@@ -11,15 +11,22 @@
 
 use super::CommandError;
 use crate::streams::{errln, write_stderr};
+use keel_engine::Oid;
 use keel_engine::agents::{LogEnv, LogSources, session_repo};
+use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::{
     ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, TIME_RANGE,
 };
 use keel_engine::settings::Settings;
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_queries::agents::{AgentSession, AgentSessions, agent_sessions};
-use keel_queries::sessions::{ReportError, SessionsReport, scan_plan, sessions_report};
+use keel_queries::sessions::{
+    ReportError, SessionTouched, SessionsReport, scan_plan, sessions_report,
+};
+use keel_queries::touched::touched_commits;
+use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::path::Path;
 use std::path::PathBuf;
 
 /// What a sessions report is made of besides the repositories: the sessions (a file, else
@@ -263,7 +270,90 @@ pub(crate) fn report(
     for warning in db.session_warnings() {
         errln!("warning: {warning}");
     }
+    let mut report = report;
+    let touched = touched_by_record(&report);
+    report.with_touched(touched);
     Ok(report)
+}
+
+/// Each linked record's projection: `keel touched` over its commits as a set, at its
+/// repository's HEAD, read through that repository's own database and memo (one per
+/// repository). A repository whose specs or history cannot be read gets one warning and
+/// no projection; a pending record gets none.
+fn touched_by_record(report: &SessionsReport) -> Vec<Option<SessionTouched>> {
+    let mut repos: HashMap<PathBuf, Option<KeelDatabase>> = HashMap::new();
+    let touched: Vec<Option<SessionTouched>> = report
+        .records
+        .iter()
+        .map(|record| {
+            record.link_p?;
+            let db = repos
+                .entry(record.repo_path.clone())
+                .or_insert_with(|| open_for_touched(&record.repo_path, report))
+                .as_mut()?;
+            match record_touched(db, &record.commits) {
+                Ok(touched) => Some(touched),
+                Err(err) => {
+                    errln!(
+                        "warning: repo {}: the specs its sessions touched are not counted: {}",
+                        record.repo_path.display(),
+                        err
+                    );
+                    None
+                }
+            }
+        })
+        .collect();
+    for db in repos.values_mut().flatten() {
+        super::helper::save_memo(db, true);
+    }
+    touched
+}
+
+/// The database of the repository at `path` with every commit its linked records name
+/// read (commits HEAD does not reach too, so the projection can name them), HEAD the tip.
+fn open_for_touched(path: &Path, report: &SessionsReport) -> Option<KeelDatabase> {
+    let opened = super::helper::open_repo(path).and_then(|mut db| {
+        let named = report
+            .records
+            .iter()
+            .filter(|record| record.repo_path == path && record.link_p.is_some())
+            .flat_map(|record| &record.commits)
+            .filter_map(|id| Oid::from_hex(id));
+        let unknown: Vec<Oid> = named
+            .filter(|&oid| db.known_commit(oid).is_none())
+            .collect();
+        for oid in unknown {
+            db.apply_changes(&[ChangeEvent::TipAt(oid)])?;
+        }
+        db.apply_changes(&[ChangeEvent::TipMoved])?;
+        Ok(db)
+    });
+    match opened {
+        Ok(db) => Some(db),
+        Err(err) => {
+            errln!(
+                "warning: repo {}: the specs its sessions touched are not counted: {}",
+                path.display(),
+                err
+            );
+            None
+        }
+    }
+}
+
+/// The projection of the commits `ids` at the database's tip.
+fn record_touched(db: &KeelDatabase, ids: &[String]) -> Result<SessionTouched, CommandError> {
+    let Some(head) = Tip::get(db).commit(db) else {
+        return Err(CommandError::plain("HEAD has no commits"));
+    };
+    let commits: Vec<Commit> = ids
+        .iter()
+        .filter_map(|id| Oid::from_hex(id))
+        .filter_map(|oid| db.known_commit(oid))
+        .collect();
+    let report = touched_commits(db, head, &commits).map_err(super::helper::lint_refusal)?;
+    Ok(SessionTouched::of(&report))
 }
 
 #[cfg(test)]

@@ -229,6 +229,10 @@ fn groups(title: &str, key: &str, groups: &BTreeMap<String, Group>) -> String {
                 number(g.cost_per_kept_commit),
                 number(g.cost_per_100_lines),
                 number(g.revert_rate),
+                format!(
+                    "{} ({} not updated)",
+                    g.specs_touched, g.specs_touched_without_update
+                ),
             ]
         })
         .collect();
@@ -247,6 +251,7 @@ fn groups(title: &str, key: &str, groups: &BTreeMap<String, Group>) -> String {
                 "cost/kept",
                 "cost/100 lines",
                 "revert rate",
+                "specs touched",
             ],
             &rows,
         )
@@ -292,6 +297,10 @@ pub(crate) fn text(report: &SessionsReport) -> String {
                     r.commits_kept.to_string(),
                     r.commits_reverted.to_string(),
                     money(r.cost),
+                    r.touched.as_ref().map_or_else(
+                        || "-".to_owned(),
+                        |t| format!("{} ({} updated)", t.nodes, t.spec_updated),
+                    ),
                 ]
             })
             .collect();
@@ -299,7 +308,7 @@ pub(crate) fn text(report: &SessionsReport) -> String {
         out.push_str(&table(
             &[
                 "session", "harness", "repo", "link", "p", "commits", "lines", "kept", "reverted",
-                "cost",
+                "cost", "specs",
             ],
             &rows,
         ));

@@ -166,9 +166,10 @@ fn touched_text(report: &TouchedReport) -> String {
     if !report.unavailable.is_empty() {
         let _ = writeln!(out, "\nunavailable (not read, so not known untouched):");
         for item in &report.unavailable {
-            let what = match &item.entry {
-                Some(entry) => format!("{} {entry}", item.node),
-                None => item.node.clone(),
+            let what = match (&item.node, &item.entry) {
+                (Some(node), Some(entry)) => format!("{node} {entry}"),
+                (Some(node), None) => node.clone(),
+                (None, _) => "a commit".to_owned(),
             };
             let _ = writeln!(out, "  {what}: {}", item.reason);
         }

@@ -255,6 +255,8 @@ mod tests {
             cost_per_kept_commit: per_kept,
             cost_per_100_lines: per_kept,
             revert_rate,
+            specs_touched: 0,
+            specs_touched_without_update: 0,
         }
     }
 

@@ -8,7 +8,7 @@
 
 use super::{escape, shorten};
 use crate::render::counted;
-use keel_queries::sessions::{Group, SessionsReport};
+use keel_queries::sessions::{Group, SessionTouched, SessionsReport};
 use std::collections::BTreeMap;
 
 pub(super) fn sessions_section(sessions: Option<&SessionsReport>) -> String {
@@ -168,6 +168,10 @@ fn groups_table(key: &str, groups: &BTreeMap<String, Group>) -> String {
                 usd(g.cost_per_kept_commit),
                 usd(g.cost_per_100_lines),
                 g.revert_rate.map_or_else(|| "unknown".to_owned(), percent),
+                format!(
+                    "{} ({} not updated)",
+                    g.specs_touched, g.specs_touched_without_update
+                ),
             ];
             table_row(&cells)
         })
@@ -175,7 +179,7 @@ fn groups_table(key: &str, groups: &BTreeMap<String, Group>) -> String {
     format!(
         "<table class=\"groups\"><thead><tr><th>{}</th><th>cost</th><th>kept</th><th>reverted</th>\
          <th>lines added</th><th>cost / kept commit</th><th>cost / 100 lines</th><th>revert rate</th>\
-         </tr></thead>\n<tbody>\n{rows}</tbody></table>\n",
+         <th>specs touched</th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n",
         escape(key)
     )
 }
@@ -216,6 +220,7 @@ fn records_table(report: &SessionsReport) -> String {
                 r.commits_kept.to_string(),
                 r.commits_reverted.to_string(),
                 usd(r.cost),
+                specs_touched(r.touched.as_ref()),
             ])
         })
         .collect();
@@ -230,8 +235,32 @@ fn records_table(report: &SessionsReport) -> String {
     format!(
         "<h3>Records</h3>\n<table class=\"records\"><thead><tr><th>session</th><th>harness</th>\
          <th>repository</th><th>link</th><th>p</th><th>commits</th><th>lines</th><th>kept</th>\
-         <th>reverted</th><th>cost</th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n{pending}"
+         <th>reverted</th><th>cost</th><th>specs touched</th></tr></thead>\n<tbody>\n{rows}</tbody></table>\n{pending}"
     )
+}
+
+/// The nodes a record's commits touched, each marked `updated` or `spec unchanged`;
+/// `—` when none was projected (a pending record), `none` when none was touched.
+fn specs_touched(touched: Option<&SessionTouched>) -> String {
+    let Some(touched) = touched else {
+        return "—".to_owned();
+    };
+    if touched.by_node.is_empty() {
+        return "none".to_owned();
+    }
+    touched
+        .by_node
+        .iter()
+        .map(|node| {
+            let state = if node.spec_updated {
+                "updated"
+            } else {
+                "spec unchanged"
+            };
+            format!("{} ({state})", node.node)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// US dollars, `unknown` for null (an unknown is never shown as 0).

@@ -39,6 +39,7 @@ mod replay;
 mod report;
 mod reports;
 mod sessions;
+mod sessions_touched;
 #[cfg(unix)]
 mod sha256;
 mod support;

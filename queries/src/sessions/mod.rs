@@ -23,6 +23,6 @@ mod tests;
 
 pub use links::{TrailerError, scan_plan};
 pub use report::{
-    Group, Pending, Record, ReportError, SCHEMA, SessionsReport, Summary, sessions_report,
-    subject_of,
+    Group, NodeTouched, Pending, Record, ReportError, SCHEMA, SessionTouched, SessionsReport,
+    Summary, sessions_report, subject_of,
 };

@@ -189,6 +189,77 @@ pub struct Record {
     pub commits_reverted: u64,
     /// `None` (null) when the session's cost is unknown.
     pub cost: Option<f64>,
+    /// What the record's commits changed among the units its repository's specs pin
+    /// (`keel touched` over them as a set, at the repository's HEAD); absent for a
+    /// pending record, or when the projection was not made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub touched: Option<SessionTouched>,
+    /// The repository's real path (where the projection reads specs and history).
+    #[serde(skip)]
+    pub repo_path: std::path::PathBuf,
+}
+
+/// A record's projection, counted: the spec nodes its commits touched, the units
+/// (selectors, and bare entries) among them, and the nodes whose spec the same commits
+/// updated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionTouched {
+    pub nodes: usize,
+    pub units: usize,
+    pub spec_updated: usize,
+    /// Commits or nodes the projection could not read (never counted as untouched).
+    pub unavailable: usize,
+    /// Each touched node and whether its spec was updated, by id.
+    pub by_node: Vec<NodeTouched>,
+}
+
+/// One node a session touched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NodeTouched {
+    pub node: String,
+    pub spec_updated: bool,
+}
+
+impl SessionTouched {
+    /// The counts of one projection.
+    pub fn of(report: &crate::touched::TouchedReport) -> Self {
+        let by_node: Vec<NodeTouched> = report
+            .nodes
+            .iter()
+            .map(|node| NodeTouched {
+                node: node.node.clone(),
+                spec_updated: node.spec_updated,
+            })
+            .collect();
+        Self {
+            nodes: by_node.len(),
+            units: report.units(),
+            spec_updated: by_node.iter().filter(|node| node.spec_updated).count(),
+            unavailable: report.unavailable.len(),
+            by_node,
+        }
+    }
+}
+
+impl SessionsReport {
+    /// Gives each record its projection (`touched`, aligned with `records`; `None` where
+    /// none was made) and adds them up per repository and per harness.
+    pub fn with_touched(&mut self, touched: Vec<Option<SessionTouched>>) {
+        for (record, touched) in self.records.iter_mut().zip(touched) {
+            let Some(touched) = touched else {
+                continue;
+            };
+            let groups = [
+                self.summary.by_repo.get_mut(&record.repo_label),
+                self.summary.by_harness.get_mut(&record.harness),
+            ];
+            for group in groups.into_iter().flatten() {
+                group.specs_touched += touched.nodes as u64;
+                group.specs_touched_without_update += (touched.nodes - touched.spec_updated) as u64;
+            }
+            record.touched = Some(touched);
+        }
+    }
 }
 
 /// One open `commit_link` question.
@@ -215,6 +286,10 @@ pub struct Group {
     pub cost_per_kept_commit: Option<f64>,
     pub cost_per_100_lines: Option<f64>,
     pub revert_rate: Option<f64>,
+    /// Spec nodes the group's sessions touched (one per session and node).
+    pub specs_touched: u64,
+    /// Of those, the ones whose spec the same session did not update.
+    pub specs_touched_without_update: u64,
 }
 
 /// The summary of the run.
@@ -298,6 +373,8 @@ impl GroupSum {
             revert_rate: Exact::int(self.reverted)
                 .ratio(&Exact::int(self.kept + self.reverted))
                 .map(|x| x.round6()),
+            specs_touched: 0,
+            specs_touched_without_update: 0,
         }
     }
 }
@@ -381,6 +458,8 @@ pub fn sessions_report(db: &dyn Db, world: SessionWorld) -> Result<SessionsRepor
             commits_kept: draft.commits_kept,
             commits_reverted: draft.commits_reverted,
             cost: cost.as_ref().map(Exact::round6),
+            touched: None,
+            repo_path: draft.repo.path(db).clone(),
         });
     }
     let in_scope = in_scope_sessions(db, world);
