@@ -44,6 +44,7 @@ mod sessions_touched;
 mod sha256;
 mod support;
 mod surfaces;
+mod touched;
 mod watch;
 mod where_teams_look;
 

@@ -12,7 +12,8 @@
 //! governor transition; `fresh` judges eval readings on their plain
 //! ancestry windows; `renames` holds rename pairing to `git diff -M`; `reparse` holds
 //! incremental parsing to the full parse's answers, `splice` the Python splice;
-//! `callgraph_edits` holds a call graph moved through random edits to a fresh one's.
+//! `callgraph_edits` holds a call graph moved through random edits to a fresh one's;
+//! `touched_agrees_with_lint` holds `keel touched` since a node's base to lint's hits.
 
 mod agent_logs;
 mod agreement;
@@ -37,3 +38,4 @@ mod reparse;
 mod replay;
 mod splice;
 mod support;
+mod touched_agrees_with_lint;
