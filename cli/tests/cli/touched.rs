@@ -911,3 +911,31 @@ fn after_a_cold_lint_touched_since_the_spec_version_parses_no_image_and_a_fresh_
     assert_eq!(expected.len(), 2, "{expected:?}");
     assert_eq!(hits_of(only_entry(&warm.json(), NODE)), expected);
 }
+
+#[test]
+fn an_object_a_partial_clone_lacks_makes_the_entry_unavailable_naming_the_fetch() {
+    let (mut repo, base) = base_repo();
+    repo.write("app.py", APP_PY_F_CHANGED).expect("write");
+    repo.commit("Change f").expect("commit");
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let clone = repo.partial_clone(folder.path()).expect("a partial clone");
+
+    // The full repository answers the range: the control.
+    let (full, report) = touched_json(repo.path(), &format!("{base}..HEAD"));
+    assert_eq!(full.code, 0, "{}", full.render(None));
+    assert!(node_of(&report, NODE).is_some(), "{report}");
+
+    // The clone never fetched app.py's first version, which the hit is judged against.
+    let (partial, report) = touched_json(&clone, &format!("{base}..HEAD"));
+    assert_eq!(partial.code, 1, "{}", partial.render(None));
+    assert_eq!(report["nodes"], serde_json::json!([]), "{report}");
+    let unavailable = &report["unavailable"][0];
+    assert_eq!(unavailable["node"], NODE);
+    assert_eq!(unavailable["entry"], "app.py#f,g");
+    let reason = unavailable["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("missing from this partial clone")
+            && reason.contains("fetch --stdin origin"),
+        "{reason}"
+    );
+}
