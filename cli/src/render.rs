@@ -323,6 +323,13 @@ pub(crate) struct WorkCounts {
     pub(crate) parses: ParseCounts,
 }
 
+impl WorkCounts {
+    /// Did the run parse or diff anything, so the memo is worth writing?
+    pub(crate) fn fresh_work(self) -> bool {
+        self.images_parsed + self.hunk_sets_diffed > 0
+    }
+}
+
 /// Takes the query log and counts what it holds.
 pub(crate) fn work_counts(db: &KeelDatabase, parses: ParseCounts) -> WorkCounts {
     executed_counts(&db.take_executed_queries(), parses)

@@ -179,16 +179,9 @@ pub fn range<'db>(
         .map(|&commit| ancestry(db, commit))
         .collect();
     let truncated = beyond_shallow(&index, &covered);
-    Ok(Window {
-        db,
-        tip,
-        index,
-        covered,
-        acked: FxHashSet::default(),
-        checkpointed: None,
-        only: None,
-        truncated,
-    })
+    Ok(Window::unacknowledged(
+        db, tip, index, covered, None, truncated,
+    ))
 }
 
 /// A window of exactly `commits` (those `tip` reaches), projected onto `tip`'s paths: the
@@ -201,19 +194,39 @@ pub fn commit_set<'db>(
 ) -> Result<Window<'db>, ObjectError> {
     let index = tip_history(db, tip)?;
     let truncated = commits.iter().any(|commit| commit.shallow(db));
-    Ok(Window {
+    let only = Some(commits.iter().copied().collect());
+    Ok(Window::unacknowledged(
         db,
         tip,
         index,
-        covered: Vec::new(),
-        acked: FxHashSet::default(),
-        checkpointed: None,
-        only: Some(commits.iter().copied().collect()),
+        Vec::new(),
+        only,
         truncated,
-    })
+    ))
 }
 
 impl<'db> Window<'db> {
+    /// A window no trailer or checkpoint narrows (a range's, a commit set's).
+    fn unacknowledged(
+        db: &'db dyn Db,
+        tip: Commit,
+        index: TipHistory<'db>,
+        covered: Vec<&'db FxHashSet<Commit>>,
+        only: Option<FxHashSet<Commit>>,
+        truncated: bool,
+    ) -> Self {
+        Self {
+            db,
+            tip,
+            index,
+            covered,
+            acked: FxHashSet::default(),
+            checkpointed: None,
+            only,
+            truncated,
+        }
+    }
+
     /// Is `commit` in the window?
     pub fn holds(&self, commit: Commit) -> bool {
         self.only.as_ref().is_none_or(|only| only.contains(&commit))

@@ -79,7 +79,7 @@ pub(crate) fn cmd_fresh(args: &FreshArgs) -> Result<ExitStatus, CommandError> {
     if args.stats {
         errln!("{}", render::stats_line(counts));
     }
-    super::helper::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    super::helper::save_memo(&mut db, counts.fresh_work());
     Ok(if args.strict && report.stale() > 0 {
         ExitStatus::Blocked
     } else {

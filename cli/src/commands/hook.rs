@@ -204,7 +204,7 @@ fn judge(repo: &Path, updates: &[Update]) -> Result<ExitStatus, CommandError> {
         db.apply_changes(&[ChangeEvent::TipAt(update.new)])?;
         let (report, parses) = lint_or_refuse(db, scope)?;
         let counts = render::work_counts(db, parses);
-        save_memo(db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+        save_memo(db, counts.fresh_work());
         if report.blocks() {
             let operation = db.operation_in_progress()?;
             write_stderr(&refusal(&report, update, &ids, operation));

@@ -113,7 +113,7 @@ pub(crate) fn cmd_lint(args: &LintArgs) -> Result<ExitStatus, CommandError> {
     if args.stats {
         errln!("{}", stats_line(counts, None));
     }
-    save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    save_memo(&mut db, counts.fresh_work());
     if scope == Scope::Full
         && !args.worktree
         && let Some(state) = state

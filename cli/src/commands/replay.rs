@@ -223,7 +223,7 @@ impl Printer<'_> {
         outcome: Result<LintReport, String>,
         counts: WorkCounts,
     ) -> Result<(), CommandError> {
-        self.worked |= counts.images_parsed + counts.hunk_sets_diffed > 0;
+        self.worked |= counts.fresh_work();
         if let Ok(report) = &outcome {
             for expected in self.expectations.iter_mut().filter(|e| e.tip == tip) {
                 expected.met |= has_finding(report, &expected.node, expected.code);

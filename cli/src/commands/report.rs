@@ -102,7 +102,7 @@ pub(crate) fn cmd_report(args: &ReportArgs) -> Result<ExitStatus, CommandError> 
     target.write(&page)?;
     write_stdout(&summary_line(&args.html, &lint, sessions.as_ref()))?;
     let counts = render::work_counts(&db, parses);
-    save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    save_memo(&mut db, counts.fresh_work());
     Ok(status_of(&lint))
 }
 

@@ -100,7 +100,7 @@ pub(crate) fn cmd_touched(args: &TouchedArgs) -> Result<ExitStatus, CommandError
     if args.stats {
         errln!("{}", render::stats_line(counts));
     }
-    super::helper::save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+    super::helper::save_memo(&mut db, counts.fresh_work());
     Ok(if report.unavailable.is_empty() {
         ExitStatus::Clean
     } else {

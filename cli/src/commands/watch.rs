@@ -70,7 +70,7 @@ pub(crate) fn cmd_watch(args: &WatchArgs) -> Result<ExitStatus, CommandError> {
                         return Ok(ExitStatus::Clean);
                     }
                     let counts = render::work_counts(&db, parses);
-                    save_memo(&mut db, counts.images_parsed + counts.hunk_sets_diffed > 0);
+                    save_memo(&mut db, counts.fresh_work());
                 }
                 Err(err) => {
                     owed = true;

@@ -351,15 +351,19 @@ fn a_hook_whose_keel_is_gone_passes_plumbing_and_refuses_only_new_branch_commits
     assert_ne!(head(), debt);
 }
 
-/// `keel ARGS` with stdout a pipe whose reading end is already closed.
-fn with_stdout_closed(dir: &Path, args: &[&str]) -> Output {
+/// `keel ARGS` with stdout (or stderr, when `stderr`) a pipe whose reading end is
+/// already closed.
+fn with_closed_pipe(dir: &Path, args: &[&str], stderr: bool) -> Output {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
-    keel(dir)
-        .args(args)
-        .stdout(writer)
-        .output()
-        .expect("keel runs")
+    let mut command = keel(dir);
+    command.args(args);
+    if stderr {
+        command.stderr(writer);
+    } else {
+        command.stdout(writer);
+    }
+    command.output().expect("keel runs")
 }
 
 #[test]
@@ -374,7 +378,7 @@ fn a_closed_stdout_ends_hook_and_cache_actions_quietly() {
         &["cache", "info"],
         &["cache", "clear"],
     ] {
-        let run = with_stdout_closed(dir, args);
+        let run = with_closed_pipe(dir, args, false);
         let stderr = text(&run.stderr);
         assert!(
             !stderr.contains("panicked") && run.status.code() == Some(0),
@@ -386,17 +390,6 @@ fn a_closed_stdout_ends_hook_and_cache_actions_quietly() {
     // The actions were done though no one read their lines.
     assert!(!dir.join(".git/hooks/reference-transaction").exists());
     assert!(!dir.join(".git/keel/memo.bin").exists());
-}
-
-/// `keel ARGS` with stderr a pipe whose reading end is already closed.
-fn with_stderr_closed(dir: &Path, args: &[&str]) -> Output {
-    let (reader, writer) = std::io::pipe().expect("a pipe");
-    drop(reader);
-    keel(dir)
-        .args(args)
-        .stderr(writer)
-        .output()
-        .expect("keel runs")
 }
 
 #[test]
@@ -418,7 +411,7 @@ fn a_closed_stderr_ends_refusals_and_warnings_quietly_with_their_exit_codes() {
             "keel {}: {open:?}",
             args.join(" ")
         );
-        let closed = with_stderr_closed(dir, args);
+        let closed = with_closed_pipe(dir, args, true);
         assert_eq!(
             closed.status.code(),
             Some(code),
