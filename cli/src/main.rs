@@ -22,6 +22,7 @@ mod gate_text;
 mod github;
 mod html;
 mod impact_text;
+mod lsp;
 #[cfg(test)]
 mod reference_docs;
 mod render;

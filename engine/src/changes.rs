@@ -34,6 +34,14 @@ pub enum ChangeEvent {
     /// [`crate::worktree_commit`]). Re-sent after every save; a later `TipMoved` or
     /// `Rescan` returns to HEAD.
     Worktree,
+    /// An editor's unsaved buffer: the working tree as [`ChangeEvent::Worktree`] reads it
+    /// holds these bytes at `path` (a repository path) instead of the file on disk, until
+    /// a later `Buffer` with `None` (the buffer closed, or saved and equal to the disk).
+    /// Takes effect at the next `Worktree`.
+    Buffer {
+        path: String,
+        text: Option<std::sync::Arc<[u8]>>,
+    },
     /// `keel sessions`: read the sessions and decisions of these sources into a new
     /// [`SessionWorld`] (replacing any loaded one). Bad input is refused and nothing is set.
     SessionsFrom(Box<SessionSources>),
@@ -132,6 +140,14 @@ impl KeelDatabase {
                 };
                 result.tip_moved |= self.set_tip(tip)?;
             }
+            ChangeEvent::Buffer { path, text } => match text {
+                Some(text) => {
+                    self.buffers.insert(path.clone(), text.clone());
+                }
+                None => {
+                    self.buffers.remove(path);
+                }
+            },
             ChangeEvent::SessionsFrom(sources) => {
                 result.sessions_loaded = Some(self.load_sessions(sources.as_ref().clone())?);
             }

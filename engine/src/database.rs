@@ -128,6 +128,9 @@ pub struct KeelDatabase {
     /// The working tree's root (none for a bare repository or a detached database).
     work_dir: Option<PathBuf>,
     pub(crate) commits: HashMap<Oid, Commit>,
+    /// Editors' unsaved buffers by repository path, read over the working tree's files
+    /// (`ChangeEvent::Buffer`).
+    pub(crate) buffers: std::collections::BTreeMap<String, Arc<[u8]>>,
     /// How many of `commits` the on-disk memo held; `None` when no memo was loaded.
     pub(crate) memo_commits: Option<usize>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
@@ -204,6 +207,7 @@ impl KeelDatabase {
             hints: Arc::default(),
             log,
             commits: HashMap::new(),
+            buffers: Default::default(),
             memo_commits: None,
             sessions: crate::sessions::SessionState::default(),
             agent_logs: None,

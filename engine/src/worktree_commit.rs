@@ -14,7 +14,9 @@
 //! `core.fileMode` on: the execute bit, links), so every folder nobody touched has HEAD's
 //! tree id and diffs as unchanged without being read. Submodules keep HEAD's commit; a nested repository that
 //! HEAD does not hold is skipped (`git add -A` would record its commit). Line endings are
-//! read as stored on disk (no `core.autocrlf` conversion) and no clean filter runs.
+//! read as stored on disk (no `core.autocrlf` conversion) and no clean filter runs. An
+//! editor's unsaved buffers (`ChangeEvent::Buffer`, from `keel lsp`) stand over the files
+//! at their paths.
 
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
@@ -49,7 +51,8 @@ impl KeelDatabase {
         let head_input = self.commit_input(head)?;
         let head_tree = head_input.tree(self);
         let committed = self.flat_tree(head_tree)?;
-        let on_disk = self.read_worktree(&root, &committed)?;
+        let mut on_disk = self.read_worktree(&root, &committed)?;
+        self.overlay_buffers(&mut on_disk);
         if on_disk == committed {
             return Ok(None);
         }
@@ -137,6 +140,18 @@ impl KeelDatabase {
             }
         }
         Ok(files)
+    }
+
+    /// Puts each unsaved buffer over the file at its path (a regular file unless the
+    /// path already holds an executable one).
+    fn overlay_buffers(&self, files: &mut Files) {
+        for (path, text) in &self.buffers {
+            let mode = match files.get(path) {
+                Some((mode, _)) if *mode == EntryKind::BlobExecutable.into() => *mode,
+                _ => EntryKind::Blob.into(),
+            };
+            files.insert(path.clone(), (mode, self.objects_store().insert_blob(text)));
+        }
     }
 
     /// One file as a tree entry: `None` when it is absent, a folder (a nested repository

@@ -16,6 +16,7 @@ mod impact;
 mod init;
 mod lint;
 mod lint_output;
+mod lsp;
 mod page_file;
 mod replay;
 mod report;
@@ -68,6 +69,7 @@ enum Command {
     Units(units::UnitsArgs),
     Lint(lint::LintArgs),
     Watch(watch::WatchArgs),
+    Lsp(lsp::LspArgs),
     Hook(hook::HookArgs),
     Ack(ack::AckArgs),
     Touched(touched::TouchedArgs),
@@ -122,6 +124,7 @@ pub(crate) fn run(cli: Cli) -> Result<ExitStatus, CommandError> {
         Command::Touched(args) => touched::cmd_touched(&args),
         Command::Lint(args) => lint::cmd_lint(&args),
         Command::Watch(args) => watch::cmd_watch(&args),
+        Command::Lsp(args) => lsp::cmd_lsp(&args),
         Command::Hook(args) => hook::cmd_hook(&args),
         Command::Demo(args) => demo::cmd_demo(&args),
         Command::Fresh(args) => fresh::cmd_fresh(&args),

@@ -30,6 +30,7 @@ mod impact;
 mod impact_rename;
 mod kept_answer;
 mod limits;
+mod lsp;
 mod memo;
 mod messages_inputs;
 mod messages_spec;

@@ -13,11 +13,13 @@
 //! ancestry windows; `renames` holds rename pairing to `git diff -M`; `reparse` holds
 //! incremental parsing to the full parse's answers, `splice` the Python splice;
 //! `callgraph_edits` holds a call graph moved through random edits to a fresh one's;
-//! `touched_agrees_with_lint` holds `keel touched` since a node's base to lint's hits.
+//! `touched_agrees_with_lint` holds `keel touched` since a node's base to lint's hits;
+//! `buffers` holds an editor's unsaved buffers to the working tree's commit.
 
 mod agent_logs;
 mod agreement;
 mod agreement_history;
+mod buffers;
 mod callgraph_edits;
 mod callgraph_python;
 mod callgraph_typescript;

@@ -1,0 +1,30 @@
+//! `keel lsp`: the flags, and opening the repository for the language server.
+//!
+//! Owns: the command's help and argument. Does not own: the server (`crate::lsp`).
+
+use super::CommandError;
+use crate::exit::ExitStatus;
+use keel_engine::KeelDatabase;
+use std::path::PathBuf;
+
+/// A language server (LSP 3.17 over stdin/stdout) showing drift where you edit.
+///
+/// An editor starts it in a repository (any client that can start a stdio server:
+/// Neovim's `vim.lsp.start`, Helix's `language-server`, Zed's `lsp`). Open buffers,
+/// unsaved text included, are the working tree as keel judges it: a change inside a unit
+/// a `code:` selector pins is an error on that unit saying the gate will refuse the
+/// commit; the debt a unit already carried is one information line on it; every finding
+/// `keel lint --worktree --all-nodes` reports sits on its entry's line in the node's
+/// `spec.md`, with its code and repair. The server never writes to the repository.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LspArgs {
+    /// The repository (any folder inside its work tree).
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+}
+
+pub(crate) fn cmd_lsp(args: &LspArgs) -> Result<ExitStatus, CommandError> {
+    let db = KeelDatabase::open(&args.repo)?;
+    crate::lsp::serve(db).map_err(|err| CommandError::plain(err.to_string()))?;
+    Ok(ExitStatus::Clean)
+}

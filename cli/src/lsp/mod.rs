@@ -1,0 +1,290 @@
+//! `keel lsp`: a language server over the one database `keel watch` uses. Open buffers are
+//! the working tree as the editor holds it (unsaved text included: `ChangeEvent::Buffer`
+//! over the files on disk); after each open, change, save or close the working tree's
+//! commit is rebuilt and linted, and every file's diagnostics are published — the files
+//! that had some and now have none are cleared.
+//!
+//! Owns: the protocol (LSP 3.17 over stdio through `lsp-server`: initialize, the text
+//! document notifications with full-text sync, shutdown and exit; any other request gets
+//! a method-not-found error and the server keeps serving), the mapping between URIs and
+//! repository paths, and which diagnostics are sent. Does not own: the findings
+//! (`keel_queries::lint`) or their wording per file (`diagnostics`). Never writes to the
+//! repository (no memo, no kept answer).
+
+mod diagnostics;
+
+use keel_engine::{ChangeEvent, KeelDatabase, WORKTREE};
+use keel_queries::lint::{LintReport, Scope, lint_scope};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
+    Notification as _, PublishDiagnostics,
+};
+use lsp_types::{
+    Diagnostic, PublishDiagnosticsParams, SaveOptions, ServerCapabilities,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, Uri,
+};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why the server stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ServerError {
+    #[error("the editor's connection failed: {0}")]
+    Protocol(#[from] lsp_server::ProtocolError),
+    #[error("the editor's connection closed: {0}")]
+    Closed(String),
+    #[error("the connection's reader or writer failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("a bare repository has no working tree to edit; repair: run keel lsp in a work tree")]
+    NoWorkTree,
+}
+
+/// Serves the editor on stdin/stdout until it says `exit`.
+pub(crate) fn serve(db: KeelDatabase) -> Result<(), ServerError> {
+    let root = db
+        .work_dir()
+        .map(Path::to_owned)
+        .ok_or(ServerError::NoWorkTree)?;
+    let (connection, io_threads) = Connection::stdio();
+    // The capabilities are plain data: serializing them cannot fail.
+    let capabilities = serde_json::to_value(capabilities()).unwrap_or_default();
+    let served = connection
+        .initialize(capabilities)
+        .map_err(ServerError::from)
+        .and_then(|_| {
+            let mut server = Server {
+                db,
+                root,
+                connection: &connection,
+                published: BTreeSet::new(),
+            };
+            server.publish();
+            server.run()
+        });
+    drop(connection);
+    let joined = io_threads.join();
+    served?;
+    Ok(joined?)
+}
+
+/// Full-text sync of open documents, with the saved text.
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(true),
+                })),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        ..ServerCapabilities::default()
+    }
+}
+
+struct Server<'a> {
+    db: KeelDatabase,
+    /// The working tree's top folder.
+    root: PathBuf,
+    connection: &'a Connection,
+    /// The repository paths diagnostics were last published for (to clear them).
+    published: BTreeSet<String>,
+}
+
+impl Server<'_> {
+    fn run(&mut self) -> Result<(), ServerError> {
+        while let Ok(message) = self.connection.receiver.recv() {
+            match message {
+                Message::Request(request) => {
+                    if self.connection.handle_shutdown(&request)? {
+                        return Ok(());
+                    }
+                    self.refuse(&request)?;
+                }
+                Message::Notification(notification) => self.notified(notification),
+                Message::Response(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A request keel does not serve: a JSON-RPC error, and the server goes on.
+    fn refuse(&self, request: &Request) -> Result<(), ServerError> {
+        let response = Response::new_err(
+            request.id.clone(),
+            ErrorCode::MethodNotFound as i32,
+            format!("keel lsp does not serve `{}`", request.method),
+        );
+        self.send(Message::Response(response))
+    }
+
+    /// A document opened, changed, saved or closed: the buffer is set (or dropped), the
+    /// working tree re-linted and the diagnostics published.
+    fn notified(&mut self, notification: Notification) {
+        let buffer = match notification.method.as_str() {
+            DidOpenTextDocument::METHOD => notification
+                .extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD)
+                .ok()
+                .map(|p| (p.text_document.uri, Some(p.text_document.text))),
+            DidChangeTextDocument::METHOD => notification
+                .extract::<lsp_types::DidChangeTextDocumentParams>(DidChangeTextDocument::METHOD)
+                .ok()
+                .and_then(|p| {
+                    let text = p.content_changes.into_iter().last()?.text;
+                    Some((p.text_document.uri, Some(text)))
+                }),
+            DidSaveTextDocument::METHOD => notification
+                .extract::<lsp_types::DidSaveTextDocumentParams>(DidSaveTextDocument::METHOD)
+                .ok()
+                .and_then(|p| Some((p.text_document.uri, Some(p.text?)))),
+            DidCloseTextDocument::METHOD => notification
+                .extract::<lsp_types::DidCloseTextDocumentParams>(DidCloseTextDocument::METHOD)
+                .ok()
+                .map(|p| (p.text_document.uri, None)),
+            _ => None,
+        };
+        let Some((uri, text)) = buffer else {
+            return;
+        };
+        let Some(path) = repo_path(&self.root, &uri) else {
+            return;
+        };
+        let event = ChangeEvent::Buffer {
+            path,
+            text: text.map(|text| Arc::from(text.into_bytes())),
+        };
+        if self.db.apply_changes(&[event]).is_ok() {
+            self.publish();
+        }
+    }
+
+    /// Lints the working tree as the editor holds it and publishes every file's
+    /// diagnostics (an empty list for a file that had some). A working tree keel cannot
+    /// read or lint publishes nothing new: the last diagnostics stand.
+    fn publish(&mut self) {
+        let Ok(report) = self.lint() else {
+            return;
+        };
+        let files = diagnostics::diagnostics(&self.db, &report, WORKTREE);
+        let now: BTreeSet<String> = files.keys().cloned().collect();
+        let cleared: Vec<String> = self.published.difference(&now).cloned().collect();
+        for path in cleared {
+            let _ = self.send_diagnostics(&path, Vec::new());
+        }
+        for (path, list) in files {
+            let _ = self.send_diagnostics(&path, list);
+        }
+        self.published = now;
+    }
+
+    fn lint(&mut self) -> Result<LintReport, ()> {
+        let changed = self
+            .db
+            .apply_changes(&[ChangeEvent::Worktree])
+            .map_err(|_| ())?;
+        let mut report = lint_scope(&self.db, Scope::Full).map_err(|_| ())?;
+        if let Some(commit) = changed.worktree {
+            report.name_commit(&commit.to_string(), WORKTREE);
+        }
+        Ok(report)
+    }
+
+    fn send_diagnostics(
+        &self,
+        path: &str,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Result<(), ServerError> {
+        let Some(uri) = file_uri(&self.root.join(path)) else {
+            return Ok(());
+        };
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version: None,
+        };
+        self.send(Message::Notification(Notification::new(
+            PublishDiagnostics::METHOD.to_owned(),
+            params,
+        )))
+    }
+
+    fn send(&self, message: Message) -> Result<(), ServerError> {
+        self.connection
+            .sender
+            .send(message)
+            .map_err(|err| ServerError::Closed(err.to_string()))
+    }
+}
+
+/// The repository path of a `file:` URI inside the working tree `root`.
+fn repo_path(root: &Path, uri: &Uri) -> Option<String> {
+    let text = uri.as_str().strip_prefix("file://")?;
+    let path = PathBuf::from(percent_decoded(text)?);
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    let relative = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect();
+    let joined = parts?.join("/");
+    (!joined.is_empty() && !joined.starts_with(".git/")).then_some(joined)
+}
+
+/// The `file:` URI of an absolute path (every byte outside RFC 3986's unreserved set and
+/// `/` percent-encoded).
+fn file_uri(path: &Path) -> Option<Uri> {
+    let text = path.to_str()?;
+    let mut encoded = String::from("file://");
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                encoded.push(char::from(byte));
+            }
+            _ => encoded.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    encoded.parse().ok()
+}
+
+/// `text` with its `%XX` escapes decoded, if they decode to UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(at + 1..at + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_and_its_uri_round_trip_through_percent_escapes() {
+        let root = Path::new("/work/a b");
+        let uri = file_uri(&root.join("src/ünï code.py")).expect("a URI");
+        assert_eq!(
+            uri.as_str(),
+            "file:///work/a%20b/src/%C3%BCn%C3%AF%20code.py"
+        );
+        assert_eq!(repo_path(root, &uri).as_deref(), Some("src/ünï code.py"));
+        let outside = file_uri(Path::new("/elsewhere/x.py")).expect("a URI");
+        assert_eq!(repo_path(root, &outside), None);
+        let git = file_uri(&root.join(".git/config")).expect("a URI");
+        assert_eq!(repo_path(root, &git), None);
+    }
+}

@@ -1,0 +1,206 @@
+//! `keel lsp` driven by a scripted client over stdio, as an editor drives it: initialize,
+//! open a buffer with an unsaved change, change it back, a request keel does not serve,
+//! shutdown and exit — on a built fixture repository.
+//!
+//! Owns: the diagnostics an editor receives (on the changed unit, on the spec's entry
+//! line, cleared when the change is undone), the protocol's manners (an unknown request is
+//! an error and the server goes on; shutdown then exit ends it with 0) and that the server
+//! writes nothing to the repository. Does not own: the findings (lint's tests).
+
+use crate::APP_PY_F_CHANGED;
+use crate::support::{APP_PY, keel, listing, snapshot_settings, spec};
+use keel_fixtures::FixtureRepo;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running `keel lsp` and the messages it sent, read on a thread.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    received: mpsc::Receiver<Value>,
+}
+
+impl Client {
+    fn start(dir: &Path) -> Self {
+        let mut child = keel(dir)
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("keel lsp starts");
+        let stdin = child.stdin.take().expect("a piped stdin");
+        let stdout = child.stdout.take().expect("a piped stdout");
+        let (sender, received) = mpsc::channel();
+        std::thread::spawn(move || read_messages(stdout, &sender));
+        Self {
+            child,
+            stdin,
+            received,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("send");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.next();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The next message, waiting up to a minute (a slow machine's cold lint).
+    fn next(&self) -> Value {
+        self.received
+            .recv_timeout(Duration::from_secs(60))
+            .expect("keel lsp answers")
+    }
+
+    /// The diagnostics published next for each of `count` files, by URI.
+    fn diagnostics(&self, count: usize) -> std::collections::BTreeMap<String, Value> {
+        let mut files = std::collections::BTreeMap::new();
+        while files.len() < count {
+            let message = self.next();
+            if message["method"] == "textDocument/publishDiagnostics" {
+                let uri = message["params"]["uri"].as_str().expect("a URI").to_owned();
+                files.insert(uri, message["params"]["diagnostics"].clone());
+            }
+        }
+        files
+    }
+}
+
+/// Reads `Content-Length`-framed JSON messages until the stream ends.
+fn read_messages(stdout: ChildStdout, sender: &mpsc::Sender<Value>) {
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(n) = line.strip_prefix("Content-Length: ") {
+                length = n.parse::<usize>().ok();
+            }
+        }
+        let Some(length) = length else { return };
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let Ok(message) = serde_json::from_slice(&body) else {
+            return;
+        };
+        if sender.send(message).is_err() {
+            return;
+        }
+    }
+}
+
+/// `file://` and the real path of `path`.
+fn uri(path: &Path) -> String {
+    format!(
+        "file://{}",
+        path.canonicalize().expect("a real path").display()
+    )
+}
+
+#[test]
+fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clears_it() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    let dir = repo.path();
+    let before = listing(dir);
+    let app = uri(&dir.join("app.py"));
+    let spec_uri = uri(&dir.join(".spec/app/spec.md"));
+
+    let mut client = Client::start(dir);
+    let init = client.request(
+        1,
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["textDocumentSync"]["change"], 1,
+        "{init}"
+    );
+    client.notify("initialized", json!({}));
+
+    // The buffer holds a change to `f` that is not saved: the disk is as committed.
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": app, "languageId": "python", "version": 1, "text": APP_PY_F_CHANGED}}),
+    );
+    let files = client.diagnostics(2);
+    let on_app = &files[&app];
+    assert_eq!(on_app.as_array().map(Vec::len), Some(1), "{on_app}");
+    assert_eq!(
+        on_app[0]["severity"], 1,
+        "an error: the gate would refuse it"
+    );
+    assert_eq!(on_app[0]["code"], "anchor-hit");
+    // `f` is lines 1-3 of APP_PY: the range starts at line 0 and ends where line 4 starts.
+    assert_eq!(
+        on_app[0]["range"],
+        json!({"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}})
+    );
+    let on_spec = &files[&spec_uri];
+    // The entry `app.py#f` is the spec's third line (after `---` and `code:`).
+    assert_eq!(on_spec[0]["range"]["start"]["line"], 2, "{on_spec}");
+    assert_eq!(on_spec[0]["code"], "anchor-hit");
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!(
+            "lsp_unsaved_change_diagnostics",
+            serde_json::to_string_pretty(&json!({"app.py": on_app, "spec.md": on_spec}))
+                .expect("JSON")
+        );
+    });
+
+    // A request keel does not serve is refused, and the server goes on serving.
+    let hover = client.request(2, "textDocument/hover", json!({}));
+    assert_eq!(hover["error"]["code"], -32601, "{hover}");
+
+    // Undoing the change (still unsaved) clears both files.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": app, "version": 2}, "contentChanges": [{"text": APP_PY}]}),
+    );
+    let files = client.diagnostics(2);
+    assert_eq!(files[&app], json!([]), "{files:?}");
+    assert_eq!(files[&spec_uri], json!([]), "{files:?}");
+
+    let shutdown = client.request(3, "shutdown", Value::Null);
+    assert_eq!(shutdown["result"], Value::Null, "{shutdown}");
+    client.notify("exit", Value::Null);
+    let status = client.child.wait().expect("keel lsp ends");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        listing(dir),
+        before,
+        "the server wrote nothing to the repository"
+    );
+    assert!(!dir.join(".git/keel").exists(), "not even a memo");
+}

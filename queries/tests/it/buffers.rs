@@ -1,0 +1,88 @@
+//! Editors' unsaved buffers (`ChangeEvent::Buffer`, what `keel lsp` sends on every
+//! change): the working tree's commit holds the buffer's text instead of the disk's, a
+//! one-line edit in one function re-parses that one image and re-diffs that one pair, a
+//! warm answer equals a fresh database's, and closing the buffer returns to the disk.
+
+use crate::support::{count, edit, repo};
+use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_fixtures::demo::build_demo;
+use keel_queries::drift::scoped_change;
+use keel_queries::images::{image_hunks, image_units};
+use keel_queries::lint::{LintReport, lint};
+use std::sync::Arc;
+
+const SESSION: &str = "src/auth/session.py";
+
+/// The working tree with `text` as the unsaved buffer of [`SESSION`], linted.
+fn lint_with_buffer(db: &mut KeelDatabase, text: Option<&str>) -> LintReport {
+    db.apply_changes(&[
+        ChangeEvent::Buffer {
+            path: SESSION.to_owned(),
+            text: text.map(|t| Arc::from(t.as_bytes())),
+        },
+        ChangeEvent::Worktree,
+    ])
+    .expect("the working tree is read");
+    lint(&*db).expect("lints")
+}
+
+/// The ids of the commits `report`'s hits name.
+fn hit_commits(report: &LintReport) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .flat_map(|finding| &finding.hits)
+        .map(|hit| hit.commit.to_string())
+        .collect()
+}
+
+#[test]
+fn a_buffer_is_the_working_tree_and_one_edit_reparses_one_image() {
+    let mut repo = repo();
+    build_demo(&mut repo).expect("demo builds");
+    let on_disk = std::fs::read_to_string(repo.path().join(SESSION)).expect("read");
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    let at_head = lint(&db).expect("lints");
+    let head_hits = hit_commits(&at_head);
+
+    // A change to `login` in the buffer only: the disk still holds HEAD's file.
+    let first = edit(&on_disk, "raise PermissionError", "raise ValueError");
+    let with_buffer = lint_with_buffer(&mut db, Some(&first));
+    let worktree_hits: Vec<String> = hit_commits(&with_buffer)
+        .into_iter()
+        .filter(|commit| !head_hits.contains(commit))
+        .collect();
+    assert_eq!(
+        worktree_hits.len(),
+        1,
+        "the buffer's change is one new hit: {with_buffer:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join(SESSION)).expect("read"),
+        on_disk,
+        "nothing was written"
+    );
+    let _ = db.take_executed_queries();
+
+    // One more edit in the same function: one image parsed, one pair diffed.
+    let second = edit(&first, "raise ValueError", "raise KeyError");
+    let warm = lint_with_buffer(&mut db, Some(&second));
+    let executed = db.take_executed_queries();
+    assert_eq!(count(&executed, image_units), 1, "{executed:?}");
+    assert_eq!(count(&executed, image_hunks), 1, "{executed:?}");
+    assert!(
+        count(&executed, scoped_change) >= 1,
+        "the new commit is judged"
+    );
+
+    let mut fresh = KeelDatabase::open(repo.path()).expect("opens");
+    assert_eq!(
+        warm,
+        lint_with_buffer(&mut fresh, Some(&second)),
+        "a warm answer equals a cold one"
+    );
+
+    // Closing the buffer: the working tree is the disk again, which is HEAD.
+    let closed = lint_with_buffer(&mut db, None);
+    assert_eq!(closed, at_head);
+}
