@@ -5,6 +5,7 @@
 //! selector text (`path#Qualified.name`), its kind's name, its lines, and how lint would
 //! read that selector — the one classifier's verdict ([`classify`]), so a type-only or
 //! ambiguous name is flagged here exactly as lint flags it.
+//! Also the file paths a commit holds ([`tree_files`]).
 //! Does not own: reading the file (the caller reads the working tree or a commit),
 //! extraction itself (`extract`), the verdicts (`anchors`), or printing (`keel`).
 
@@ -147,6 +148,20 @@ fn standing(verdict: &Verdict) -> Standing {
         | Verdict::TooLarge
         | Verdict::ExtractorUnavailable { .. } => Standing::Unparseable,
     }
+}
+
+/// Every file path `commit`'s tree holds, sorted: what a spec's `code:` entry can name
+/// (an editor completes paths from it).
+pub fn tree_files(
+    db: &dyn keel_engine::Db,
+    commit: keel_engine::inputs::Commit,
+) -> Result<Vec<String>, keel_engine::objects::ObjectError> {
+    let mut paths: Vec<String> = crate::tree::files_under(db, commit.tree(db), "")?
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 #[cfg(test)]

@@ -8,11 +8,13 @@
 //! findings or their lines (`keel_queries::lint`: `unit_lines`, `entry_line`), nor the
 //! protocol (`super`).
 
+use super::lines;
 use keel_engine::KeelDatabase;
 use keel_queries::lint::{
     Finding, HitRecord, LineRange, LintReport, Severity, entry_line, unit_lines,
 };
-use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
+use keel_queries::spec::SpecError;
+use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Range};
 use std::collections::BTreeMap;
 
 /// The diagnostics of `report` by repository path (`worktree`: the id the report names
@@ -42,6 +44,27 @@ pub(crate) fn diagnostics(
         if !debt.is_empty() {
             source.extend(debt_diagnostics(db, finding, &debt));
         }
+    }
+    files
+}
+
+/// The specs keel refuses to read (as the buffers hold them), each on its line: lint
+/// cannot judge until they read, so these are the only diagnostics then.
+pub(crate) fn spec_refusals(errors: &[SpecError]) -> BTreeMap<String, Vec<Diagnostic>> {
+    let mut files: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    for error in errors {
+        let line = error.line.unwrap_or(1);
+        files
+            .entry(error.file.clone())
+            .or_default()
+            .push(Diagnostic {
+                range: lines(line, line),
+                severity: Some(DiagnosticSeverity::ERROR),
+                code: Some(NumberOrString::String("spec".to_owned())),
+                source: Some("keel".to_owned()),
+                message: format!("{}\nrepair: {}", error.message, error.repair),
+                ..Diagnostic::default()
+            });
     }
     files
 }
@@ -149,20 +172,5 @@ fn severity(finding: &Finding) -> DiagnosticSeverity {
     match finding.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
-    }
-}
-
-/// Lines `start` to `end` (1-based, inclusive) as an LSP range: from the first line's
-/// start to the start of the line after the last.
-fn lines(start: u32, end: u32) -> Range {
-    Range {
-        start: Position {
-            line: start.saturating_sub(1),
-            character: 0,
-        },
-        end: Position {
-            line: end,
-            character: 0,
-        },
     }
 }

@@ -5,27 +5,32 @@
 //! that had some and now have none are cleared.
 //!
 //! Owns: the protocol (LSP 3.17 over stdio through `lsp-server`: initialize, the text
-//! document notifications with full-text sync, shutdown and exit; any other request gets
-//! a method-not-found error and the server keeps serving), the mapping between URIs and
-//! repository paths, and which diagnostics are sent. Does not own: the findings
+//! document notifications with full-text sync, definition, hover, completion, document
+//! symbols and code lenses (answered by `navigation`), shutdown and exit; any other
+//! request gets a method-not-found error, bad parameters an invalid-params error, and the
+//! server keeps serving), the mapping between URIs and repository paths, and which
+//! diagnostics are sent. Does not own: the findings
 //! (`keel_queries::lint`) or their wording per file (`diagnostics`). Never writes to the
 //! repository (no memo, no kept answer).
 
 mod diagnostics;
+mod navigation;
 
+use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase, WORKTREE};
-use keel_queries::lint::{LintReport, Scope, lint_scope};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_scope, spec_nodes};
+use keel_queries::units::tree_files;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
     Notification as _, PublishDiagnostics,
 };
 use lsp_types::{
-    Diagnostic, PublishDiagnosticsParams, SaveOptions, ServerCapabilities,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, Uri,
+    CodeLensOptions, CompletionOptions, Diagnostic, HoverProviderCapability, OneOf,
+    PublishDiagnosticsParams, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -60,6 +65,8 @@ pub(crate) fn serve(db: KeelDatabase) -> Result<(), ServerError> {
                 root,
                 connection: &connection,
                 published: BTreeSet::new(),
+                open: BTreeMap::new(),
+                report: None,
             };
             server.publish();
             server.run()
@@ -73,6 +80,16 @@ pub(crate) fn serve(db: KeelDatabase) -> Result<(), ServerError> {
 /// Full-text sync of open documents, with the saved text.
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
+        definition_provider: Some(OneOf::Left(true)),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec!["#".to_owned(), ",".to_owned(), "/".to_owned()]),
+            ..CompletionOptions::default()
+        }),
         text_document_sync: Some(TextDocumentSyncCapability::Options(
             TextDocumentSyncOptions {
                 open_close: Some(true),
@@ -94,6 +111,10 @@ struct Server<'a> {
     connection: &'a Connection,
     /// The repository paths diagnostics were last published for (to clear them).
     published: BTreeSet<String>,
+    /// The open buffers' text by repository path.
+    open: BTreeMap<String, String>,
+    /// The last report of the working tree as the buffers hold it.
+    report: Option<LintReport>,
 }
 
 impl Server<'_> {
@@ -104,13 +125,109 @@ impl Server<'_> {
                     if self.connection.handle_shutdown(&request)? {
                         return Ok(());
                     }
-                    self.refuse(&request)?;
+                    self.answer(request)?;
                 }
                 Message::Notification(notification) => self.notified(notification),
                 Message::Response(_) => {}
             }
         }
         Ok(())
+    }
+
+    /// Answers a request about a position or a document; any other request is refused.
+    fn answer(&self, request: Request) -> Result<(), ServerError> {
+        use lsp_types::request::{
+            CodeLensRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+            Request as _,
+        };
+        let id = request.id.clone();
+        let result = match request.method.as_str() {
+            GotoDefinition::METHOD => self.on_position(&request, |view, path, position| {
+                view.definition(path, position).and_then(|to| {
+                    let uri = file_uri(&self.root.join(&to.path))?;
+                    Some(serde_json::json!({"uri": uri, "range": to.range}))
+                })
+            }),
+            HoverRequest::METHOD => self.on_position(&request, |view, path, position| {
+                view.hover(path, position)
+                    .and_then(|hover| serde_json::to_value(hover).ok())
+            }),
+            Completion::METHOD => self.on_position(&request, |view, path, position| {
+                serde_json::to_value(view.completion(path, position)).ok()
+            }),
+            DocumentSymbolRequest::METHOD => self.on_document(&request, |view, path| {
+                serde_json::to_value(view.symbols(path)).ok()
+            }),
+            CodeLensRequest::METHOD => self.on_document(&request, |view, path| {
+                serde_json::to_value(view.code_lenses(path)).ok()
+            }),
+            _ => return self.refuse(&request),
+        };
+        match result {
+            Ok(value) => self.send(Message::Response(Response::new_ok(
+                id,
+                value.unwrap_or(serde_json::Value::Null),
+            ))),
+            Err(message) => self.send(Message::Response(Response::new_err(
+                id,
+                ErrorCode::InvalidParams as i32,
+                message,
+            ))),
+        }
+    }
+
+    /// Runs `answer` on the document and position a request names (`textDocument`,
+    /// `position`), with the view of the working tree.
+    fn on_position(
+        &self,
+        request: &Request,
+        answer: impl Fn(&navigation::View<'_>, &str, lsp_types::Position) -> Option<serde_json::Value>,
+    ) -> Result<Option<serde_json::Value>, String> {
+        let params: lsp_types::TextDocumentPositionParams =
+            serde_json::from_value(request.params.clone()).map_err(|err| err.to_string())?;
+        let Some(path) = repo_path(&self.root, &params.text_document.uri) else {
+            return Ok(None);
+        };
+        Ok(self.with_view(|view| answer(view, &path, params.position)))
+    }
+
+    /// Runs `answer` on the document a request names (`textDocument`).
+    fn on_document(
+        &self,
+        request: &Request,
+        answer: impl Fn(&navigation::View<'_>, &str) -> Option<serde_json::Value>,
+    ) -> Result<Option<serde_json::Value>, String> {
+        let params: lsp_types::DocumentSymbolParams =
+            serde_json::from_value(request.params.clone()).map_err(|err| err.to_string())?;
+        let Some(path) = repo_path(&self.root, &params.text_document.uri) else {
+            return Ok(None);
+        };
+        Ok(self.with_view(|view| answer(view, &path)))
+    }
+
+    /// The working tree as the editor holds it, for answers about positions.
+    fn with_view<T>(&self, answer: impl FnOnce(&navigation::View<'_>) -> T) -> T {
+        let tip = Tip::get(&self.db).commit(&self.db);
+        let nodes = tip
+            .and_then(|tip| spec_nodes(&self.db, tip).ok())
+            .unwrap_or_default();
+        let text = |path: &str| -> Option<String> {
+            match self.open.get(path) {
+                Some(text) => Some(text.clone()),
+                None => std::fs::read_to_string(self.root.join(path)).ok(),
+            }
+        };
+        let files = || -> Vec<String> {
+            tip.and_then(|tip| tree_files(&self.db, tip).ok())
+                .unwrap_or_default()
+        };
+        answer(&navigation::View {
+            text: &text,
+            nodes: &nodes,
+            report: self.report.as_ref(),
+            files: &files,
+            worktree: WORKTREE,
+        })
     }
 
     /// A request keel does not serve: a JSON-RPC error, and the server goes on.
@@ -154,6 +271,10 @@ impl Server<'_> {
         let Some(path) = repo_path(&self.root, &uri) else {
             return;
         };
+        match &text {
+            Some(text) => self.open.insert(path.clone(), text.clone()),
+            None => self.open.remove(&path),
+        };
         let event = ChangeEvent::Buffer {
             path,
             text: text.map(|text| Arc::from(text.into_bytes())),
@@ -164,13 +285,19 @@ impl Server<'_> {
     }
 
     /// Lints the working tree as the editor holds it and publishes every file's
-    /// diagnostics (an empty list for a file that had some). A working tree keel cannot
-    /// read or lint publishes nothing new: the last diagnostics stand.
+    /// diagnostics (an empty list for a file that had some); specs keel refuses are
+    /// published instead of findings. A working tree keel cannot read publishes nothing
+    /// new: the last diagnostics stand.
     fn publish(&mut self) {
-        let Ok(report) = self.lint() else {
-            return;
+        let files = match self.lint() {
+            Ok(report) => {
+                let files = diagnostics::diagnostics(&self.db, &report, WORKTREE);
+                self.report = Some(report);
+                files
+            }
+            Err(Some(LintError::Specs(errors))) => diagnostics::spec_refusals(&errors),
+            Err(_) => return,
         };
-        let files = diagnostics::diagnostics(&self.db, &report, WORKTREE);
         let now: BTreeSet<String> = files.keys().cloned().collect();
         let cleared: Vec<String> = self.published.difference(&now).cloned().collect();
         for path in cleared {
@@ -182,12 +309,13 @@ impl Server<'_> {
         self.published = now;
     }
 
-    fn lint(&mut self) -> Result<LintReport, ()> {
+    /// The working tree's report; `Err(None)` when the working tree cannot be read.
+    fn lint(&mut self) -> Result<LintReport, Option<LintError>> {
         let changed = self
             .db
             .apply_changes(&[ChangeEvent::Worktree])
-            .map_err(|_| ())?;
-        let mut report = lint_scope(&self.db, Scope::Full).map_err(|_| ())?;
+            .map_err(|_| None)?;
+        let mut report = lint_scope(&self.db, Scope::Full).map_err(Some)?;
         if let Some(commit) = changed.worktree {
             report.name_commit(&commit.to_string(), WORKTREE);
         }
@@ -218,6 +346,21 @@ impl Server<'_> {
             .sender
             .send(message)
             .map_err(|err| ServerError::Closed(err.to_string()))
+    }
+}
+
+/// Lines `start` to `end` (1-based, inclusive) as an LSP range: from the first line's
+/// start to the start of the line after the last.
+fn lines(start: u32, end: u32) -> lsp_types::Range {
+    lsp_types::Range {
+        start: lsp_types::Position {
+            line: start.saturating_sub(1),
+            character: 0,
+        },
+        end: lsp_types::Position {
+            line: end,
+            character: 0,
+        },
     }
 }
 

@@ -180,8 +180,89 @@ fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clear
     });
 
     // A request keel does not serve is refused, and the server goes on serving.
-    let hover = client.request(2, "textDocument/hover", json!({}));
-    assert_eq!(hover["error"]["code"], -32601, "{hover}");
+    let refused = client.request(2, "textDocument/rename", json!({}));
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+
+    // Navigation: from the spec's entry to the unit, hover and lens over the unit.
+    let at = |uri: &str, line: u32, character: u32| json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    let definition = client.request(4, "textDocument/definition", at(&spec_uri, 2, 13));
+    assert_eq!(definition["result"]["uri"], app.as_str(), "{definition}");
+    assert_eq!(
+        definition["result"]["range"],
+        json!({"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}})
+    );
+    let hover = client.request(5, "textDocument/hover", at(&app, 1, 4));
+    let hover_text = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        hover_text.contains("pinned by")
+            && hover_text.contains("`app` (code): your unsaved change changes it"),
+        "{hover}"
+    );
+    let on_g = client.request(6, "textDocument/hover", at(&app, 5, 4));
+    assert_eq!(
+        on_g["result"],
+        Value::Null,
+        "g is pinned by nothing: {on_g}"
+    );
+    let lenses = client.request(
+        7,
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": app}}),
+    );
+    assert_eq!(
+        lenses["result"].as_array().map(Vec::len),
+        Some(1),
+        "{lenses}"
+    );
+    assert_eq!(lenses["result"][0]["command"]["title"], "pinned by app");
+    let symbols = client.request(
+        8,
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": spec_uri}}),
+    );
+    assert_eq!(symbols["result"][0]["name"], "app.py#f", "{symbols}");
+
+    // Completion in the spec: the file's units after `#`, paths after `- `.
+    let typed = spec(&["app.py#"]);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": spec_uri, "languageId": "markdown", "version": 1, "text": typed}}),
+    );
+    // The half-typed entry is refused as the spec reads it, on its line.
+    let refused = client.diagnostics(2);
+    assert_eq!(refused[&spec_uri][0]["code"], "spec", "{refused:?}");
+    assert_eq!(
+        refused[&spec_uri][0]["range"]["start"]["line"], 2,
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused[&app],
+        json!([]),
+        "no findings while a spec is refused"
+    );
+    let units = client.request(9, "textDocument/completion", at(&spec_uri, 2, 11));
+    let labels: Vec<&str> = units["result"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|i| i["label"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(labels, ["f", "g"], "{units}");
+    let paths = client.request(10, "textDocument/completion", at(&spec_uri, 2, 6));
+    let labels: Vec<&str> = paths["result"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|i| i["label"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(labels, ["app.py"], "{paths}");
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": spec_uri}}),
+    );
+    let closed = client.diagnostics(2);
+    assert_eq!(
+        closed[&app], files[&app],
+        "the spec on disk again: the same findings"
+    );
 
     // Undoing the change (still unsaved) clears both files.
     client.notify(
