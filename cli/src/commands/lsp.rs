@@ -15,7 +15,10 @@ use std::path::PathBuf;
 /// a `code:` selector pins is an error on that unit saying the gate will refuse the
 /// commit; the debt a unit already carried is one information line on it; every finding
 /// `keel lint --worktree --all-nodes` reports sits on its entry's line in the node's
-/// `spec.md`, with its code and repair. The server never writes to the repository.
+/// `spec.md`, with its code and repair. It also goes from a spec entry to the unit it
+/// pins (definition), shows which nodes pin a unit and their state (hover, code lens),
+/// lists a spec's entries (document symbols) and completes them (a file's units after
+/// `path#`, paths after `- `). The server never writes to the repository.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LspArgs {
     /// The repository (any folder inside its work tree).
