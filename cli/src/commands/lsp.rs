@@ -4,7 +4,6 @@
 
 use super::CommandError;
 use crate::exit::ExitStatus;
-use keel_engine::KeelDatabase;
 use std::path::PathBuf;
 
 /// A language server (LSP 3.17 over stdin/stdout) showing drift where you edit.
@@ -21,13 +20,13 @@ use std::path::PathBuf;
 /// `path#`, paths after `- `). The server never writes to the repository.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LspArgs {
-    /// The repository (any folder inside its work tree).
-    #[arg(long, default_value = ".")]
-    repo: PathBuf,
+    /// The repository (any folder inside its work tree) [default: the folder the editor
+    /// opened (its `rootUri`), else the current folder].
+    #[arg(long)]
+    repo: Option<PathBuf>,
 }
 
 pub(crate) fn cmd_lsp(args: &LspArgs) -> Result<ExitStatus, CommandError> {
-    let db = KeelDatabase::open(&args.repo)?;
-    crate::lsp::serve(db).map_err(|err| CommandError::plain(err.to_string()))?;
+    crate::lsp::serve(args.repo.clone()).map_err(|err| CommandError::plain(err.to_string()))?;
     Ok(ExitStatus::Clean)
 }

@@ -26,9 +26,10 @@ use lsp_types::notification::{
     Notification as _, PublishDiagnostics,
 };
 use lsp_types::{
-    CodeLensOptions, CompletionOptions, Diagnostic, HoverProviderCapability, OneOf,
-    PublishDiagnosticsParams, SaveOptions, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+    CodeLensOptions, CompletionOptions, Diagnostic, HoverProviderCapability, InitializeResult,
+    OneOf, PublishDiagnosticsParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, Uri,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,21 +46,59 @@ pub(crate) enum ServerError {
     Io(#[from] std::io::Error),
     #[error("a bare repository has no working tree to edit; repair: run keel lsp in a work tree")]
     NoWorkTree,
+    #[error("{0}")]
+    Open(#[from] keel_engine::EngineError),
 }
 
-/// Serves the editor on stdin/stdout until it says `exit`.
-pub(crate) fn serve(db: KeelDatabase) -> Result<(), ServerError> {
-    let root = db
-        .work_dir()
-        .map(Path::to_owned)
-        .ok_or(ServerError::NoWorkTree)?;
+/// The folder the editor opened: `rootUri`, else the first workspace folder, else the
+/// current folder.
+fn editor_root(params: &serde_json::Value) -> PathBuf {
+    let uri = params["rootUri"]
+        .as_str()
+        .or_else(|| params["workspaceFolders"][0]["uri"].as_str());
+    uri.and_then(|uri| uri.strip_prefix("file://"))
+        .and_then(percent_decoded)
+        .map_or_else(|| PathBuf::from("."), PathBuf::from)
+}
+
+/// Serves the editor on stdin/stdout until it says `exit`, in the repository at `repo`
+/// (`None`: the editor's root — `rootUri`, or the first workspace folder — else the
+/// current folder).
+pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
     let (connection, io_threads) = Connection::stdio();
-    // The capabilities are plain data: serializing them cannot fail.
-    let capabilities = serde_json::to_value(capabilities()).unwrap_or_default();
     let served = connection
-        .initialize(capabilities)
+        .initialize_start()
         .map_err(ServerError::from)
-        .and_then(|_| {
+        .and_then(|(id, params)| {
+            let folder = repo.unwrap_or_else(|| editor_root(&params));
+            let opened = KeelDatabase::open(&folder)
+                .map_err(ServerError::from)
+                .and_then(|db| {
+                    let root = db
+                        .work_dir()
+                        .map(Path::to_owned)
+                        .ok_or(ServerError::NoWorkTree)?;
+                    Ok((db, root))
+                });
+            let (db, root) = match opened {
+                Ok(opened) => opened,
+                Err(err) => {
+                    let refusal =
+                        Response::new_err(id, ErrorCode::RequestFailed as i32, err.to_string());
+                    let _ = connection.sender.send(Message::Response(refusal));
+                    return Err(err);
+                }
+            };
+            // The result is plain data: serializing it cannot fail.
+            let result = serde_json::to_value(InitializeResult {
+                capabilities: capabilities(),
+                server_info: Some(ServerInfo {
+                    name: "keel".to_owned(),
+                    version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+                }),
+            })
+            .unwrap_or_default();
+            connection.initialize_finish(id, result)?;
             let mut server = Server {
                 db,
                 root,

@@ -17,6 +17,8 @@ mod catalogue;
 mod colour;
 mod cosmetic;
 mod dead_anchors;
+#[cfg(unix)]
+mod editor_neovim;
 mod error_codes;
 mod exit_codes;
 mod first_hour;

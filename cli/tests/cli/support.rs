@@ -209,9 +209,14 @@ pub(crate) fn chromium() -> Option<PathBuf> {
     if fixed.is_file() {
         return Some(fixed.to_owned());
     }
+    on_path("chromium")
+}
+
+/// The program `name` as `PATH` finds it.
+pub(crate) fn on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
-        .map(|dir| dir.join("chromium"))
+        .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
 }
 
