@@ -1,8 +1,10 @@
 //! `keel lsp`: a language server over the one database `keel watch` uses. Open buffers are
 //! the working tree as the editor holds it (unsaved text included: `ChangeEvent::Buffer`
-//! over the files on disk); after each open, change, save or close the working tree's
-//! commit is rebuilt and linted, and every file's diagnostics are published — the files
-//! that had some and now have none are cleared.
+//! over the files on disk); after each batch of opens, changes, saves and closes — and
+//! each batch of outside changes `keel watch` would notice (a commit, a checkout, a file
+//! another program saved) — the working tree's commit is rebuilt and linted once, and
+//! every file's diagnostics are published; the files that had some and now have none are
+//! cleared.
 //!
 //! Owns: the protocol (LSP 3.17 over stdio through `lsp-server`: initialize, the text
 //! document notifications with full-text sync, definition, hover, completion, document
@@ -48,6 +50,30 @@ pub(crate) enum ServerError {
     NoWorkTree,
     #[error("{0}")]
     Open(#[from] keel_engine::EngineError),
+}
+
+/// Watches the repository's refs and working tree on a thread: each batch of outside
+/// changes (a commit, a checkout, a file another program saved) is one message.
+fn watch_outside(
+    db: &KeelDatabase,
+) -> Result<
+    (
+        crossbeam_channel::Receiver<()>,
+        keel_engine::watch::StopHandle,
+    ),
+    ServerError,
+> {
+    let mut watcher = db.watcher(true)?;
+    let stop = watcher.stop_handle();
+    let (sender, moves) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        while watcher.next_batch().is_some() {
+            if sender.send(()).is_err() {
+                return;
+            }
+        }
+    });
+    Ok((moves, stop))
 }
 
 /// The folder the editor opened: `rootUri`, else the first workspace folder, else the
@@ -99,6 +125,7 @@ pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
             })
             .unwrap_or_default();
             connection.initialize_finish(id, result)?;
+            let (moves, stop) = watch_outside(&db)?;
             let mut server = Server {
                 db,
                 root,
@@ -108,7 +135,9 @@ pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
                 report: None,
             };
             server.publish();
-            server.run()
+            let served = server.run(&moves);
+            stop.stop();
+            served
         });
     drop(connection);
     let joined = io_threads.join();
@@ -157,20 +186,41 @@ struct Server<'a> {
 }
 
 impl Server<'_> {
-    fn run(&mut self) -> Result<(), ServerError> {
-        while let Ok(message) = self.connection.receiver.recv() {
-            match message {
-                Message::Request(request) => {
-                    if self.connection.handle_shutdown(&request)? {
-                        return Ok(());
-                    }
-                    self.answer(request)?;
+    /// Serves until `shutdown`: each wake takes every message already waiting, applies
+    /// the buffer changes among them in order, lints once if anything moved (so a burst of
+    /// keystrokes costs one verdict, and work for a stale version is never done), then
+    /// answers the requests in order. A batch of outside changes (a commit, a checkout, a
+    /// file saved by another program) is a wake too.
+    fn run(&mut self, moves: &crossbeam_channel::Receiver<()>) -> Result<(), ServerError> {
+        loop {
+            let mut waiting = Vec::new();
+            let mut moved = false;
+            crossbeam_channel::select! {
+                recv(self.connection.receiver) -> message => match message {
+                    Ok(message) => waiting.push(message),
+                    Err(_) => return Ok(()),
+                },
+                recv(moves) -> outside => moved = outside.is_ok(),
+            }
+            waiting.extend(self.connection.receiver.try_iter());
+            let mut requests = Vec::new();
+            for message in waiting {
+                match message {
+                    Message::Request(request) => requests.push(request),
+                    Message::Notification(notification) => moved |= self.notified(notification),
+                    Message::Response(_) => {}
                 }
-                Message::Notification(notification) => self.notified(notification),
-                Message::Response(_) => {}
+            }
+            if moved {
+                self.publish();
+            }
+            for request in requests {
+                if self.connection.handle_shutdown(&request)? {
+                    return Ok(());
+                }
+                self.answer(request)?;
             }
         }
-        Ok(())
     }
 
     /// Answers a request about a position or a document; any other request is refused.
@@ -279,9 +329,9 @@ impl Server<'_> {
         self.send(Message::Response(response))
     }
 
-    /// A document opened, changed, saved or closed: the buffer is set (or dropped), the
-    /// working tree re-linted and the diagnostics published.
-    fn notified(&mut self, notification: Notification) {
+    /// A document opened, changed, saved or closed: the buffer is set (or dropped). True
+    /// when the working tree moved (and is to be linted again).
+    fn notified(&mut self, notification: Notification) -> bool {
         let buffer = match notification.method.as_str() {
             DidOpenTextDocument::METHOD => notification
                 .extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD)
@@ -305,10 +355,10 @@ impl Server<'_> {
             _ => None,
         };
         let Some((uri, text)) = buffer else {
-            return;
+            return false;
         };
         let Some(path) = repo_path(&self.root, &uri) else {
-            return;
+            return false;
         };
         match &text {
             Some(text) => self.open.insert(path.clone(), text.clone()),
@@ -318,9 +368,7 @@ impl Server<'_> {
             path,
             text: text.map(|text| Arc::from(text.into_bytes())),
         };
-        if self.db.apply_changes(&[event]).is_ok() {
-            self.publish();
-        }
+        self.db.apply_changes(&[event]).is_ok()
     }
 
     /// Lints the working tree as the editor holds it and publishes every file's

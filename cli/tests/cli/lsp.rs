@@ -132,8 +132,8 @@ fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clear
         .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
         .expect("write");
     repo.commit("Add app and its spec").expect("commit");
-    let dir = repo.path();
-    let before = listing(dir);
+    let dir = &repo.path().to_owned();
+    let before_commit = listing(dir);
     let app = uri(&dir.join("app.py"));
     let spec_uri = uri(&dir.join(".spec/app/spec.md"));
 
@@ -273,14 +273,45 @@ fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clear
     assert_eq!(files[&app], json!([]), "{files:?}");
     assert_eq!(files[&spec_uri], json!([]), "{files:?}");
 
+    // A commit made outside the editor (the buffer closed first): the server follows HEAD
+    // and shows the debt it left, with no message from the editor.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": app}}),
+    );
+    repo.write("app.py", APP_PY_F_CHANGED).expect("write");
+    repo.commit("Change f outside the editor").expect("commit");
+    // The file written before the commit may show first as an unsaved change: wait for
+    // the verdict at the commit.
+    let mut after_commit = client.diagnostics(2);
+    while after_commit[&app][0]["severity"] == 1 {
+        after_commit = client.diagnostics(2);
+    }
+    assert_eq!(
+        after_commit[&app][0]["severity"], 3,
+        "information: {after_commit:?}"
+    );
+    assert!(
+        after_commit[&app][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("already owed by `.spec/app`: 1 commit")),
+        "{after_commit:?}"
+    );
+    assert_eq!(after_commit[&spec_uri][0]["code"], "anchor-hit");
+
     let shutdown = client.request(3, "shutdown", Value::Null);
     assert_eq!(shutdown["result"], Value::Null, "{shutdown}");
     client.notify("exit", Value::Null);
     let status = client.child.wait().expect("keel lsp ends");
     assert_eq!(status.code(), Some(0));
+    // The commit this test made changed app.py and .git: the rest is as it was.
+    let outside_the_commit = |mut files: std::collections::BTreeMap<std::path::PathBuf, _>| {
+        files.retain(|path, _| !path.starts_with(".git") && path != Path::new("app.py"));
+        files
+    };
     assert_eq!(
-        listing(dir),
-        before,
+        outside_the_commit(listing(dir)),
+        outside_the_commit(before_commit),
         "the server wrote nothing to the repository"
     );
     assert!(!dir.join(".git/keel").exists(), "not even a memo");
