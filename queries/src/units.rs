@@ -150,18 +150,16 @@ fn standing(verdict: &Verdict) -> Standing {
     }
 }
 
-/// Every file path `commit`'s tree holds, sorted: what a spec's `code:` entry can name
-/// (an editor completes paths from it).
+/// Every file `commit`'s tree holds, with its blob, sorted by path: what a spec's
+/// `code:` entry can name (an editor completes paths from it), and what a call graph of
+/// the commit reads.
 pub fn tree_files(
     db: &dyn keel_engine::Db,
     commit: keel_engine::inputs::Commit,
-) -> Result<Vec<String>, keel_engine::objects::ObjectError> {
-    let mut paths: Vec<String> = crate::tree::files_under(db, commit.tree(db), "")?
-        .into_iter()
-        .map(|(path, _)| path)
-        .collect();
-    paths.sort();
-    Ok(paths)
+) -> Result<Vec<(String, keel_engine::Oid)>, keel_engine::objects::ObjectError> {
+    let mut files = crate::tree::files_under(db, commit.tree(db), "")?;
+    files.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

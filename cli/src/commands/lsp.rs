@@ -17,7 +17,9 @@ use std::path::PathBuf;
 /// `spec.md`, with its code and repair. It also goes from a spec entry to the unit it
 /// pins (definition), shows which nodes pin a unit and their state (hover, code lens),
 /// lists a spec's entries (document symbols) and completes them (a file's units after
-/// `path#`, paths after `- `). The server never writes to the repository.
+/// `path#`, paths after `- `), and gives the call hierarchy from keel's call graph
+/// (callers and callees, each naming its unresolved call sites). It follows commits and
+/// checkouts as `keel watch` does. The server never writes to the repository.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LspArgs {
     /// The repository (any folder inside its work tree) [default: the folder the editor

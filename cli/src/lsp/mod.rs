@@ -8,19 +8,23 @@
 //!
 //! Owns: the protocol (LSP 3.17 over stdio through `lsp-server`: initialize, the text
 //! document notifications with full-text sync, definition, hover, completion, document
-//! symbols and code lenses (answered by `navigation`), shutdown and exit; any other
+//! symbols and code lenses (answered by `navigation`), the call hierarchy (by `calls`,
+//! from the call graph of the working tree's files), shutdown and exit; any other
 //! request gets a method-not-found error, bad parameters an invalid-params error, and the
 //! server keeps serving), the mapping between URIs and repository paths, and which
 //! diagnostics are sent. Does not own: the findings
 //! (`keel_queries::lint`) or their wording per file (`diagnostics`). Never writes to the
 //! repository (no memo, no kept answer).
 
+mod calls;
 mod diagnostics;
 mod navigation;
 
+use keel_engine::inputs::Sources;
 use keel_engine::inputs::Tip;
 use keel_engine::{ChangeEvent, KeelDatabase, WORKTREE};
-use keel_queries::lint::{LintError, LintReport, Scope, lint_scope, spec_nodes};
+use keel_queries::callgraph::{call_graph, graph_inputs};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_scope, spec_nodes, tip_file_bound};
 use keel_queries::units::tree_files;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
@@ -133,6 +137,7 @@ pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
                 published: BTreeSet::new(),
                 open: BTreeMap::new(),
                 report: None,
+                sources: None,
             };
             server.publish();
             let served = server.run(&moves);
@@ -154,6 +159,7 @@ fn capabilities() -> ServerCapabilities {
         code_lens_provider: Some(CodeLensOptions {
             resolve_provider: Some(false),
         }),
+        call_hierarchy_provider: Some(lsp_types::CallHierarchyServerCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec!["#".to_owned(), ",".to_owned(), "/".to_owned()]),
             ..CompletionOptions::default()
@@ -183,6 +189,8 @@ struct Server<'a> {
     open: BTreeMap<String, String>,
     /// The last report of the working tree as the buffers hold it.
     report: Option<LintReport>,
+    /// The source tree the call hierarchy is read from (made at the first question).
+    sources: Option<Sources>,
 }
 
 impl Server<'_> {
@@ -224,13 +232,32 @@ impl Server<'_> {
     }
 
     /// Answers a request about a position or a document; any other request is refused.
-    fn answer(&self, request: Request) -> Result<(), ServerError> {
+    fn answer(&mut self, request: Request) -> Result<(), ServerError> {
         use lsp_types::request::{
+            CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare,
             CodeLensRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
             Request as _,
         };
         let id = request.id.clone();
+        let root = self.root.clone();
         let result = match request.method.as_str() {
+            CallHierarchyPrepare::METHOD => self.on_calls(&request, |calls, params| {
+                let params: lsp_types::TextDocumentPositionParams =
+                    serde_json::from_value(params).ok()?;
+                let path = repo_path(&root, &params.text_document.uri)?;
+                let item = calls.prepare(&path, params.position.line + 1)?;
+                serde_json::to_value(vec![item]).ok()
+            }),
+            CallHierarchyIncomingCalls::METHOD => self.on_calls(&request, |calls, params| {
+                let params: lsp_types::CallHierarchyIncomingCallsParams =
+                    serde_json::from_value(params).ok()?;
+                serde_json::to_value(calls.incoming(&params.item)).ok()
+            }),
+            CallHierarchyOutgoingCalls::METHOD => self.on_calls(&request, |calls, params| {
+                let params: lsp_types::CallHierarchyOutgoingCallsParams =
+                    serde_json::from_value(params).ok()?;
+                serde_json::to_value(calls.outgoing(&params.item)).ok()
+            }),
             GotoDefinition::METHOD => self.on_position(&request, |view, path, position| {
                 view.definition(path, position).and_then(|to| {
                     let uri = file_uri(&self.root.join(&to.path))?;
@@ -263,6 +290,37 @@ impl Server<'_> {
                 message,
             ))),
         }
+    }
+
+    /// Runs `answer` on the call graph of the working tree as the editor holds it (the
+    /// source tree set to the tip's files first: only files that changed are read again).
+    fn on_calls(
+        &mut self,
+        request: &Request,
+        answer: impl Fn(&calls::Calls<'_>, serde_json::Value) -> Option<serde_json::Value>,
+    ) -> Result<Option<serde_json::Value>, String> {
+        let Some(tip) = Tip::get(&self.db).commit(&self.db) else {
+            return Ok(None);
+        };
+        let files = tree_files(&self.db, tip).map_err(|err| err.to_string())?;
+        let files = graph_inputs(&files);
+        let tree = match self.sources {
+            Some(tree) => {
+                self.db
+                    .apply_changes(&[ChangeEvent::SourcesChanged { tree, files }])
+                    .map_err(|err| err.to_string())?;
+                tree
+            }
+            None => {
+                let tree = self.db.sources(files, tip_file_bound(&self.db, tip).0);
+                self.sources = Some(tree);
+                tree
+            }
+        };
+        let graph = call_graph(&self.db, tree);
+        let uri = |path: &str| file_uri(&self.root.join(path));
+        let calls = calls::Calls { graph, uri: &uri };
+        Ok(answer(&calls, request.params.clone()))
     }
 
     /// Runs `answer` on the document and position a request names (`textDocument`,
@@ -309,6 +367,9 @@ impl Server<'_> {
         let files = || -> Vec<String> {
             tip.and_then(|tip| tree_files(&self.db, tip).ok())
                 .unwrap_or_default()
+                .into_iter()
+                .map(|(path, _)| path)
+                .collect()
         };
         answer(&navigation::View {
             text: &text,

@@ -316,3 +316,70 @@ fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clear
     );
     assert!(!dir.join(".git/keel").exists(), "not even a memo");
 }
+
+#[test]
+fn the_call_hierarchy_reads_unsaved_buffers_and_names_unresolved_sites() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    let main_py = "from app import f\n\n\ndef run():\n    return f(1) + missing()\n";
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write("main.py", main_py))
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app, main and a spec").expect("commit");
+    let dir = repo.path();
+    let app = uri(&dir.join("app.py"));
+    let main = uri(&dir.join("main.py"));
+    let mut client = Client::start(dir);
+    client.request(
+        1,
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+
+    // An unsaved second caller of `f`.
+    let edited = format!("{main_py}\n\ndef again():\n    return f(2)\n");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": main, "languageId": "python", "version": 1, "text": edited}}),
+    );
+    let prepared = client.request(
+        2,
+        "textDocument/prepareCallHierarchy",
+        json!({"textDocument": {"uri": app}, "position": {"line": 1, "character": 4}}),
+    );
+    let item = prepared["result"][0].clone();
+    assert_eq!(item["name"], "f", "{prepared}");
+    let incoming = client.request(3, "callHierarchy/incomingCalls", json!({"item": item}));
+    let callers: Vec<(&str, u64)> = incoming["result"]
+        .as_array()
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|call| {
+                    (
+                        call["from"]["name"].as_str().unwrap_or_default(),
+                        call["fromRanges"][0]["start"]["line"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(callers, [("again", 8), ("run", 4)], "{incoming}");
+    let run = incoming["result"]
+        .as_array()
+        .and_then(|calls| calls.iter().find(|call| call["from"]["name"] == "run"))
+        .map(|call| call["from"].clone())
+        .expect("run calls f");
+    assert_eq!(
+        run["detail"], "main.py (+1 unresolved)",
+        "missing() is named, not hidden"
+    );
+    let outgoing = client.request(4, "callHierarchy/outgoingCalls", json!({"item": run}));
+    assert_eq!(outgoing["result"][0]["to"]["name"], "f", "{outgoing}");
+    assert_eq!(outgoing["result"].as_array().map(Vec::len), Some(1));
+
+    client.request(5, "shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.child.wait().expect("keel lsp ends").code(), Some(0));
+}
