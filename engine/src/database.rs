@@ -131,6 +131,21 @@ pub struct KeelDatabase {
     /// Editors' unsaved buffers by repository path, read over the working tree's files
     /// (`ChangeEvent::Buffer`).
     pub(crate) buffers: std::collections::BTreeMap<String, Arc<[u8]>>,
+    /// The working tree's files as last read, by path: their stamp, mode and blob (so a
+    /// file that did not change is not read and hashed again on the next
+    /// `ChangeEvent::Worktree`).
+    /// The working tree's commit the last `ChangeEvent::Worktree` made, if any.
+    pub(crate) worktree_tip: Option<Oid>,
+    /// HEAD's tree as flat files, by the tree's id (read again only when HEAD moves).
+    pub(crate) head_files: Option<(Oid, crate::worktree_commit::Files)>,
+    pub(crate) file_stamps: HashMap<
+        String,
+        (
+            crate::worktree_commit::FileStamp,
+            gix::objs::tree::EntryMode,
+            Oid,
+        ),
+    >,
     /// How many of `commits` the on-disk memo held; `None` when no memo was loaded.
     pub(crate) memo_commits: Option<usize>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
@@ -208,6 +223,9 @@ impl KeelDatabase {
             log,
             commits: HashMap::new(),
             buffers: Default::default(),
+            file_stamps: HashMap::new(),
+            worktree_tip: None,
+            head_files: None,
             memo_commits: None,
             sessions: crate::sessions::SessionState::default(),
             agent_logs: None,
@@ -217,6 +235,18 @@ impl KeelDatabase {
             .durability(Durability::MEDIUM)
             .new(&db);
         db
+    }
+
+    /// Removes `gone` from the set of known commits (a working tree's commit another
+    /// replaced).
+    pub(crate) fn forget_commits(&mut self, gone: &[Commit]) {
+        let known = KnownCommits::get(self);
+        let mut commits = known.commits(self).clone();
+        commits.retain(|commit| !gone.contains(commit));
+        known
+            .set_commits(self)
+            .with_durability(Durability::MEDIUM)
+            .to(commits);
     }
 
     /// Adds `read` (new commit inputs, parents first) to the set of known commits.

@@ -34,7 +34,7 @@ pub const WORKTREE: &str = "worktree";
 const WORKTREE_MESSAGE: &str = "the working tree (uncommitted changes)\n";
 
 /// One file as a tree entry would hold it.
-type Files = BTreeMap<String, (EntryMode, Oid)>;
+pub(crate) type Files = BTreeMap<String, (EntryMode, Oid)>;
 
 impl KeelDatabase {
     /// The working tree as a commit whose one parent is HEAD, made an input (kept in
@@ -50,10 +50,22 @@ impl KeelDatabase {
         };
         let head_input = self.commit_input(head)?;
         let head_tree = head_input.tree(self);
-        let committed = self.flat_tree(head_tree)?;
-        let mut on_disk = self.read_worktree(&root, &committed)?;
+        let committed = match self.head_files.take() {
+            Some((tree, files)) if tree == head_tree => files,
+            _ => self.flat_tree(head_tree)?,
+        };
+        let mut on_disk = match self.read_worktree(&root, &committed) {
+            Ok(files) => files,
+            Err(err) => {
+                self.head_files = Some((head_tree, committed));
+                return Err(err);
+            }
+        };
         self.overlay_buffers(&mut on_disk);
-        if on_disk == committed {
+        let unchanged = on_disk == committed;
+        self.head_files = Some((head_tree, committed));
+        if unchanged {
+            self.forget_worktree_commit(None);
             return Ok(None);
         }
         let tree = self.build_tree(&on_disk);
@@ -78,7 +90,23 @@ impl KeelDatabase {
             self.commits.insert(id, input);
             self.remember_commits(&[input]);
         }
+        self.forget_worktree_commit(Some(id));
         Ok(Some(id))
+    }
+
+    /// Drops the previous working tree's commit from the known commits once another (or
+    /// HEAD itself, `None`) took its place: nothing descends from it, so the history stays
+    /// HEAD's plus one commit however many edits an editor makes.
+    fn forget_worktree_commit(&mut self, now: Option<Oid>) {
+        let Some(previous) = std::mem::replace(&mut self.worktree_tip, now) else {
+            return;
+        };
+        if Some(previous) == now {
+            return;
+        }
+        if let Some(input) = self.commits.remove(&previous) {
+            self.forget_commits(&[input]);
+        }
     }
 
     /// Every file of the tree `tree` by path, with its mode (submodules included).
@@ -105,7 +133,7 @@ impl KeelDatabase {
 
     /// The files `git add -A` would record, by path: the walk's (ignore rules honoured,
     /// hidden files included), the tracked files an ignore rule hides, HEAD's submodules.
-    fn read_worktree(&self, root: &Path, committed: &Files) -> Result<Files, EngineError> {
+    fn read_worktree(&mut self, root: &Path, committed: &Files) -> Result<Files, EngineError> {
         let submodules: HashSet<&str> = committed
             .iter()
             .filter(|(_, (mode, _))| mode.is_commit())
@@ -155,8 +183,15 @@ impl KeelDatabase {
     }
 
     /// One file as a tree entry: `None` when it is absent, a folder (a nested repository
-    /// HEAD does not hold) or neither a file nor a link.
-    fn read_file(&self, root: &Path, path: &str) -> Result<Option<(EntryMode, Oid)>, EngineError> {
+    /// HEAD does not hold) or neither a file nor a link. A file whose size, modification
+    /// time, inode and mode are those it had when last read is not read again (as git's
+    /// index does), unless it was read within [`RACY`] of its modification (it may have
+    /// changed again within the clock's grain).
+    fn read_file(
+        &mut self,
+        root: &Path,
+        path: &str,
+    ) -> Result<Option<(EntryMode, Oid)>, EngineError> {
         let full: PathBuf = root.join(path);
         let unreadable = |err: std::io::Error| EngineError::Unreadable {
             path: full.clone(),
@@ -167,12 +202,37 @@ impl KeelDatabase {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(unreadable(err)),
         };
+        let stamp = FileStamp::of(&metadata);
+        if let Some(&(known, mode, oid)) = self.file_stamps.get(path)
+            && known == stamp
+        {
+            return Ok(Some((mode, oid)));
+        }
+        let read = self.read_contents(&full, &metadata)?;
+        if let Some((mode, oid)) = read
+            && stamp.settled()
+        {
+            self.file_stamps.insert(path.to_owned(), (stamp, mode, oid));
+        }
+        Ok(read)
+    }
+
+    /// The file at `full` (a link's target text), hashed into the object store.
+    fn read_contents(
+        &self,
+        full: &Path,
+        metadata: &std::fs::Metadata,
+    ) -> Result<Option<(EntryMode, Oid)>, EngineError> {
+        let unreadable = |err: std::io::Error| EngineError::Unreadable {
+            path: full.to_owned(),
+            reason: err.to_string(),
+        };
         let (kind, bytes) = if metadata.file_type().is_symlink() {
-            let target = std::fs::read_link(&full).map_err(unreadable)?;
+            let target = std::fs::read_link(full).map_err(unreadable)?;
             (EntryKind::Link, link_bytes(&target))
         } else if metadata.is_file() {
-            let bytes = std::fs::read(&full).map_err(unreadable)?;
-            (file_kind(&metadata), bytes)
+            let bytes = std::fs::read(full).map_err(unreadable)?;
+            (file_kind(metadata), bytes)
         } else {
             return Ok(None);
         };
@@ -282,6 +342,46 @@ fn file_kind(metadata: &std::fs::Metadata) -> EntryKind {
         EntryKind::BlobExecutable
     } else {
         EntryKind::Blob
+    }
+}
+
+/// A file read no sooner than this after its last modification may be trusted by its
+/// stamp: a later write would give it another modification time.
+const RACY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What identifies a file's content without reading it: size, modification time, inode
+/// and mode (the fields git's index compares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileStamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+    mode: u32,
+}
+
+impl FileStamp {
+    fn of(metadata: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let (inode, mode) = {
+            use std::os::unix::fs::MetadataExt;
+            (metadata.ino(), metadata.mode())
+        };
+        #[cfg(not(unix))]
+        let (inode, mode) = (0, 0);
+        Self {
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+            inode,
+            mode,
+        }
+    }
+
+    /// Was the file last modified long enough ago ([`RACY`]) for its stamp to stand for
+    /// its content?
+    fn settled(self) -> bool {
+        self.modified
+            .and_then(|at| at.elapsed().ok())
+            .is_some_and(|age| age >= RACY)
     }
 }
 

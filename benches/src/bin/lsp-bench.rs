@@ -4,8 +4,9 @@
 //! same state, and the server's memory after the first edit and after the last.
 //!
 //! Works on a local clone of REPO (made and removed here; REPO is never written): a clone
-//! of a `lint-bench prepare`d repository carries its spec nodes. The edited file is the
-//! Python file the most spec entries pin; each edit appends a comment (`# edit N`) to a
+//! of a `lint-bench prepare`d repository carries its spec nodes. The edited file is
+//! `--file`, else the Python file (with a `return` line) the most spec entries pin; each
+//! edit appends a comment (`# edit N`) to a
 //! `return` line, in file order, cycling, so some edits land inside pinned units and some
 //! outside. The server answers requests after it has linted and published what the
 //! notifications before them moved, so the clock stops at the answer to a
@@ -36,13 +37,15 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    let usage = "usage: lsp-bench REPO [--edits N]";
+    let usage = "usage: lsp-bench REPO [--edits N] [--file PATH]";
     let mut args = std::env::args().skip(1);
     let source = PathBuf::from(args.next().ok_or(usage)?);
     let mut edits = 200usize;
+    let mut chosen: Option<String> = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--edits" => edits = count_arg(args.next(), usage)?,
+            "--file" => chosen = Some(args.next().ok_or(usage)?),
             _ => return Err(usage.to_owned()),
         }
     }
@@ -53,14 +56,12 @@ fn run() -> Result<(), String> {
         temp.path(),
         &["clone", "--quiet", &source.display().to_string(), "clone"],
     )?;
-    let file = most_pinned_python_file(&repo)?;
+    let file = match chosen {
+        Some(file) => file,
+        None => most_pinned_python_file(&repo)?,
+    };
     let original = std::fs::read_to_string(repo.join(&file)).map_err(|e| e.to_string())?;
-    let returns: Vec<usize> = original
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| line.trim_start().starts_with("return ") && !line.ends_with('\\'))
-        .map(|(at, _)| at)
-        .collect();
+    let returns = return_lines(&original);
     if returns.is_empty() {
         return Err(format!("{file} has no return line to edit"));
     }
@@ -184,7 +185,17 @@ fn with_comment(text: &str, line: usize, edit: usize) -> String {
     out
 }
 
-/// The `.py` file the most `path#selector` entries of the specs pin.
+/// The 0-based lines of `text` that are `return` statements (none continued by `\`).
+fn return_lines(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.trim_start().starts_with("return ") && !line.ends_with('\\'))
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// The `.py` file with a `return` line that the most `path#selector` entries of the
+/// specs pin.
 fn most_pinned_python_file(repo: &Path) -> Result<String, String> {
     let listing = git_stdout(repo, &["ls-files", ".spec"])?;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -197,11 +208,16 @@ fn most_pinned_python_file(repo: &Path) -> Result<String, String> {
             }
         }
     }
-    counts
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    ranked
         .into_iter()
-        .max_by_key(|(_, n)| *n)
         .map(|(path, _)| path)
-        .ok_or_else(|| "no spec pins a Python unit".to_owned())
+        .find(|path| {
+            std::fs::read_to_string(repo.join(path))
+                .is_ok_and(|text| !return_lines(&text).is_empty())
+        })
+        .ok_or_else(|| "no spec pins a Python unit of a file with a return line".to_owned())
 }
 
 /// A lint report's findings: per node, the count of each code.

@@ -4,6 +4,7 @@
 //! warm answer equals a fresh database's, and closing the buffer returns to the disk.
 
 use crate::support::{count, edit, repo};
+use keel_engine::inputs::{KnownCommits, Tip};
 use keel_engine::{ChangeEvent, KeelDatabase};
 use keel_fixtures::demo::build_demo;
 use keel_queries::drift::scoped_change;
@@ -82,7 +83,25 @@ fn a_buffer_is_the_working_tree_and_one_edit_reparses_one_image() {
         "a warm answer equals a cold one"
     );
 
+    // However many edits, the history is HEAD's and the one working tree commit: each
+    // edit's commit replaces the one before.
+    let known = KnownCommits::get(&db).commits(&db).len();
+    assert_eq!(known, keel_queries::lint::history(&db, tip_of(&db)).len());
+    let third = edit(&second, "raise KeyError", "raise OSError");
+    lint_with_buffer(&mut db, Some(&third));
+    assert_eq!(KnownCommits::get(&db).commits(&db).len(), known);
+
     // Closing the buffer: the working tree is the disk again, which is HEAD.
     let closed = lint_with_buffer(&mut db, None);
     assert_eq!(closed, at_head);
+    assert_eq!(
+        KnownCommits::get(&db).commits(&db).len(),
+        known - 1,
+        "back at HEAD: no working tree commit is known"
+    );
+}
+
+/// The commit the database judges.
+fn tip_of(db: &KeelDatabase) -> keel_engine::inputs::Commit {
+    Tip::get(db).commit(db).expect("a tip")
 }
