@@ -377,6 +377,7 @@ impl Server<'_> {
             report: self.report.as_ref(),
             files: &files,
             worktree: WORKTREE,
+            max_file_bytes: tip.map_or(u64::MAX, |tip| tip_file_bound(&self.db, tip).0),
         })
     }
 

@@ -26,6 +26,8 @@ pub(super) struct View<'a> {
     pub(super) files: &'a dyn Fn() -> Vec<String>,
     /// The id the report names the working tree's commit by.
     pub(super) worktree: &'a str,
+    /// `[lint] max_file_bytes`: a larger file is not parsed (lint does not read it either).
+    pub(super) max_file_bytes: u64,
 }
 
 /// Where go-to-definition goes: a repository path and the lines there.
@@ -197,7 +199,11 @@ impl View<'_> {
     }
 
     fn units(&self, path: &str) -> Option<Vec<FileUnit>> {
-        Some(units_of(path, (self.text)(path)?.as_bytes()).ok()?.units)
+        let text = (self.text)(path)?;
+        if text.len() as u64 > self.max_file_bytes {
+            return None;
+        }
+        Some(units_of(path, text.as_bytes()).ok()?.units)
     }
 
     /// The nodes whose entries pin unit `name` of the file at `path`, with the relation.

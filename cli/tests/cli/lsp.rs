@@ -383,3 +383,40 @@ fn the_call_hierarchy_reads_unsaved_buffers_and_names_unresolved_sites() {
     client.notify("exit", Value::Null);
     assert_eq!(client.child.wait().expect("keel lsp ends").code(), Some(0));
 }
+
+#[test]
+fn a_file_past_max_file_bytes_is_not_parsed_for_hover() {
+    for (bound, parsed) in [(None, true), (Some(32), false)] {
+        let mut repo = FixtureRepo::new().expect("a fixture repository");
+        repo.write("app.py", APP_PY)
+            .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+            .expect("write");
+        if let Some(bound) = bound {
+            repo.write("keel.toml", &format!("[lint]\nmax_file_bytes = {bound}\n"))
+                .expect("write");
+        }
+        repo.commit("Add app and its spec").expect("commit");
+        let dir = repo.path();
+        let app = uri(&dir.join("app.py"));
+        let mut client = Client::start(dir);
+        client.request(
+            1,
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        );
+        client.notify("initialized", json!({}));
+        let hover = client.request(
+            2,
+            "textDocument/hover",
+            json!({"textDocument": {"uri": app}, "position": {"line": 1, "character": 4}}),
+        );
+        assert_eq!(
+            !hover["result"].is_null(),
+            parsed,
+            "max_file_bytes {bound:?}: {hover}"
+        );
+        client.request(3, "shutdown", Value::Null);
+        client.notify("exit", Value::Null);
+        assert_eq!(client.child.wait().expect("ends").code(), Some(0));
+    }
+}
