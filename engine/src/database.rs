@@ -131,21 +131,8 @@ pub struct KeelDatabase {
     /// Editors' unsaved buffers by repository path, read over the working tree's files
     /// (`ChangeEvent::Buffer`).
     pub(crate) buffers: std::collections::BTreeMap<String, Arc<[u8]>>,
-    /// The working tree's files as last read, by path: their stamp, mode and blob (so a
-    /// file that did not change is not read and hashed again on the next
-    /// `ChangeEvent::Worktree`).
-    /// The working tree's commit the last `ChangeEvent::Worktree` made, if any.
-    pub(crate) worktree_tip: Option<Oid>,
-    /// HEAD's tree as flat files, by the tree's id (read again only when HEAD moves).
-    pub(crate) head_files: Option<(Oid, crate::worktree_commit::Files)>,
-    pub(crate) file_stamps: HashMap<
-        String,
-        (
-            crate::worktree_commit::FileStamp,
-            gix::objs::tree::EntryMode,
-            Oid,
-        ),
-    >,
+    /// The working tree as the last `ChangeEvent::Worktree` read it.
+    pub(crate) worktree_files: crate::worktree_files::WorktreeFiles,
     /// How many of `commits` the on-disk memo held; `None` when no memo was loaded.
     pub(crate) memo_commits: Option<usize>,
     /// `keel sessions`: what was loaded and the per-repository scan caches.
@@ -223,9 +210,7 @@ impl KeelDatabase {
             log,
             commits: HashMap::new(),
             buffers: Default::default(),
-            file_stamps: HashMap::new(),
-            worktree_tip: None,
-            head_files: None,
+            worktree_files: Default::default(),
             memo_commits: None,
             sessions: crate::sessions::SessionState::default(),
             agent_logs: None,

@@ -40,6 +40,7 @@ pub mod settings;
 pub mod watch;
 pub mod worktree;
 pub mod worktree_commit;
+mod worktree_files;
 
 pub use changes::{ChangeEvent, ChangeResult};
 pub use database::{Db, EngineError, KeelDatabase};

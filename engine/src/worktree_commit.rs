@@ -34,7 +34,7 @@ pub const WORKTREE: &str = "worktree";
 const WORKTREE_MESSAGE: &str = "the working tree (uncommitted changes)\n";
 
 /// One file as a tree entry would hold it.
-pub(crate) type Files = BTreeMap<String, (EntryMode, Oid)>;
+use crate::worktree_files::{FileStamp, Files};
 
 impl KeelDatabase {
     /// The working tree as a commit whose one parent is HEAD, made an input (kept in
@@ -50,20 +50,20 @@ impl KeelDatabase {
         };
         let head_input = self.commit_input(head)?;
         let head_tree = head_input.tree(self);
-        let committed = match self.head_files.take() {
+        let committed = match self.worktree_files.head.take() {
             Some((tree, files)) if tree == head_tree => files,
             _ => self.flat_tree(head_tree)?,
         };
         let mut on_disk = match self.read_worktree(&root, &committed) {
             Ok(files) => files,
             Err(err) => {
-                self.head_files = Some((head_tree, committed));
+                self.worktree_files.head = Some((head_tree, committed));
                 return Err(err);
             }
         };
         self.overlay_buffers(&mut on_disk);
         let unchanged = on_disk == committed;
-        self.head_files = Some((head_tree, committed));
+        self.worktree_files.head = Some((head_tree, committed));
         if unchanged {
             self.forget_worktree_commit(None);
             return Ok(None);
@@ -98,7 +98,7 @@ impl KeelDatabase {
     /// HEAD itself, `None`) took its place: nothing descends from it, so the history stays
     /// HEAD's plus one commit however many edits an editor makes.
     fn forget_worktree_commit(&mut self, now: Option<Oid>) {
-        let Some(previous) = std::mem::replace(&mut self.worktree_tip, now) else {
+        let Some(previous) = std::mem::replace(&mut self.worktree_files.tip, now) else {
             return;
         };
         if Some(previous) == now {
@@ -185,7 +185,7 @@ impl KeelDatabase {
     /// One file as a tree entry: `None` when it is absent, a folder (a nested repository
     /// HEAD does not hold) or neither a file nor a link. A file whose size, modification
     /// time, inode and mode are those it had when last read is not read again (as git's
-    /// index does), unless it was read within [`RACY`] of its modification (it may have
+    /// index does), unless it was read within `RACY` of its modification (it may have
     /// changed again within the clock's grain).
     fn read_file(
         &mut self,
@@ -203,7 +203,7 @@ impl KeelDatabase {
             Err(err) => return Err(unreadable(err)),
         };
         let stamp = FileStamp::of(&metadata);
-        if let Some(&(known, mode, oid)) = self.file_stamps.get(path)
+        if let Some(&(known, mode, oid)) = self.worktree_files.stamps.get(path)
             && known == stamp
         {
             return Ok(Some((mode, oid)));
@@ -212,7 +212,9 @@ impl KeelDatabase {
         if let Some((mode, oid)) = read
             && stamp.settled()
         {
-            self.file_stamps.insert(path.to_owned(), (stamp, mode, oid));
+            self.worktree_files
+                .stamps
+                .insert(path.to_owned(), (stamp, mode, oid));
         }
         Ok(read)
     }
@@ -342,46 +344,6 @@ fn file_kind(metadata: &std::fs::Metadata) -> EntryKind {
         EntryKind::BlobExecutable
     } else {
         EntryKind::Blob
-    }
-}
-
-/// A file read no sooner than this after its last modification may be trusted by its
-/// stamp: a later write would give it another modification time.
-const RACY: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// What identifies a file's content without reading it: size, modification time, inode
-/// and mode (the fields git's index compares).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileStamp {
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    inode: u64,
-    mode: u32,
-}
-
-impl FileStamp {
-    fn of(metadata: &std::fs::Metadata) -> Self {
-        #[cfg(unix)]
-        let (inode, mode) = {
-            use std::os::unix::fs::MetadataExt;
-            (metadata.ino(), metadata.mode())
-        };
-        #[cfg(not(unix))]
-        let (inode, mode) = (0, 0);
-        Self {
-            len: metadata.len(),
-            modified: metadata.modified().ok(),
-            inode,
-            mode,
-        }
-    }
-
-    /// Was the file last modified long enough ago ([`RACY`]) for its stamp to stand for
-    /// its content?
-    fn settled(self) -> bool {
-        self.modified
-            .and_then(|at| at.elapsed().ok())
-            .is_some_and(|age| age >= RACY)
     }
 }
 
