@@ -3,12 +3,15 @@
 //! Owns: [`BlobReader`], one long-lived `git cat-file --batch` serving blobs to the
 //! baselines that read many, [`quiet_git`], the git command every bench runs,
 //! [`git_stdout`], [`release_keel`], the `keel` binary the process benches drive, and
-//! [`count_arg`], how a bench reads a count flag's value.
+//! [`count_arg`], how a bench reads a count flag's value, and what the benches that time the
+//! release binary share: [`keel_run`] (wall and CPU time, [`children_cpu`]), [`median_of`],
+//! [`ms`], [`check`], and [`spread_specs`] (a prepared repository's specs in every tip).
 //! Does not own: any measurement (each binary in `src/bin`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// A pinned git command in `repo` (`keel_fixtures::pinned_git`) with colour off, paths
 /// unquoted, and no hook or signing the repository's own config may ask for.
@@ -140,4 +143,117 @@ pub fn count_arg(value: Option<String>, usage: &str) -> Result<usize, String> {
         .and_then(|n| n.parse().ok())
         .filter(|&n| n > 0)
         .ok_or_else(|| usage.to_owned())
+}
+
+/// One `keel` run: its wall and CPU time, exit code and output.
+#[derive(Clone)]
+pub struct KeelRun {
+    pub time: Duration,
+    /// `None` where the OS does not tell (see [`children_cpu`]).
+    pub cpu: Option<Duration>,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs keel in `repo`, timing it; exit 2 (or a signal) is an error.
+pub fn keel_run(keel: &Path, repo: &Path, args: &[&str]) -> Result<KeelRun, String> {
+    let cpu_before = children_cpu();
+    let started = Instant::now();
+    let output = Command::new(keel)
+        .args(args)
+        .current_dir(repo)
+        .env("NO_COLOR", "1")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let time = started.elapsed();
+    let cpu = children_cpu()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    let code = output.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if code == 2 || code < 0 {
+        return Err(format!("keel {}: exit {code}: {stderr}", args.join(" ")));
+    }
+    Ok(KeelRun {
+        time,
+        cpu,
+        code,
+        stdout,
+        stderr,
+    })
+}
+
+/// The CPU time of this process's waited-for children (user + system), from
+/// `/proc/self/stat` (Linux; in USER_HZ ticks, 100 a second): `None` elsewhere.
+pub fn children_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses: state is field 3.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
+    let (user, system) = (ticks(16)?, ticks(17)?);
+    Some(Duration::from_millis((user + system) * 10))
+}
+
+/// The median of some durations (the upper one of an even count).
+pub fn median_of(times: impl IntoIterator<Item = Duration>) -> Duration {
+    let mut times: Vec<Duration> = times.into_iter().collect();
+    times.sort();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}
+
+/// A duration in milliseconds.
+pub fn ms(time: Duration) -> f64 {
+    time.as_secs_f64() * 1e3
+}
+
+/// `holds`, saying on stderr which check of `bench` failed when it does not.
+pub fn check(bench: &str, holds: bool, what: &str) -> bool {
+    if !holds {
+        eprintln!("{bench}: check failed: {what}");
+    }
+    holds
+}
+
+/// Puts the tip's `.spec/` files into every commit from the `tips`-th first-parent
+/// commit of the pre-merge tip onwards (a `lint-bench prepare`d repository has them at
+/// its last merge only), on branch `replay`, checked out: every tip then holds the specs.
+pub fn spread_specs(repo: &Path, tips: usize) -> Result<(), String> {
+    let specs = git_stdout(repo, &["ls-tree", "-r", "HEAD", ".spec"])?;
+    if specs.is_empty() {
+        return Err("the repository has no .spec/ at HEAD: run `lint-bench prepare` first".into());
+    }
+    let index_info = repo.join(".git").join("bench-specs");
+    std::fs::write(&index_info, &specs).map_err(|e| e.to_string())?;
+    git_stdout(repo, &["checkout", "-q", "-b", "replay", "HEAD^1"])?;
+    let chain = git_stdout(repo, &["rev-list", "--first-parent", "HEAD"])?;
+    let start = chain.lines().nth(tips - 1).ok_or(format!(
+        "the history has fewer than {tips} first-parent commits"
+    ))?;
+    let filter = format!(
+        "git update-index --add --index-info < '{}'",
+        index_info.display()
+    );
+    let range = format!("{start}^..HEAD");
+    let output = keel_fixtures::pinned_git(repo)
+        .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
+        .args([
+            "filter-branch",
+            "-f",
+            "--index-filter",
+            &filter,
+            "--",
+            &range,
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!(
+            "git filter-branch: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    git_stdout(repo, &["reset", "-q", "--hard", "HEAD"])?;
+    Ok(())
 }

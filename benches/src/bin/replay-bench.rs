@@ -20,12 +20,13 @@
 //! Owns: the rewrite, the timing and the checks; the numbers belong in a closing note.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
-use keel_benches::{count_arg, git_stdout, release_keel};
-use keel_fixtures::pinned_git;
+use keel_benches::{
+    KeelRun, check, count_arg, git_stdout, keel_run, median_of, ms, release_keel, spread_specs,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 fn main() -> ExitCode {
@@ -130,31 +131,52 @@ fn run() -> Result<bool, String> {
         .map(serde_json::from_str)
         .collect::<Result<_, _>>()
         .map_err(|e| format!("replay line: {e}"))?;
-    let mut ok = check(same_lines, "the replay's lines differ between runs");
+    let mut ok = check(
+        "replay-bench",
+        same_lines,
+        "the replay's lines differ between runs",
+    );
     ok &= check(
+        "replay-bench",
         replay_code == 0,
         &format!("replay exit {replay_code}: {stderr}"),
     );
     ok &= check(
+        "replay-bench",
         lines.len() == options.tips,
         &format!("{} lines for {} tips", lines.len(), options.tips),
     );
     ok &= check(
+        "replay-bench",
         lines.iter().all(|line| line["schema"] == "keel.replay.v1"),
         "a line without the schema",
     );
     let last = lines.last().cloned().unwrap_or(Value::Null);
-    ok &= check(last["tip"] == tip.as_str(), "the last line is not the tip");
+    ok &= check(
+        "replay-bench",
+        last["tip"] == tip.as_str(),
+        "the last line is not the tip",
+    );
     let (nodes, codes, debt) = tally(&report);
     let replayed: BTreeMap<String, u64> =
         serde_json::from_value(last["findings"].clone()).unwrap_or_default();
-    ok &= check(last["nodes"] == nodes, "nodes differ from the cold lint's");
-    ok &= check(replayed == codes, "findings differ from the cold lint's");
     ok &= check(
+        "replay-bench",
+        last["nodes"] == nodes,
+        "nodes differ from the cold lint's",
+    );
+    ok &= check(
+        "replay-bench",
+        replayed == codes,
+        "findings differ from the cold lint's",
+    );
+    ok &= check(
+        "replay-bench",
         last["debt"] == debt as u64,
         "debt differs from the cold lint's",
     );
     ok &= check(
+        "replay-bench",
         last["blocked"] == (cold_code == 1),
         "blocked differs from the cold lint's exit",
     );
@@ -204,17 +226,6 @@ fn run() -> Result<bool, String> {
     Ok(ok)
 }
 
-/// The CPU time of this process's waited-for children (user + system), from
-/// `/proc/self/stat` (Linux; in USER_HZ ticks, 100 a second): `None` elsewhere.
-fn children_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name, which is in parentheses: state is field 3.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
-    let (user, system) = (ticks(16)?, ticks(17)?);
-    Some(Duration::from_millis((user + system) * 10))
-}
-
 /// The pinned control: the first anchor-hit of a cold report, at HEAD.
 fn control(report: &Value) -> Result<String, String> {
     let node = report["findings"]
@@ -237,104 +248,6 @@ fn without_stats(stdout: &str) -> Vec<Value> {
             line
         })
         .collect()
-}
-
-fn ms(time: Duration) -> f64 {
-    time.as_secs_f64() * 1e3
-}
-
-fn check(holds: bool, what: &str) -> bool {
-    if !holds {
-        eprintln!("replay-bench: check failed: {what}");
-    }
-    holds
-}
-
-/// Puts the tip's `.spec/` files into every commit from the `tips`-th first-parent
-/// commit of the pre-merge tip onwards, on branch `replay`, checked out.
-fn spread_specs(repo: &Path, tips: usize) -> Result<(), String> {
-    let specs = git_stdout(repo, &["ls-tree", "-r", "HEAD", ".spec"])?;
-    if specs.is_empty() {
-        return Err("the repository has no .spec/ at HEAD: run `lint-bench prepare` first".into());
-    }
-    let index_info = repo.join(".git").join("replay-bench-specs");
-    std::fs::write(&index_info, &specs).map_err(|e| e.to_string())?;
-    git_stdout(repo, &["checkout", "-q", "-b", "replay", "HEAD^1"])?;
-    let chain = git_stdout(repo, &["rev-list", "--first-parent", "HEAD"])?;
-    let start = chain.lines().nth(tips - 1).ok_or(format!(
-        "the history has fewer than {tips} first-parent commits"
-    ))?;
-    let filter = format!(
-        "git update-index --add --index-info < '{}'",
-        index_info.display()
-    );
-    let range = format!("{start}^..HEAD");
-    let output = pinned_git(repo)
-        .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
-        .args([
-            "filter-branch",
-            "-f",
-            "--index-filter",
-            &filter,
-            "--",
-            &range,
-        ])
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!(
-            "git filter-branch: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    git_stdout(repo, &["reset", "-q", "--hard", "HEAD"])?;
-    Ok(())
-}
-
-/// Runs keel in `repo`: (time, exit code, stdout, stderr); exit 2 is an error.
-/// One `keel` run: its wall and CPU time, exit code and output.
-struct KeelRun {
-    time: Duration,
-    /// `None` where the OS does not tell (see [`children_cpu`]).
-    cpu: Option<Duration>,
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn keel_run(keel: &Path, repo: &Path, args: &[&str]) -> Result<KeelRun, String> {
-    let cpu_before = children_cpu();
-    let started = Instant::now();
-    let output = Command::new(keel)
-        .args(args)
-        .current_dir(repo)
-        .env("NO_COLOR", "1")
-        .output()
-        .map_err(|e| e.to_string())?;
-    let time = started.elapsed();
-    let cpu = children_cpu()
-        .zip(cpu_before)
-        .map(|(after, before)| after - before);
-    let code = output.status.code().unwrap_or(-1);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    if code == 2 || code < 0 {
-        return Err(format!("keel {}: exit {code}: {stderr}", args.join(" ")));
-    }
-    Ok(KeelRun {
-        time,
-        cpu,
-        code,
-        stdout,
-        stderr,
-    })
-}
-
-/// The median of some durations (the upper one of an even count).
-fn median_of(times: impl IntoIterator<Item = Duration>) -> Duration {
-    let mut times: Vec<Duration> = times.into_iter().collect();
-    times.sort();
-    times.get(times.len() / 2).copied().unwrap_or_default()
 }
 
 /// A `keel.lint.v1` report's nodes, findings by code and distinct (node, selector,

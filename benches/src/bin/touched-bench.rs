@@ -29,13 +29,14 @@
 //! preparing REPO (`lint-bench prepare`); the numbers belong in benches/README.md.
 //! Needs the release `keel` binary next to this one (`cargo build --release` builds both).
 
-use keel_benches::{count_arg, git_stdout, release_keel};
-use keel_fixtures::pinned_git;
+use keel_benches::{
+    KeelRun, check, count_arg, git_stdout, keel_run, median_of, ms, release_keel, spread_specs,
+};
 use keel_fixtures::rng::SeededRng;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 fn main() -> ExitCode {
@@ -166,6 +167,7 @@ fn run() -> Result<bool, String> {
     }
     ok &= tally.ok;
     ok &= check(
+        "touched-bench",
         tally.windows_touching > 0,
         "positive control: no window touched any node",
     );
@@ -279,10 +281,12 @@ fn measure_window(
         .push(stats["images_parsed"].as_u64().ok_or("no images_parsed")?);
 
     let mut ok = check(
+        "touched-bench",
         cold.stdout == warm.stdout,
         &format!("{range}: the warm JSON differs from the cold JSON"),
     );
     ok &= check(
+        "touched-bench",
         cold.code == 0 && warm.code == 0,
         &format!("{range}: exit {} cold, {} warm", cold.code, warm.code),
     );
@@ -291,6 +295,7 @@ fn measure_window(
     let listed: BTreeSet<&str> = listed.lines().collect();
     let merges = git_stdout(repo, &["rev-list", "--count", "--merges", &range])?;
     ok &= check(
+        "touched-bench",
         answer["window"]["commits"] == listed.len()
             && answer["window"]["merges"].as_u64() == merges.trim().parse().ok(),
         &format!(
@@ -306,12 +311,14 @@ fn measure_window(
         .filter(|c| !listed.contains(c.as_str()))
         .collect();
     ok &= check(
+        "touched-bench",
         outside.is_empty(),
         &format!("{range}: commits outside `git rev-list`: {outside:?}"),
     );
     let specs = git_stdout(repo, &["ls-tree", "-r", "--name-only", newer, ".spec"])?;
     let held = specs.lines().filter(|p| p.ends_with("/spec.md")).count();
     ok &= check(
+        "touched-bench",
         held > 0 && answer["nodes_read"] == held,
         &format!(
             "{range}: read {} nodes, the tip holds {held}",
@@ -319,6 +326,7 @@ fn measure_window(
         ),
     );
     ok &= check(
+        "touched-bench",
         answer["unavailable"].as_array().is_some_and(Vec::is_empty),
         &format!("{range}: unavailable {}", answer["unavailable"]),
     );
@@ -380,6 +388,7 @@ fn spec_window_check(keel: &Path, repo: &Path) -> Result<bool, String> {
         .to_owned();
     let logged = git_stdout(repo, &["log", "-1", "--format=%H", "--", ".spec"])?;
     let mut ok = check(
+        "touched-bench",
         logged.trim() == spec,
         &format!("the merge's second parent {spec} is not the last .spec commit {logged}"),
     );
@@ -428,6 +437,7 @@ fn spec_window_check(keel: &Path, repo: &Path) -> Result<bool, String> {
     let only_touched: Vec<_> = from_touched.difference(&from_lint).take(5).collect();
     let only_lint: Vec<_> = from_lint.difference(&from_touched).take(5).collect();
     ok &= check(
+        "touched-bench",
         only_touched.is_empty() && only_lint.is_empty() && !from_lint.is_empty(),
         &format!(
             "spec window: {} pairs only in touched (first {only_touched:?}), {} only in lint (first {only_lint:?})",
@@ -436,52 +446,11 @@ fn spec_window_check(keel: &Path, repo: &Path) -> Result<bool, String> {
         ),
     );
     ok &= check(
+        "touched-bench",
         touched.code == 0,
         &format!("touched {range}: exit {}", touched.code),
     );
     Ok(ok)
-}
-
-/// Puts the tip's `.spec/` files into every commit from the `tips`-th first-parent
-/// commit of the pre-merge tip onwards, on branch `replay`, checked out (as
-/// `replay-bench` does).
-fn spread_specs(repo: &Path, tips: usize) -> Result<(), String> {
-    let specs = git_stdout(repo, &["ls-tree", "-r", "HEAD", ".spec"])?;
-    if specs.is_empty() {
-        return Err("the repository has no .spec/ at HEAD: run `lint-bench prepare` first".into());
-    }
-    let index_info = repo.join(".git").join("touched-bench-specs");
-    std::fs::write(&index_info, &specs).map_err(|e| e.to_string())?;
-    git_stdout(repo, &["checkout", "-q", "-b", "replay", "HEAD^1"])?;
-    let chain = git_stdout(repo, &["rev-list", "--first-parent", "HEAD"])?;
-    let start = chain.lines().nth(tips - 1).ok_or(format!(
-        "the history has fewer than {tips} first-parent commits"
-    ))?;
-    let filter = format!(
-        "git update-index --add --index-info < '{}'",
-        index_info.display()
-    );
-    let range = format!("{start}^..HEAD");
-    let output = pinned_git(repo)
-        .env("FILTER_BRANCH_SQUELCH_WARNING", "1")
-        .args([
-            "filter-branch",
-            "-f",
-            "--index-filter",
-            &filter,
-            "--",
-            &range,
-        ])
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err(format!(
-            "git filter-branch: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    git_stdout(repo, &["reset", "-q", "--hard", "HEAD"])?;
-    Ok(())
 }
 
 /// Removes `.git/keel/` (the memo and the kept answer): the next run is cold.
@@ -493,73 +462,4 @@ fn clear_memo(repo: &Path) -> Result<(), String> {
         }
         _ => Ok(()),
     }
-}
-
-/// One `keel` run: its wall and CPU time, exit code and output.
-#[derive(Clone)]
-struct KeelRun {
-    time: Duration,
-    /// `None` where the OS does not tell (see [`children_cpu`]).
-    cpu: Option<Duration>,
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs keel in `repo`; exit 2 (or a signal) is an error.
-fn keel_run(keel: &Path, repo: &Path, args: &[&str]) -> Result<KeelRun, String> {
-    let cpu_before = children_cpu();
-    let started = Instant::now();
-    let output = Command::new(keel)
-        .args(args)
-        .current_dir(repo)
-        .env("NO_COLOR", "1")
-        .output()
-        .map_err(|e| e.to_string())?;
-    let time = started.elapsed();
-    let cpu = children_cpu()
-        .zip(cpu_before)
-        .map(|(after, before)| after - before);
-    let code = output.status.code().unwrap_or(-1);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    if code == 2 || code < 0 {
-        return Err(format!("keel {}: exit {code}: {stderr}", args.join(" ")));
-    }
-    Ok(KeelRun {
-        time,
-        cpu,
-        code,
-        stdout,
-        stderr,
-    })
-}
-
-/// The CPU time of this process's waited-for children (user + system), from
-/// `/proc/self/stat` (Linux; in USER_HZ ticks, 100 a second): `None` elsewhere.
-fn children_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name, which is in parentheses: state is field 3.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
-    let (user, system) = (ticks(16)?, ticks(17)?);
-    Some(Duration::from_millis((user + system) * 10))
-}
-
-/// The median of some durations (the upper one of an even count).
-fn median_of(times: impl IntoIterator<Item = Duration>) -> Duration {
-    let mut times: Vec<Duration> = times.into_iter().collect();
-    times.sort();
-    times.get(times.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(time: Duration) -> f64 {
-    time.as_secs_f64() * 1e3
-}
-
-fn check(holds: bool, what: &str) -> bool {
-    if !holds {
-        eprintln!("touched-bench: check failed: {what}");
-    }
-    holds
 }
