@@ -74,10 +74,16 @@ mod tests {
         let path = dir.path().join("a.py");
         std::fs::write(&path, "x = 1\n").expect("write");
         let stamp = || FileStamp::of(&std::fs::metadata(&path).expect("metadata"));
-        assert!(!stamp().settled(), "just written: it may change again unseen");
+        assert!(
+            !stamp().settled(),
+            "just written: it may change again unseen"
+        );
 
         let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        let file = std::fs::File::options().write(true).open(&path).expect("open");
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .expect("open");
         file.set_modified(past).expect("set the modification time");
         let settled = stamp();
         assert!(settled.settled());
