@@ -170,6 +170,19 @@ impl ObjectStore {
         oid
     }
 
+    /// Drops the hashed blobs `gone` (an editor's buffer versions no tree keel builds
+    /// names any more); a later [`Self::insert_blob`] of the same bytes keeps them again.
+    pub(crate) fn forget_blobs(&self, gone: &[Oid]) {
+        if gone.is_empty() {
+            return;
+        }
+        // A panic while holding the lock cannot leave the map half-updated: removals only.
+        let mut hashed = self.hashed.lock().unwrap_or_else(PoisonError::into_inner);
+        for oid in gone {
+            hashed.remove(oid);
+        }
+    }
+
     /// Keeps `tree` in memory and returns its git tree id (the id `git write-tree` would
     /// give it); its entries must be in git's order (`gix::objs::tree::Entry`'s `Ord`).
     /// Nothing is written to the repository.

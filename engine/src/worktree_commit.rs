@@ -172,14 +172,26 @@ impl KeelDatabase {
 
     /// Puts each unsaved buffer over the file at its path (a regular file unless the
     /// path already holds an executable one).
-    fn overlay_buffers(&self, files: &mut Files) {
+    /// The blobs of the buffers the last overlay held and this one does not are dropped
+    /// from the object store (an editor's session hashes a version per keystroke), unless
+    /// a file on disk or HEAD holds the same bytes.
+    fn overlay_buffers(&mut self, files: &mut Files) {
+        let mut blobs = std::collections::HashSet::new();
         for (path, text) in &self.buffers {
             let mode = match files.get(path) {
                 Some((mode, _)) if *mode == EntryKind::BlobExecutable.into() => *mode,
                 _ => EntryKind::Blob.into(),
             };
-            files.insert(path.clone(), (mode, self.objects_store().insert_blob(text)));
+            let oid = self.objects_store().insert_blob(text);
+            blobs.insert(oid);
+            files.insert(path.clone(), (mode, oid));
         }
+        let previous = std::mem::replace(&mut self.worktree_files.buffer_blobs, blobs);
+        let held = |oid: &Oid| {
+            self.worktree_files.buffer_blobs.contains(oid) || self.worktree_files.holds(oid)
+        };
+        let gone: Vec<Oid> = previous.into_iter().filter(|oid| !held(oid)).collect();
+        self.objects_store().forget_blobs(&gone);
     }
 
     /// One file as a tree entry: `None` when it is absent, a folder (a nested repository

@@ -22,6 +22,19 @@ pub(crate) struct WorktreeFiles {
     pub(crate) head: Option<(Oid, Files)>,
     /// The working tree's commit the last read made, if any.
     pub(crate) tip: Option<Oid>,
+    /// The blobs the editors' buffers were hashed into at the last read.
+    pub(crate) buffer_blobs: std::collections::HashSet<Oid>,
+}
+
+impl WorktreeFiles {
+    /// Does a file on disk (as last read) or HEAD hold the blob `oid`?
+    pub(crate) fn holds(&self, oid: &Oid) -> bool {
+        self.stamps.values().any(|(_, _, blob)| blob == oid)
+            || self
+                .head
+                .as_ref()
+                .is_some_and(|(_, files)| files.values().any(|(_, blob)| blob == oid))
+    }
 }
 
 /// A file read no sooner than this after its last modification may be trusted by its

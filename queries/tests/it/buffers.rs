@@ -5,7 +5,7 @@
 
 use crate::support::{count, edit, repo};
 use keel_engine::inputs::{KnownCommits, Tip};
-use keel_engine::{ChangeEvent, KeelDatabase};
+use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
 use keel_fixtures::demo::build_demo;
 use keel_queries::drift::scoped_change;
 use keel_queries::images::{image_hunks, image_units};
@@ -66,8 +66,18 @@ fn a_buffer_is_the_working_tree_and_one_edit_reparses_one_image() {
     let _ = db.take_executed_queries();
 
     // One more edit in the same function: one image parsed, one pair diffed.
+    let first_blob = hash_object(&repo, &first);
+    assert!(
+        db.objects().blob(first_blob).is_ok(),
+        "the buffer's text is held"
+    );
     let second = edit(&first, "raise ValueError", "raise KeyError");
     let warm = lint_with_buffer(&mut db, Some(&second));
+    assert!(
+        db.objects().blob(first_blob).is_err(),
+        "the replaced buffer's blob is dropped: a session keeps one version per buffer"
+    );
+    assert!(db.objects().blob(hash_object(&repo, &second)).is_ok());
     let executed = db.take_executed_queries();
     assert_eq!(count(&executed, image_units), 1, "{executed:?}");
     assert_eq!(count(&executed, image_hunks), 1, "{executed:?}");
@@ -99,6 +109,16 @@ fn a_buffer_is_the_working_tree_and_one_edit_reparses_one_image() {
         known - 1,
         "back at HEAD: no working tree commit is known"
     );
+}
+
+/// `git hash-object` of `text`: the blob id git gives it (not written).
+fn hash_object(repo: &keel_fixtures::FixtureRepo, text: &str) -> keel_engine::Oid {
+    let path = repo.path().join(".git").join("buffer-text");
+    std::fs::write(&path, text).expect("write");
+    let hex = repo
+        .git(&["hash-object", &path.display().to_string()])
+        .expect("git hash-object");
+    keel_engine::Oid::from_hex(hex.trim()).expect("an id")
 }
 
 /// The commit the database judges.
