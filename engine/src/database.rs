@@ -363,6 +363,11 @@ impl KeelDatabase {
         Ok(Oid(commit.id))
     }
 
+    /// The unsaved buffer an editor holds at `path` (`ChangeEvent::Buffer`), if any.
+    pub fn buffer(&self, path: &str) -> Option<&[u8]> {
+        self.buffers.get(path).map(|text| &text[..])
+    }
+
     /// The input of commit `oid` if this database has read it (a tip set through
     /// [`ChangeEvent::TipAt`](crate::ChangeEvent::TipAt) and every ancestor of one). Reads
     /// nothing and sets nothing.

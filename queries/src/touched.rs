@@ -188,8 +188,9 @@ fn project(
         }));
         return Ok(report);
     }
+    let bound = tip_file_bound(db, tip);
     for node in &nodes {
-        match touched_node(db, tip, window, node, &mut report.unavailable) {
+        match touched_node(db, tip, window, node, bound, &mut report.unavailable) {
             Ok(Some(touched)) => report.nodes.push(touched),
             Ok(None) => {}
             Err(err) => report.unavailable.push(Unavailable {
@@ -209,9 +210,9 @@ fn touched_node(
     tip: Commit,
     window: &Window<'_>,
     node: &SpecNode,
+    bound: crate::images::FileBound,
     unavailable: &mut Vec<Unavailable>,
 ) -> Result<Option<TouchedNode>, ObjectError> {
-    let bound = tip_file_bound(db, tip);
     let mut entries = Vec::new();
     for entry in &node.entries {
         match touched_entry(db, tip, window, entry, bound) {

@@ -294,11 +294,7 @@ fn touched_by_record(report: &SessionsReport) -> Vec<Option<SessionTouched>> {
             match record_touched(db, &record.commits) {
                 Ok(touched) => Some(touched),
                 Err(err) => {
-                    errln!(
-                        "warning: repo {}: the specs its sessions touched are not counted: {}",
-                        record.repo_path.display(),
-                        err
-                    );
+                    not_counted(&record.repo_path, &err);
                     None
                 }
             }
@@ -332,14 +328,18 @@ fn open_for_touched(path: &Path, report: &SessionsReport) -> Option<KeelDatabase
     match opened {
         Ok(db) => Some(db),
         Err(err) => {
-            errln!(
-                "warning: repo {}: the specs its sessions touched are not counted: {}",
-                path.display(),
-                err
-            );
+            not_counted(path, &err);
             None
         }
     }
+}
+
+/// The one warning for a repository whose sessions' specs touched are not counted.
+fn not_counted(path: &Path, err: &CommandError) {
+    errln!(
+        "warning: repo {}: the specs its sessions touched are not counted: {err}",
+        path.display()
+    );
 }
 
 /// The projection of the commits `ids` at the database's tip.

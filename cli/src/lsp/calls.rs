@@ -8,7 +8,7 @@
 //! tree it is built from (`super`).
 
 use super::lines;
-use keel_queries::callgraph::{CallGraph, CallNode, NodeId, NodeKind, innermost};
+use keel_queries::callgraph::{CallGraph, CallNode, Edge, NodeId, NodeKind, innermost};
 use lsp_types::{
     CallHierarchyIncomingCall, CallHierarchyItem, CallHierarchyOutgoingCall, Range, SymbolKind, Uri,
 };
@@ -34,38 +34,37 @@ impl Calls<'_> {
 
     /// Who calls the item's callable, with the lines of their calls.
     pub(super) fn incoming(&self, item: &CallHierarchyItem) -> Vec<CallHierarchyIncomingCall> {
-        let Some(id) = node_id(item) else {
-            return Vec::new();
-        };
-        self.graph
-            .edges
-            .iter()
-            .filter(|edge| edge.callee == id)
-            .filter_map(|edge| {
-                Some(CallHierarchyIncomingCall {
-                    from: self.item(self.graph.node(&edge.caller)?)?,
-                    from_ranges: sites(&edge.sites),
-                })
-            })
+        self.edges_of(item, |edge| &edge.callee, |edge| &edge.caller)
+            .map(|(from, from_ranges)| CallHierarchyIncomingCall { from, from_ranges })
             .collect()
     }
 
     /// What the item's callable calls, with the lines of the calls (in its own file).
     pub(super) fn outgoing(&self, item: &CallHierarchyItem) -> Vec<CallHierarchyOutgoingCall> {
-        let Some(id) = node_id(item) else {
-            return Vec::new();
-        };
+        self.edges_of(item, |edge| &edge.caller, |edge| &edge.callee)
+            .map(|(to, from_ranges)| CallHierarchyOutgoingCall { to, from_ranges })
+            .collect()
+    }
+
+    /// The edges whose `this` end is the item's callable: the `other` end as an item,
+    /// with the lines of the calls.
+    fn edges_of<'s>(
+        &'s self,
+        item: &CallHierarchyItem,
+        this: impl Fn(&Edge) -> &NodeId + 's,
+        other: impl Fn(&Edge) -> &NodeId + 's,
+    ) -> impl Iterator<Item = (CallHierarchyItem, Vec<Range>)> + 's {
+        let id = node_id(item);
         self.graph
             .edges
             .iter()
-            .filter(|edge| edge.caller == id)
-            .filter_map(|edge| {
-                Some(CallHierarchyOutgoingCall {
-                    to: self.item(self.graph.node(&edge.callee)?)?,
-                    from_ranges: sites(&edge.sites),
-                })
+            .filter(move |edge| id.as_ref() == Some(this(edge)))
+            .filter_map(move |edge| {
+                Some((
+                    self.item(self.graph.node(other(edge))?)?,
+                    sites(&edge.sites),
+                ))
             })
-            .collect()
     }
 
     fn item(&self, node: &CallNode) -> Option<CallHierarchyItem> {

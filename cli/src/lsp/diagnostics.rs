@@ -5,13 +5,13 @@
 //! in the node's `spec.md`, with its code and repair.
 //!
 //! Owns: that mapping and the wording of the source-file diagnostics. Does not own: the
-//! findings or their lines (`keel_queries::lint`: `unit_lines`, `entry_line`), nor the
+//! findings or their lines (`keel_queries::lint`: `selector_lines`, `entry_line`), nor the
 //! protocol (`super`).
 
 use super::lines;
 use keel_engine::KeelDatabase;
 use keel_queries::lint::{
-    Finding, HitRecord, LineRange, LintReport, Severity, entry_line, unit_lines,
+    Finding, HitRecord, LineRange, LintReport, Severity, entry_line, selector_lines,
 };
 use keel_queries::spec::SpecError;
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Range};
@@ -139,11 +139,7 @@ fn ranges_of(db: &KeelDatabase, finding: &Finding, selectors: &[String]) -> Vec<
     if selectors.is_empty() {
         return vec![lines(1, 1)];
     }
-    let only = Finding {
-        selectors: selectors.to_vec(),
-        ..finding.clone()
-    };
-    match unit_lines(db, &only) {
+    match selector_lines(db, &finding.path, selectors) {
         Ok(found) if !found.is_empty() => found
             .iter()
             .map(|&LineRange { start, end }| lines(start, end))

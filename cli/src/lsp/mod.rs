@@ -37,7 +37,7 @@ use lsp_types::{
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
     TextDocumentSyncSaveOptions, Uri,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -135,7 +135,6 @@ pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
                 root,
                 connection: &connection,
                 published: BTreeSet::new(),
-                open: BTreeMap::new(),
                 report: None,
                 sources: None,
             };
@@ -185,8 +184,6 @@ struct Server<'a> {
     connection: &'a Connection,
     /// The repository paths diagnostics were last published for (to clear them).
     published: BTreeSet<String>,
-    /// The open buffers' text by repository path.
-    open: BTreeMap<String, String>,
     /// The last report of the working tree as the buffers hold it.
     report: Option<LintReport>,
     /// The source tree the call hierarchy is read from (made at the first question).
@@ -359,8 +356,8 @@ impl Server<'_> {
             .and_then(|tip| spec_nodes(&self.db, tip).ok())
             .unwrap_or_default();
         let text = |path: &str| -> Option<String> {
-            match self.open.get(path) {
-                Some(text) => Some(text.clone()),
+            match self.db.buffer(path) {
+                Some(text) => String::from_utf8(text.to_vec()).ok(),
                 None => std::fs::read_to_string(self.root.join(path)).ok(),
             }
         };
@@ -421,10 +418,6 @@ impl Server<'_> {
         };
         let Some(path) = repo_path(&self.root, &uri) else {
             return false;
-        };
-        match &text {
-            Some(text) => self.open.insert(path.clone(), text.clone()),
-            None => self.open.remove(&path),
         };
         let event = ChangeEvent::Buffer {
             path,

@@ -29,7 +29,7 @@ pub use crate::history::history;
 pub use nodes::{entry_line, spec_node, spec_nodes};
 pub use report::{
     Finding, HitRecord, LINT_SCHEMA, LintError, LintReport, Owed, Severity, Summary, Unverified,
-    unit_lines,
+    selector_lines, unit_lines,
 };
 pub use settings::{settings_image, tip_file_bound, tip_settings};
 

@@ -198,13 +198,22 @@ impl LintReport {
 /// the finding's order. Empty when it names no unit that stands (a bare entry, a dead
 /// anchor, a finding about the spec): such a finding is about the whole file.
 pub fn unit_lines(db: &dyn Db, finding: &Finding) -> Result<Vec<LineRange>, ObjectError> {
+    selector_lines(db, &finding.path, &finding.selectors)
+}
+
+/// [`unit_lines`] of any selectors of the file at `path` (an editor asks for the ones one
+/// commit hit).
+pub fn selector_lines(
+    db: &dyn Db,
+    path: &str,
+    selectors: &[String],
+) -> Result<Vec<LineRange>, ObjectError> {
     let Some(tip) = Tip::get(db).commit(db) else {
         return Ok(Vec::new());
     };
-    let image = tip_image(db, tip, RepoPath::new(db, finding.path.clone()))?;
+    let image = tip_image(db, tip, RepoPath::new(db, path.to_owned()))?;
     let units = tip_units_within(db, image, super::tip_file_bound(db, tip));
-    Ok(finding
-        .selectors
+    Ok(selectors
         .iter()
         .filter_map(|text| Selector::parse(text))
         .filter_map(|selector| classify(units, &selector).hit_ranges())
