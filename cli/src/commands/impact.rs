@@ -18,14 +18,12 @@ use crate::impact_text::{Graphs, impact_text};
 use crate::streams::errln;
 use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
+use keel_engine::KeelDatabase;
 use keel_engine::settings::{SETTINGS_FILE, Settings};
-use keel_engine::{KeelDatabase, Oid};
 use keel_queries::callgraph::{call_graph_on_threads, graph_inputs, is_graph_input};
 use keel_queries::impact::options::{Limits, OptionError};
 use keel_queries::impact::patch;
-use keel_queries::impact::{
-    Facts, candidate_files, closure_over, operations_and_changes, patch_digest, render, tree_digest,
-};
+use keel_queries::impact::{Facts, candidate_files, render, worktree_revision};
 use std::ffi::{OsStr, OsString};
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -350,17 +348,8 @@ fn impact_defaults(bytes: Option<&[u8]>, settings: &Settings) -> Result<Limits, 
     let Some(bytes) = bytes else {
         return Ok(Limits::default());
     };
-    let settings = &settings.impact;
-    let mut limits = Limits::default();
-    for (key, flag, value) in [
-        ("depth", "--depth", u64::from(settings.depth)),
-        ("max_bytes", "--max-bytes", settings.max_bytes),
-        ("max_nodes", "--max-nodes", u64::from(settings.max_nodes)),
-    ] {
-        limits = Limits::parse(limits, &[format!("{flag}={value}")])
-            .map_err(|err| impact_key_error(bytes, key, value, &err))?;
-    }
-    Ok(limits)
+    Limits::of_settings(&settings.impact)
+        .map_err(|refused| impact_key_error(bytes, refused.key, refused.value, &refused.error))
 }
 
 /// A `[impact]` value its option refuses, worded as the key in `keel.toml` (its line is
@@ -420,28 +409,17 @@ pub(crate) fn cmd_impact(args: &ImpactArgs) -> Result<ExitStatus, CommandError> 
         base: call_graph_on_threads(&db, base, threads),
         candidate: call_graph_on_threads(&db, candidate_tree, threads),
     };
-    let (operations, changes) = operations_and_changes(&db, base, candidate_tree, &files);
-    let (closure, unresolved) = closure_over(&db, base, candidate_tree, &changes);
-    let revision = |files: &[(String, Oid)]| {
-        let listed: Vec<(String, String)> = files
-            .iter()
-            .map(|(path, oid)| (path.clone(), oid.to_string()))
-            .collect();
-        format!("worktree:{}", tree_digest(&listed))
-    };
     let base_revision = match base_at.commit {
         Some((id, _)) => format!("git:{id}"),
-        None => revision(&base_files),
+        None => worktree_revision(&base_files),
     };
-    let facts = Facts {
+    let facts = Facts::of(
+        &db,
+        (base, candidate_tree),
+        (&bytes, &files),
         base_revision,
-        candidate_revision: revision(&candidate_files),
-        digest: patch_digest(&bytes),
-        operations,
-        changes,
-        unresolved,
-        closure,
-    };
+        &candidate_files,
+    );
     let report = render(&facts, limits)?;
     let output = match request.format {
         ImpactFormat::Json => format!("{report}\n"),

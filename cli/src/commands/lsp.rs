@@ -18,8 +18,10 @@ use std::path::PathBuf;
 /// pins (definition), shows which nodes pin a unit and their state (hover, code lens),
 /// lists a spec's entries (document symbols) and completes them (a file's units after
 /// `path#`, paths after `- `), and gives the call hierarchy from keel's call graph
-/// (callers and callees, each naming its unresolved call sites). It follows commits and
-/// checkouts as `keel watch` does. The server never writes to the repository.
+/// (callers and callees, each naming its unresolved call sites). The command
+/// `keel.impact` (`workspace/executeCommand`) answers with `keel impact`'s report for the
+/// unsaved change against HEAD. It follows commits and checkouts as `keel watch` does,
+/// honours `$/cancelRequest`, and never writes to the repository.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LspArgs {
     /// The repository (any folder inside its work tree) [default: the folder the editor

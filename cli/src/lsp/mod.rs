@@ -9,15 +9,17 @@
 //! Owns: the protocol (LSP 3.17 over stdio through `lsp-server`: initialize, the text
 //! document notifications with full-text sync, definition, hover, completion, document
 //! symbols and code lenses (answered by `navigation`), the call hierarchy (by `calls`,
-//! from the call graph of the working tree's files), shutdown and exit; any other
-//! request gets a method-not-found error, bad parameters an invalid-params error, and the
-//! server keeps serving), the mapping between URIs and repository paths, and which
-//! diagnostics are sent. Does not own: the findings
+//! from the call graph of the working tree's files), the `keel.impact` command (by
+//! `impact`), `$/cancelRequest`, shutdown and exit; any other request gets a
+//! method-not-found error, bad parameters an invalid-params error, and the server keeps
+//! serving), the source trees the graphs are memoized on, the mapping between URIs and
+//! repository paths, and which diagnostics are sent. Does not own: the findings
 //! (`keel_queries::lint`) or their wording per file (`diagnostics`). Never writes to the
 //! repository (no memo, no kept answer).
 
 mod calls;
 mod diagnostics;
+mod impact;
 mod navigation;
 
 use keel_engine::inputs::Sources;
@@ -80,6 +82,21 @@ fn watch_outside(
     Ok((moves, stop))
 }
 
+/// The editor's messages, moved as soon as they are read into a queue the server drains
+/// whole.
+fn queued(messages: &crossbeam_channel::Receiver<Message>) -> crossbeam_channel::Receiver<Message> {
+    let (sender, queue) = crossbeam_channel::unbounded();
+    let messages = messages.clone();
+    std::thread::spawn(move || {
+        for message in messages {
+            if sender.send(message).is_err() {
+                return;
+            }
+        }
+    });
+    queue
+}
+
 /// The folder the editor opened: `rootUri`, else the first workspace folder, else the
 /// current folder.
 fn editor_root(params: &serde_json::Value) -> PathBuf {
@@ -134,9 +151,11 @@ pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
                 db,
                 root,
                 connection: &connection,
+                incoming: queued(&connection.receiver),
                 published: BTreeSet::new(),
                 report: None,
-                sources: None,
+                worktree: None,
+                trees: Trees::default(),
             };
             server.publish();
             let served = server.run(&moves);
@@ -159,6 +178,10 @@ fn capabilities() -> ServerCapabilities {
             resolve_provider: Some(false),
         }),
         call_hierarchy_provider: Some(lsp_types::CallHierarchyServerCapability::Simple(true)),
+        execute_command_provider: Some(lsp_types::ExecuteCommandOptions {
+            commands: vec![impact::COMMAND.to_owned()],
+            ..lsp_types::ExecuteCommandOptions::default()
+        }),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec!["#".to_owned(), ",".to_owned(), "/".to_owned()]),
             ..CompletionOptions::default()
@@ -182,49 +205,149 @@ struct Server<'a> {
     /// The working tree's top folder.
     root: PathBuf,
     connection: &'a Connection,
+    /// Every message the editor sent and the server has not taken yet (the connection's
+    /// own channel hands over one message at a time, so a burst would not be seen whole).
+    incoming: crossbeam_channel::Receiver<Message>,
     /// The repository paths diagnostics were last published for (to clear them).
     published: BTreeSet<String>,
     /// The last report of the working tree as the buffers hold it.
     report: Option<LintReport>,
-    /// The source tree the call hierarchy is read from (made at the first question).
-    sources: Option<Sources>,
+    /// The working tree's commit as last built (`None` while it equals HEAD, which is
+    /// then the tip).
+    worktree: Option<keel_engine::Oid>,
+    /// The source trees call graphs are read from (made at the first question).
+    trees: Trees,
+}
+
+/// The source trees the server's call graphs are memoized on: each is made once and then
+/// given new files (`ChangeEvent::SourcesChanged`), so only files that changed are read
+/// again.
+#[derive(Default)]
+struct Trees {
+    /// The working tree as the buffers hold it (the call hierarchy, an impact's
+    /// candidate).
+    worktree: Option<Sources>,
+    /// HEAD (an impact's base).
+    head: Option<Sources>,
+}
+
+impl Trees {
+    /// The tree in `slot` holding `files` (past `max_file_bytes` not parsed).
+    fn holding(
+        db: &mut KeelDatabase,
+        slot: &mut Option<Sources>,
+        files: Vec<(String, keel_engine::Oid)>,
+        max_file_bytes: u64,
+    ) -> Result<Sources, String> {
+        if let Some(tree) = *slot {
+            db.apply_changes(&[ChangeEvent::SourcesChanged { tree, files }])
+                .map_err(|err| err.to_string())?;
+            return Ok(tree);
+        }
+        let tree = db.sources(files, max_file_bytes);
+        *slot = Some(tree);
+        Ok(tree)
+    }
 }
 
 impl Server<'_> {
     /// Serves until `shutdown`: each wake takes every message already waiting, applies
     /// the buffer changes among them in order, lints once if anything moved (so a burst of
-    /// keystrokes costs one verdict, and work for a stale version is never done), then
-    /// answers the requests in order. A batch of outside changes (a commit, a checkout, a
-    /// file saved by another program) is a wake too.
+    /// keystrokes costs one verdict, and work for a stale version is never done), takes
+    /// what came during the lint the same way, then answers the requests in order —
+    /// except those the editor cancelled (`$/cancelRequest`), which get a
+    /// request-cancelled error. A batch of outside changes (a commit, a checkout, a file
+    /// saved by another program) is a wake too.
     fn run(&mut self, moves: &crossbeam_channel::Receiver<()>) -> Result<(), ServerError> {
+        let mut backlog: Vec<Message> = Vec::new();
         loop {
-            let mut waiting = Vec::new();
             let mut moved = false;
-            crossbeam_channel::select! {
-                recv(self.connection.receiver) -> message => match message {
-                    Ok(message) => waiting.push(message),
-                    Err(_) => return Ok(()),
-                },
-                recv(moves) -> outside => moved = outside.is_ok(),
-            }
-            waiting.extend(self.connection.receiver.try_iter());
-            let mut requests = Vec::new();
-            for message in waiting {
-                match message {
-                    Message::Request(request) => requests.push(request),
-                    Message::Notification(notification) => moved |= self.notified(notification),
-                    Message::Response(_) => {}
+            if backlog.is_empty() {
+                crossbeam_channel::select! {
+                    recv(self.incoming) -> message => match message {
+                        Ok(message) => backlog.push(message),
+                        Err(_) => return Ok(()),
+                    },
+                    recv(moves) -> outside => moved = outside.is_ok(),
                 }
             }
-            if moved {
+            let mut batch = Batch::default();
+            loop {
+                backlog.extend(self.incoming.try_iter());
+                for message in backlog.drain(..) {
+                    moved |= self.take(message, &mut batch);
+                }
+                if !moved {
+                    break;
+                }
+                moved = false;
                 self.publish();
             }
-            for request in requests {
-                if self.connection.handle_shutdown(&request)? {
-                    return Ok(());
+            for request in batch.requests {
+                // A cancel sent while earlier answers were made counts; anything else
+                // that came meanwhile waits for the next turn.
+                for message in self.incoming.try_iter() {
+                    match cancelled_id(&message) {
+                        Some(id) => _ = batch.cancelled.insert(id),
+                        None => backlog.push(message),
+                    }
+                }
+                if batch.cancelled.contains(&request.id) {
+                    self.send(Message::Response(Response::new_err(
+                        request.id,
+                        ErrorCode::RequestCanceled as i32,
+                        "cancelled by the editor".to_owned(),
+                    )))?;
+                    continue;
+                }
+                if request.method
+                    == <lsp_types::request::Shutdown as lsp_types::request::Request>::METHOD
+                {
+                    return self.shut_down(request.id);
                 }
                 self.answer(request)?;
             }
+        }
+    }
+
+    /// `shutdown`: answered, then every request refused until `exit` (or the editor's
+    /// connection closes).
+    fn shut_down(&self, id: lsp_server::RequestId) -> Result<(), ServerError> {
+        self.send(Message::Response(Response::new_ok(id, ())))?;
+        for message in &self.incoming {
+            match message {
+                Message::Notification(notification)
+                    if notification.method == lsp_types::notification::Exit::METHOD =>
+                {
+                    return Ok(());
+                }
+                Message::Request(request) => {
+                    self.send(Message::Response(Response::new_err(
+                        request.id,
+                        ErrorCode::InvalidRequest as i32,
+                        "keel lsp is shutting down".to_owned(),
+                    )))?;
+                }
+                Message::Notification(_) | Message::Response(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// One message of a batch: a request is kept for answering, a cancel noted, a
+    /// document notification applied. True when the working tree moved.
+    fn take(&mut self, message: Message, batch: &mut Batch) -> bool {
+        if let Some(id) = cancelled_id(&message) {
+            batch.cancelled.insert(id);
+            return false;
+        }
+        match message {
+            Message::Request(request) => {
+                batch.requests.push(request);
+                false
+            }
+            Message::Notification(notification) => self.notified(notification),
+            Message::Response(_) => false,
         }
     }
 
@@ -232,8 +355,8 @@ impl Server<'_> {
     fn answer(&mut self, request: Request) -> Result<(), ServerError> {
         use lsp_types::request::{
             CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare,
-            CodeLensRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
-            Request as _,
+            CodeLensRequest, Completion, DocumentSymbolRequest, ExecuteCommand, GotoDefinition,
+            HoverRequest, Request as _,
         };
         let id = request.id.clone();
         let root = self.root.clone();
@@ -274,6 +397,7 @@ impl Server<'_> {
             CodeLensRequest::METHOD => self.on_document(&request, |view, path| {
                 serde_json::to_value(view.code_lenses(path)).ok()
             }),
+            ExecuteCommand::METHOD => return self.on_command(&request),
             _ => return self.refuse(&request),
         };
         match result {
@@ -300,24 +424,83 @@ impl Server<'_> {
             return Ok(None);
         };
         let files = tree_files(&self.db, tip).map_err(|err| err.to_string())?;
-        let files = graph_inputs(&files);
-        let tree = match self.sources {
-            Some(tree) => {
-                self.db
-                    .apply_changes(&[ChangeEvent::SourcesChanged { tree, files }])
-                    .map_err(|err| err.to_string())?;
-                tree
-            }
-            None => {
-                let tree = self.db.sources(files, tip_file_bound(&self.db, tip).0);
-                self.sources = Some(tree);
-                tree
-            }
-        };
+        let bound = tip_file_bound(&self.db, tip).0;
+        let tree = Trees::holding(
+            &mut self.db,
+            &mut self.trees.worktree,
+            graph_inputs(&files),
+            bound,
+        )?;
         let graph = call_graph(&self.db, tree);
         let uri = |path: &str| file_uri(&self.root.join(path));
         let calls = calls::Calls { graph, uri: &uri };
         Ok(answer(&calls, request.params.clone()))
+    }
+
+    /// `workspace/executeCommand`: `keel.impact` answers with the report of the working
+    /// tree as the buffers hold it against HEAD; another command, or a bad argument, is an
+    /// invalid-params error; a report keel refuses (a refused `keel.toml`, a source it
+    /// cannot read) a request-failed error naming why.
+    fn on_command(&mut self, request: &Request) -> Result<(), ServerError> {
+        let id = request.id.clone();
+        let answer =
+            match serde_json::from_value::<lsp_types::ExecuteCommandParams>(request.params.clone())
+            {
+                Err(err) => Err((ErrorCode::InvalidParams, err.to_string())),
+                Ok(params) if params.command != impact::COMMAND => Err((
+                    ErrorCode::InvalidParams,
+                    format!(
+                        "keel lsp has no command `{}`; repair: run `{}`",
+                        params.command,
+                        impact::COMMAND
+                    ),
+                )),
+                Ok(params) => self.impact(params.arguments.first()),
+            };
+        let response = match answer {
+            Ok(value) => Response::new_ok(id, value),
+            Err((code, message)) => Response::new_err(id, code as i32, message),
+        };
+        self.send(Message::Response(response))
+    }
+
+    /// The impact report of the working tree as the buffers hold it (`null` before keel
+    /// could read the working tree).
+    fn impact(
+        &mut self,
+        argument: Option<&serde_json::Value>,
+    ) -> Result<serde_json::Value, (ErrorCode, String)> {
+        let failed = |message: String| (ErrorCode::RequestFailed, message);
+        // The tip is the working tree's commit on top of HEAD, or HEAD itself while they
+        // agree.
+        let Some(tip) = Tip::get(&self.db).commit(&self.db) else {
+            return Ok(serde_json::Value::Null);
+        };
+        let base = match self.worktree {
+            Some(id) if id == tip.id(&self.db) => tip.parents(&self.db).first().copied(),
+            _ => Some(tip),
+        };
+        let graded = |err: impact::ImpactError| match err {
+            impact::ImpactError::Argument(message) => (ErrorCode::InvalidParams, message),
+            impact::ImpactError::Refused(message) => failed(message),
+        };
+        let sides = impact::sides(&self.db, base, tip).map_err(graded)?;
+        let bound = tip_file_bound(&self.db, tip).0;
+        let base_tree = Trees::holding(
+            &mut self.db,
+            &mut self.trees.head,
+            sides.base.clone(),
+            bound,
+        )
+        .map_err(failed)?;
+        let candidate = Trees::holding(
+            &mut self.db,
+            &mut self.trees.worktree,
+            sides.candidate.clone(),
+            bound,
+        )
+        .map_err(failed)?;
+        impact::report(&self.db, &sides, (base_tree, candidate), argument).map_err(graded)
     }
 
     /// Runs `answer` on the document and position a request names (`textDocument`,
@@ -457,8 +640,9 @@ impl Server<'_> {
             .db
             .apply_changes(&[ChangeEvent::Worktree])
             .map_err(|_| None)?;
+        self.worktree = changed.worktree;
         let mut report = lint_scope(&self.db, Scope::Full).map_err(Some)?;
-        if let Some(commit) = changed.worktree {
+        if let Some(commit) = self.worktree {
             report.name_commit(&commit.to_string(), WORKTREE);
         }
         Ok(report)
@@ -489,6 +673,30 @@ impl Server<'_> {
             .send(message)
             .map_err(|err| ServerError::Closed(err.to_string()))
     }
+}
+
+/// The requests of one wake, and the ids the editor cancelled.
+#[derive(Default)]
+struct Batch {
+    requests: Vec<Request>,
+    cancelled: std::collections::HashSet<lsp_server::RequestId>,
+}
+
+/// The request a `$/cancelRequest` notification cancels.
+fn cancelled_id(message: &Message) -> Option<lsp_server::RequestId> {
+    use lsp_types::notification::Cancel;
+    let Message::Notification(notification) = message else {
+        return None;
+    };
+    if notification.method != Cancel::METHOD {
+        return None;
+    }
+    let params: lsp_types::CancelParams =
+        serde_json::from_value(notification.params.clone()).ok()?;
+    Some(match params.id {
+        lsp_types::NumberOrString::Number(number) => number.into(),
+        lsp_types::NumberOrString::String(text) => text.into(),
+    })
 }
 
 /// Lines `start` to `end` (1-based, inclusive) as an LSP range: from the first line's

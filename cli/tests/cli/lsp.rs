@@ -8,122 +8,11 @@
 //! writes nothing to the repository. Does not own: the findings (lint's tests).
 
 use crate::APP_PY_F_CHANGED;
-use crate::support::{APP_PY, keel, listing, snapshot_settings, spec};
+use crate::lsp_client::{Client, uri};
+use crate::support::{APP_PY, listing, snapshot_settings, spec};
 use keel_fixtures::FixtureRepo;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
-
-/// A running `keel lsp` and the messages it sent, read on a thread.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    received: mpsc::Receiver<Value>,
-}
-
-impl Client {
-    fn start(dir: &Path) -> Self {
-        let mut child = keel(dir)
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("keel lsp starts");
-        let stdin = child.stdin.take().expect("a piped stdin");
-        let stdout = child.stdout.take().expect("a piped stdout");
-        let (sender, received) = mpsc::channel();
-        std::thread::spawn(move || read_messages(stdout, &sender));
-        Self {
-            child,
-            stdin,
-            received,
-        }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("send");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let message = self.next();
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// The next message, waiting up to a minute (a slow machine's cold lint).
-    fn next(&self) -> Value {
-        self.received
-            .recv_timeout(Duration::from_secs(60))
-            .expect("keel lsp answers")
-    }
-
-    /// The diagnostics published next for each of `count` files, by URI.
-    fn diagnostics(&self, count: usize) -> std::collections::BTreeMap<String, Value> {
-        let mut files = std::collections::BTreeMap::new();
-        while files.len() < count {
-            let message = self.next();
-            if message["method"] == "textDocument/publishDiagnostics" {
-                let uri = message["params"]["uri"].as_str().expect("a URI").to_owned();
-                files.insert(uri, message["params"]["diagnostics"].clone());
-            }
-        }
-        files
-    }
-}
-
-/// Reads `Content-Length`-framed JSON messages until the stream ends.
-fn read_messages(stdout: ChildStdout, sender: &mpsc::Sender<Value>) {
-    let mut reader = BufReader::new(stdout);
-    loop {
-        let mut length = None;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(n) = line.strip_prefix("Content-Length: ") {
-                length = n.parse::<usize>().ok();
-            }
-        }
-        let Some(length) = length else { return };
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let Ok(message) = serde_json::from_slice(&body) else {
-            return;
-        };
-        if sender.send(message).is_err() {
-            return;
-        }
-    }
-}
-
-/// `file://` and the real path of `path`.
-fn uri(path: &Path) -> String {
-    format!(
-        "file://{}",
-        path.canonicalize().expect("a real path").display()
-    )
-}
 
 #[test]
 fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clears_it() {
@@ -419,4 +308,223 @@ fn a_file_past_max_file_bytes_is_not_parsed_for_hover() {
         client.notify("exit", Value::Null);
         assert_eq!(client.child.wait().expect("ends").code(), Some(0));
     }
+}
+
+/// `keel impact --rev HEAD` of a patch file written beside the repository, as JSON.
+fn impact_of_patch(dir: &Path, patch: &str, extra: &[&str]) -> Value {
+    let file = dir.with_extension("patch");
+    std::fs::write(&file, patch).expect("write the patch");
+    let mut args = vec![
+        "impact",
+        "--rev",
+        "HEAD",
+        file.to_str().expect("a UTF-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    let run = crate::support::run(dir, &args);
+    assert_eq!(run.code, 0, "{}", run.render(None));
+    run.json()
+}
+
+/// git's `-U0` patch without what keel's own leaves out: `index` lines and the function
+/// context after a hunk's `@@ … @@`.
+fn without_index_and_context(patch: &str) -> String {
+    patch
+        .lines()
+        .filter(|line| !line.starts_with("index "))
+        .map(|line| match line.strip_prefix("@@ ") {
+            Some(rest) => format!("@@ {} @@", rest.split(" @@").next().unwrap_or_default()),
+            None => line.to_owned(),
+        })
+        .map(|line| line + "\n")
+        .collect()
+}
+
+#[test]
+fn keel_impact_of_the_unsaved_buffers_is_keel_impact_of_their_diff_against_head() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    let main_py = "from app import f\n\n\ndef run():\n    return f(1)\n";
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write("main.py", main_py))
+        .and_then(|r| r.write("README.md", "# app\n"))
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app, main and a spec").expect("commit");
+    let dir = repo.path();
+    let app = uri(&dir.join("app.py"));
+    let mut client = Client::start(dir);
+    client.request(
+        1,
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let impact = |id: u64, arguments: Value| json!({"command": "keel.impact", "arguments": arguments, "id": id});
+
+    // Nothing changed yet: a report with no operation.
+    let clean = client.request(2, "workspace/executeCommand", impact(2, json!([])));
+    assert_eq!(clean["result"]["operations"], json!([]), "{clean}");
+    assert_eq!(clean["result"]["changes"], json!([]), "{clean}");
+
+    // An unsaved change inside `f`, and a new unsaved file (never written to disk).
+    let added = "from app import f\n\n\ndef twice():\n    return f(f(1))\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": app, "languageId": "python", "version": 1, "text": APP_PY_F_CHANGED}}),
+    );
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&dir.join("main.py")).replace("main.py", "extra.py"), "languageId": "python", "version": 1, "text": added}}),
+    );
+    let answer = client.request(3, "workspace/executeCommand", impact(3, json!([])));
+    let report = answer["result"].clone();
+    let shallow = client.request(
+        4,
+        "workspace/executeCommand",
+        impact(4, json!([{"depth": 0}])),
+    );
+    let misspelt = client.request(
+        5,
+        "workspace/executeCommand",
+        impact(5, json!([{"detph": 2}])),
+    );
+    let unknown = client.request(
+        6,
+        "workspace/executeCommand",
+        json!({"command": "keel.nothing", "arguments": []}),
+    );
+    client.request(7, "shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.child.wait().expect("keel lsp ends").code(), Some(0));
+    assert_eq!(misspelt["error"]["code"], -32602, "{misspelt}");
+    assert!(
+        misspelt["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"detph\"")),
+        "{misspelt}"
+    );
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    // The same change on disk, read by git: its patch, fed to `keel impact`, gives the
+    // same report; without what keel's patch leaves out, to the digest.
+    repo.write("app.py", APP_PY_F_CHANGED)
+        .and_then(|r| r.write("extra.py", added))
+        .and_then(|r| r.write("README.md", "# app, changed\n"))
+        .expect("write the buffers");
+    repo.git(&["add", "-N", "extra.py"]).expect("git add -N");
+    let git_patch = repo
+        .git(&[
+            "diff",
+            "--no-renames",
+            "--histogram",
+            "--no-indent-heuristic",
+            "-U0",
+            "HEAD",
+            "--",
+            "*.py",
+        ])
+        .expect("git diff");
+    assert!(git_patch.contains("index "), "git writes index lines");
+    let mut from_git = impact_of_patch(dir, &git_patch, &[]);
+    let digest = |report: &Value| report["patch"]["digest"].clone();
+    assert!(digest(&report).is_string(), "{report}");
+    assert_ne!(digest(&from_git), digest(&report), "other patch bytes");
+    from_git["patch"]["digest"] = digest(&report);
+    assert_eq!(from_git, report);
+    let stripped = without_index_and_context(&git_patch);
+    assert_eq!(impact_of_patch(dir, &stripped, &[]), report);
+    assert_eq!(
+        impact_of_patch(dir, &stripped, &["--depth", "0"]),
+        shallow["result"]
+    );
+    // What the test wrote: `f` changed (its line 2), `extra.py` added with `twice`, and
+    // `run` calls `f`.
+    let ids = |key: &str| -> Vec<(String, u64)> {
+        report[key]
+            .as_array()
+            .map(|all| {
+                all.iter()
+                    .map(|node| {
+                        let id = node["id"].as_str().unwrap_or_default().to_owned();
+                        (id, node["depth"].as_u64().unwrap_or(0))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let named = |list: &[(&str, u64)]| -> Vec<(String, u64)> {
+        list.iter()
+            .map(|(id, depth)| ((*id).to_owned(), *depth))
+            .collect()
+    };
+    assert_eq!(
+        ids("changes"),
+        named(&[
+            ("app.py#f", 0),
+            ("extra.py#<module>", 0),
+            ("extra.py#twice", 0)
+        ])
+    );
+    assert_eq!(
+        ids("affected_functions"),
+        named(&[
+            ("app.py#f", 0),
+            ("extra.py#<module>", 0),
+            ("extra.py#twice", 0),
+            ("main.py#run", 1)
+        ])
+    );
+    assert_eq!(
+        ids("operations").len(),
+        2,
+        "README.md is no source: {report}"
+    );
+}
+
+#[test]
+fn a_request_the_editor_cancels_gets_a_cancelled_error_and_the_next_one_an_answer() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    let dir = repo.path();
+    let app = uri(&dir.join("app.py"));
+    let mut client = Client::start(dir);
+    client.request(
+        1,
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    // One burst: the opened buffer is linted, and the hovers and the cancel are read
+    // while it is.
+    let hover = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover",
+               "params": {"textDocument": {"uri": app}, "position": {"line": 1, "character": 4}}})
+    };
+    client.send_together(&[
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {"uri": app, "languageId": "python", "version": 1, "text": APP_PY_F_CHANGED}}}),
+        hover(2),
+        json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}}),
+        hover(3),
+    ]);
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 2 {
+        let message = client.next();
+        if let Some(id) = message["id"].as_u64() {
+            answers.insert(id, message);
+        }
+    }
+    assert_eq!(answers[&2]["error"]["code"], -32800, "{}", answers[&2]);
+    assert!(answers[&2].get("result").is_none(), "{}", answers[&2]);
+    assert!(
+        answers[&3]["result"]["contents"].is_object(),
+        "the request after it is served: {}",
+        answers[&3]
+    );
+    client.request(4, "shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.child.wait().expect("keel lsp ends").code(), Some(0));
 }

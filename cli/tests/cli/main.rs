@@ -33,6 +33,7 @@ mod impact_rename;
 mod kept_answer;
 mod limits;
 mod lsp;
+mod lsp_client;
 mod memo;
 mod messages_inputs;
 mod messages_spec;

@@ -12,6 +12,7 @@
 
 pub mod options;
 pub mod patch;
+pub mod unified;
 
 use crate::callgraph::{NodeId, NodeKind};
 use crate::json::Json;
@@ -389,6 +390,40 @@ pub struct Facts {
     pub unresolved: u64,
     /// The complete closure ([`closure`]).
     pub closure: Vec<Affected>,
+}
+
+impl Facts {
+    /// The facts of the patch `bytes` (read as `files`) over the source trees `base` and
+    /// `candidate` (the base with the patch applied, whose files `candidate_files` lists):
+    /// what `keel impact` and `keel lsp`'s `keel.impact` both report.
+    pub fn of(
+        db: &dyn keel_engine::Db,
+        (base, candidate): (crate::callgraph::Sources, crate::callgraph::Sources),
+        (bytes, files): (&[u8], &[patch::FilePatch]),
+        base_revision: String,
+        candidate_files: &[(String, keel_engine::Oid)],
+    ) -> Self {
+        let (operations, changes) = operations_and_changes(db, base, candidate, files);
+        let (closure, unresolved) = closure_over(db, base, candidate, &changes);
+        Self {
+            base_revision,
+            candidate_revision: worktree_revision(candidate_files),
+            digest: patch_digest(bytes),
+            operations,
+            changes,
+            unresolved,
+            closure,
+        }
+    }
+}
+
+/// The revision of files no commit names: `worktree:` and their [`tree_digest`].
+pub fn worktree_revision(files: &[(String, keel_engine::Oid)]) -> String {
+    let listed: Vec<(String, String)> = files
+        .iter()
+        .map(|(path, oid)| (path.clone(), oid.to_string()))
+        .collect();
+    format!("worktree:{}", tree_digest(&listed))
 }
 
 /// Why a node was left out, in the closed order.

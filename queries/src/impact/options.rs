@@ -4,8 +4,10 @@
 //! 1 KiB..=16 MiB, max-nodes 256 in 1..=65,536) and parsing them from argv words — a
 //! missing value, a leading zero, a sign, anything but ASCII digits, a value out of its
 //! domain, a repeated or unknown option is refused (KEEL-G109) before any report.
-//! Does not own: the patch or revision arguments (`keel impact` reads those) or `[impact]`
-//! defaults from `keel.toml` (the caller passes them in as [`Limits`]).
+//! Checks `keel.toml`'s `[impact]` values against the same domains
+//! ([`Limits::of_settings`]).
+//! Does not own: the patch or revision arguments (`keel impact` reads those) or reading
+//! `keel.toml` (the caller passes its `[impact]` table in).
 
 use std::ops::RangeInclusive;
 
@@ -78,7 +80,33 @@ pub enum OptionError {
     Envelope(String),
 }
 
+/// A `[impact]` value of `keel.toml` its option's domain refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingRefused {
+    /// The key in `[impact]`.
+    pub key: &'static str,
+    pub value: u64,
+    pub error: OptionError,
+}
+
 impl Limits {
+    /// `keel.toml`'s `[impact]` values as limits, each checked against its option's
+    /// domain (the first refused is named).
+    pub fn of_settings(
+        settings: &keel_engine::settings::ImpactSettings,
+    ) -> Result<Self, SettingRefused> {
+        let mut limits = Self::default();
+        for (key, flag, value) in [
+            ("depth", "--depth", u64::from(settings.depth)),
+            ("max_bytes", "--max-bytes", settings.max_bytes),
+            ("max_nodes", "--max-nodes", u64::from(settings.max_nodes)),
+        ] {
+            limits = Self::parse(limits, &[format!("{flag}={value}")])
+                .map_err(|error| SettingRefused { key, value, error })?;
+        }
+        Ok(limits)
+    }
+
     /// `defaults` overridden by the `--depth/--max-bytes/--max-nodes` words of `words`
     /// (`--flag N` or `--flag=N`). Every other word is refused as unknown.
     pub fn parse(defaults: Self, words: &[String]) -> Result<Self, OptionError> {
