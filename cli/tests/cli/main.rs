@@ -34,6 +34,7 @@ mod kept_answer;
 mod limits;
 mod lsp;
 mod lsp_client;
+mod lsp_typescript;
 mod memo;
 mod messages_inputs;
 mod messages_spec;
