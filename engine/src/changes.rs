@@ -14,6 +14,7 @@ use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::{Readings, Sources};
 use crate::sessions::{ScanPlan, SessionSources, SessionWorld};
 use crate::settings::ModelPrices;
+use crate::worktree_commit::DiskRead;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -42,6 +43,12 @@ pub enum ChangeEvent {
         path: String,
         text: Option<std::sync::Arc<[u8]>>,
     },
+    /// [`ChangeEvent::Worktree`] after keystrokes: only the buffers moved, so the files on
+    /// disk are taken as the last `Worktree` read them (read anyway the first time, or
+    /// when HEAD moved). A save, a close or an outside change is a `Worktree`. The
+    /// commit it makes is one input set again at every keystroke, so a database that
+    /// took it writes no memo (`save_memo`).
+    WorktreeBuffers,
     /// `keel sessions`: read the sessions and decisions of these sources into a new
     /// [`SessionWorld`] (replacing any loaded one). Bad input is refused and nothing is set.
     SessionsFrom(Box<SessionSources>),
@@ -132,13 +139,21 @@ impl KeelDatabase {
         match event {
             ChangeEvent::TipMoved | ChangeEvent::Rescan => {}
             ChangeEvent::TipAt(oid) => result.tip_moved |= self.set_tip(Some(*oid))?,
-            ChangeEvent::Worktree => {
-                result.worktree = self.worktree_commit()?;
+            ChangeEvent::Worktree | ChangeEvent::WorktreeBuffers => {
+                let disk = match event {
+                    ChangeEvent::WorktreeBuffers => DiskRead::AsLast,
+                    _ => DiskRead::Again,
+                };
+                let before = self.worktree_files.tip;
+                result.worktree = self.worktree_commit(disk)?;
                 let tip = match result.worktree {
                     Some(commit) => Some(commit),
                     None => self.read_head()?,
                 };
-                result.tip_moved |= self.set_tip(tip)?;
+                // The working tree's commit is one input set again: another one moved the
+                // tip even where the tip input names the same commit input.
+                let rewritten = result.worktree.is_some() && result.worktree != before;
+                result.tip_moved |= self.set_tip(tip)? | rewritten;
             }
             ChangeEvent::Buffer { path, text } => match text {
                 Some(text) => {

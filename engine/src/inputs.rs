@@ -10,8 +10,10 @@
 
 use crate::oid::Oid;
 
-/// One commit, as git stores it. Immutable: created once per id, never set again. Kept
-/// in the on-disk memo with the index from ids to inputs (`memo`).
+/// One commit, as git stores it. Immutable: created once per id, never set again — except
+/// the working tree's in-memory commit after an editor's keystrokes, one input whose
+/// fields are set again (LOW durability) as the buffers change (`worktree_commit`). Kept in the on-disk memo
+/// with the index from ids to inputs (`memo`).
 #[salsa::input(debug, persist)]
 pub struct Commit {
     #[returns(copy)]

@@ -148,8 +148,13 @@ impl KeelDatabase {
     }
 
     /// Writes every persisted memo of this database for `build`, atomically; removes the
-    /// file instead when its body would be larger than [`MAX_BYTES`].
+    /// file instead when its body would be larger than [`MAX_BYTES`]. Writes nothing once
+    /// an editor's keystrokes were judged (`ChangeEvent::WorktreeBuffers`): their commit is
+    /// one input set again, which a memo cannot hold as an immutable commit.
     pub fn save_memo(&mut self, build: &str) -> Result<(), CacheError> {
+        if self.worktree_files.input.is_some() {
+            return Ok(());
+        }
         let path = self.memo_path()?;
         let index = CommitIndex {
             history: self.history_fingerprint()?,

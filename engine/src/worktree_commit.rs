@@ -23,7 +23,7 @@ use crate::inputs::Commit;
 use crate::oid::Oid;
 use crate::worktree::relative_path;
 use gix::objs::tree::{Entry, EntryKind, EntryMode};
-use salsa::Durability;
+use salsa::{Durability, Setter as _};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -33,13 +33,24 @@ pub const WORKTREE: &str = "worktree";
 /// The message of the working tree's commit (its subject is what a report shows).
 const WORKTREE_MESSAGE: &str = "the working tree (uncommitted changes)\n";
 
+/// Whether the working tree's files on disk are read again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DiskRead {
+    /// Walk and stat them (what a save, a checkout or another program may have moved).
+    Again,
+    /// Take them as the last read found them: only the editor's buffers moved.
+    AsLast,
+}
+
 /// One file as a tree entry would hold it.
 use crate::worktree_files::{FileStamp, Files};
 
 impl KeelDatabase {
     /// The working tree as a commit whose one parent is HEAD, made an input (kept in
     /// memory only); `None` when the working tree equals HEAD's tree or HEAD is unborn.
-    pub(crate) fn worktree_commit(&mut self) -> Result<Option<Oid>, EngineError> {
+    /// `disk`: read the files on disk again, or take them as the last read found them
+    /// (only the buffers moved; read anyway when nothing was read yet or HEAD moved).
+    pub(crate) fn worktree_commit(&mut self, disk: DiskRead) -> Result<Option<Oid>, EngineError> {
         let Some(root) = self.work_dir().map(Path::to_owned) else {
             return Err(EngineError::NoWorkTree {
                 path: self.git_dir_path().to_owned(),
@@ -54,18 +65,24 @@ impl KeelDatabase {
             Some((tree, files)) if tree == head_tree => files,
             _ => self.flat_tree(head_tree)?,
         };
-        let mut on_disk = match self.read_worktree(&root, &committed) {
+        let last = self.worktree_files.disk.take();
+        let read = match last {
+            Some((tree, files)) if tree == head_tree && disk == DiskRead::AsLast => Ok(files),
+            _ => self.read_worktree(&root, &committed),
+        };
+        let mut on_disk = match read {
             Ok(files) => files,
             Err(err) => {
                 self.worktree_files.head = Some((head_tree, committed));
                 return Err(err);
             }
         };
+        self.worktree_files.disk = Some((head_tree, on_disk.clone()));
         self.overlay_buffers(&mut on_disk);
         let unchanged = on_disk == committed;
         self.worktree_files.head = Some((head_tree, committed));
         if unchanged {
-            self.forget_worktree_commit(None);
+            self.forget_worktree_commit();
             return Ok(None);
         }
         let tree = self.build_tree(&on_disk);
@@ -76,34 +93,79 @@ impl KeelDatabase {
         let id = self
             .objects_store()
             .object_id(gix::objs::Kind::Commit, text.as_bytes());
-        if !self.commits.contains_key(&id) {
+        if self.worktree_files.tip != Some(id) {
+            self.forget_worktree_commit();
+            let input = match self.commits.get(&id) {
+                Some(&known) => known,
+                None if disk == DiskRead::AsLast => self.editor_input(id, head_input, tree, time),
+                None => Commit::builder(
+                    id,
+                    vec![head_input],
+                    tree,
+                    WORKTREE_MESSAGE.to_owned(),
+                    time,
+                    false,
+                )
+                .durability(Durability::HIGH)
+                .new(&*self),
+            };
+            self.commits.insert(id, input);
+            self.remember_commits(&[input]);
+            self.worktree_files.tip = Some(id);
+        }
+        Ok(Some(id))
+    }
+
+    /// The working tree's commit input after keystrokes, with these fields: one input,
+    /// made at the first keystroke and set again (LOW durability: it moves with every
+    /// edit), so what is memoized per commit is recomputed in place instead of once more
+    /// per keystroke beside the memos of every earlier version. A read of the disk makes
+    /// an immutable input per commit instead, as for any commit (see
+    /// [`KeelDatabase::save_memo`], which writes no memo once this input exists).
+    fn editor_input(&mut self, id: Oid, head: Commit, tree: Oid, time: i64) -> Commit {
+        let Some(input) = self.worktree_files.input else {
             let input = Commit::builder(
                 id,
-                vec![head_input],
+                vec![head],
                 tree,
                 WORKTREE_MESSAGE.to_owned(),
                 time,
                 false,
             )
-            .durability(Durability::HIGH)
+            .durability(Durability::LOW)
             .new(&*self);
-            self.commits.insert(id, input);
-            self.remember_commits(&[input]);
+            self.worktree_files.input = Some(input);
+            return input;
+        };
+        input.set_id(self).with_durability(Durability::LOW).to(id);
+        if input.tree(self) != tree {
+            input
+                .set_tree(self)
+                .with_durability(Durability::LOW)
+                .to(tree);
         }
-        self.forget_worktree_commit(Some(id));
-        Ok(Some(id))
+        if *input.parents(self) != [head] {
+            input
+                .set_parents(self)
+                .with_durability(Durability::LOW)
+                .to(vec![head]);
+        }
+        if input.committer_time(self) != time {
+            input
+                .set_committer_time(self)
+                .with_durability(Durability::LOW)
+                .to(time);
+        }
+        input
     }
 
-    /// Drops the previous working tree's commit from the known commits once another (or
-    /// HEAD itself, `None`) took its place: nothing descends from it, so the history stays
-    /// HEAD's plus one commit however many edits an editor makes.
-    fn forget_worktree_commit(&mut self, now: Option<Oid>) {
-        let Some(previous) = std::mem::replace(&mut self.worktree_files.tip, now) else {
+    /// Drops the working tree's commit from the known commits (HEAD itself is the
+    /// working tree, or another commit takes its place): nothing descends from it, so the
+    /// history stays HEAD's plus one commit however many edits an editor makes.
+    fn forget_worktree_commit(&mut self) {
+        let Some(previous) = self.worktree_files.tip.take() else {
             return;
         };
-        if Some(previous) == now {
-            return;
-        }
         if let Some(input) = self.commits.remove(&previous) {
             self.forget_commits(&[input]);
         }

@@ -20,8 +20,14 @@ pub(crate) struct WorktreeFiles {
     pub(crate) stamps: HashMap<String, (FileStamp, EntryMode, Oid)>,
     /// HEAD's tree as flat files, by the tree's id (read again only when HEAD moves).
     pub(crate) head: Option<(Oid, Files)>,
+    /// The files on disk as the last read found them (buffers not laid over), with the
+    /// HEAD tree they were read against.
+    pub(crate) disk: Option<(Oid, Files)>,
     /// The working tree's commit the last read made, if any.
     pub(crate) tip: Option<Oid>,
+    /// The one commit input every working tree commit made after keystrokes is (its
+    /// fields set again as the buffers change), once one was made.
+    pub(crate) input: Option<crate::inputs::Commit>,
     /// The blobs the editors' buffers were hashed into at the last read.
     pub(crate) buffer_blobs: std::collections::HashSet<Oid>,
 }

@@ -2,9 +2,10 @@
 //! the working tree as the editor holds it (unsaved text included: `ChangeEvent::Buffer`
 //! over the files on disk); after each batch of opens, changes, saves and closes — and
 //! each batch of outside changes `keel watch` would notice (a commit, a checkout, a file
-//! another program saved) — the working tree's commit is rebuilt and linted once, and
-//! every file's diagnostics are published; the files that had some and now have none are
-//! cleared.
+//! another program saved) — the working tree's commit is rebuilt and linted once (after
+//! keystrokes alone the files on disk are not walked again: `ChangeEvent::WorktreeBuffers`),
+//! and the diagnostics of every file whose list changed are published; the files that had
+//! some and now have none are cleared.
 //!
 //! Owns: the protocol (LSP 3.17 over stdio through `lsp-server`: initialize, the text
 //! document notifications with full-text sync, definition, hover, completion, document
@@ -39,7 +40,7 @@ use lsp_types::{
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
     TextDocumentSyncSaveOptions, Uri,
 };
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -152,12 +153,12 @@ pub(crate) fn serve(repo: Option<PathBuf>) -> Result<(), ServerError> {
                 root,
                 connection: &connection,
                 incoming: queued(&connection.receiver),
-                published: BTreeSet::new(),
+                published: BTreeMap::new(),
                 report: None,
                 worktree: None,
                 trees: Trees::default(),
             };
-            server.publish();
+            server.publish(Moved::Disk);
             let served = server.run(&moves);
             stop.stop();
             served
@@ -208,8 +209,9 @@ struct Server<'a> {
     /// Every message the editor sent and the server has not taken yet (the connection's
     /// own channel hands over one message at a time, so a burst would not be seen whole).
     incoming: crossbeam_channel::Receiver<Message>,
-    /// The repository paths diagnostics were last published for (to clear them).
-    published: BTreeSet<String>,
+    /// The diagnostics last published, by repository path (to send only what changed and
+    /// clear what is gone).
+    published: BTreeMap<String, Vec<Diagnostic>>,
     /// The last report of the working tree as the buffers hold it.
     report: Option<LintReport>,
     /// The working tree's commit as last built (`None` while it equals HEAD, which is
@@ -261,27 +263,27 @@ impl Server<'_> {
     fn run(&mut self, moves: &crossbeam_channel::Receiver<()>) -> Result<(), ServerError> {
         let mut backlog: Vec<Message> = Vec::new();
         loop {
-            let mut moved = false;
+            let mut moved = Moved::Nothing;
             if backlog.is_empty() {
                 crossbeam_channel::select! {
                     recv(self.incoming) -> message => match message {
                         Ok(message) => backlog.push(message),
                         Err(_) => return Ok(()),
                     },
-                    recv(moves) -> outside => moved = outside.is_ok(),
+                    recv(moves) -> outside => if outside.is_ok() { moved = Moved::Disk },
                 }
             }
             let mut batch = Batch::default();
             loop {
                 backlog.extend(self.incoming.try_iter());
                 for message in backlog.drain(..) {
-                    moved |= self.take(message, &mut batch);
+                    moved = moved.max(self.take(message, &mut batch));
                 }
-                if !moved {
+                if moved == Moved::Nothing {
                     break;
                 }
-                moved = false;
-                self.publish();
+                self.publish(moved);
+                moved = Moved::Nothing;
             }
             for request in batch.requests {
                 // A cancel sent while earlier answers were made counts; anything else
@@ -335,19 +337,19 @@ impl Server<'_> {
     }
 
     /// One message of a batch: a request is kept for answering, a cancel noted, a
-    /// document notification applied. True when the working tree moved.
-    fn take(&mut self, message: Message, batch: &mut Batch) -> bool {
+    /// document notification applied. What it moved.
+    fn take(&mut self, message: Message, batch: &mut Batch) -> Moved {
         if let Some(id) = cancelled_id(&message) {
             batch.cancelled.insert(id);
-            return false;
+            return Moved::Nothing;
         }
         match message {
             Message::Request(request) => {
                 batch.requests.push(request);
-                false
+                Moved::Nothing
             }
             Message::Notification(notification) => self.notified(notification),
-            Message::Response(_) => false,
+            Message::Response(_) => Moved::Nothing,
         }
     }
 
@@ -571,9 +573,14 @@ impl Server<'_> {
         self.send(Message::Response(response))
     }
 
-    /// A document opened, changed, saved or closed: the buffer is set (or dropped). True
-    /// when the working tree moved (and is to be linted again).
-    fn notified(&mut self, notification: Notification) -> bool {
+    /// A document opened, changed, saved or closed: the buffer is set (or dropped). What
+    /// moved: a change or an open moves only buffers; a save or a close may leave the file
+    /// on disk other than it was last read.
+    fn notified(&mut self, notification: Notification) -> Moved {
+        let moved = match notification.method.as_str() {
+            DidSaveTextDocument::METHOD | DidCloseTextDocument::METHOD => Moved::Disk,
+            _ => Moved::Buffers,
+        };
         let buffer = match notification.method.as_str() {
             DidOpenTextDocument::METHOD => notification
                 .extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD)
@@ -597,24 +604,27 @@ impl Server<'_> {
             _ => None,
         };
         let Some((uri, text)) = buffer else {
-            return false;
+            return Moved::Nothing;
         };
         let Some(path) = repo_path(&self.root, &uri) else {
-            return false;
+            return Moved::Nothing;
         };
         let event = ChangeEvent::Buffer {
             path,
             text: text.map(|text| Arc::from(text.into_bytes())),
         };
-        self.db.apply_changes(&[event]).is_ok()
+        match self.db.apply_changes(&[event]) {
+            Ok(_) => moved,
+            Err(_) => Moved::Nothing,
+        }
     }
 
-    /// Lints the working tree as the editor holds it and publishes every file's
-    /// diagnostics (an empty list for a file that had some); specs keel refuses are
-    /// published instead of findings. A working tree keel cannot read publishes nothing
-    /// new: the last diagnostics stand.
-    fn publish(&mut self) {
-        let files = match self.lint() {
+    /// Lints the working tree as the editor holds it and publishes the diagnostics of
+    /// every file whose list changed (an empty list for a file that had some); specs keel
+    /// refuses are published instead of findings. A working tree keel cannot read
+    /// publishes nothing new: the last diagnostics stand.
+    fn publish(&mut self, moved: Moved) {
+        let files = match self.lint(moved) {
             Ok(report) => {
                 let files = diagnostics::diagnostics(&self.db, &report, WORKTREE);
                 self.report = Some(report);
@@ -623,23 +633,30 @@ impl Server<'_> {
             Err(Some(LintError::Specs(errors))) => diagnostics::spec_refusals(&errors),
             Err(_) => return,
         };
-        let now: BTreeSet<String> = files.keys().cloned().collect();
-        let cleared: Vec<String> = self.published.difference(&now).cloned().collect();
+        let cleared: Vec<String> = self
+            .published
+            .keys()
+            .filter(|path| !files.contains_key(*path))
+            .cloned()
+            .collect();
         for path in cleared {
             let _ = self.send_diagnostics(&path, Vec::new());
         }
-        for (path, list) in files {
-            let _ = self.send_diagnostics(&path, list);
+        for (path, list) in &files {
+            if self.published.get(path) != Some(list) {
+                let _ = self.send_diagnostics(path, list.clone());
+            }
         }
-        self.published = now;
+        self.published = files;
     }
 
     /// The working tree's report; `Err(None)` when the working tree cannot be read.
-    fn lint(&mut self) -> Result<LintReport, Option<LintError>> {
-        let changed = self
-            .db
-            .apply_changes(&[ChangeEvent::Worktree])
-            .map_err(|_| None)?;
+    fn lint(&mut self, moved: Moved) -> Result<LintReport, Option<LintError>> {
+        let event = match moved {
+            Moved::Buffers => ChangeEvent::WorktreeBuffers,
+            Moved::Nothing | Moved::Disk => ChangeEvent::Worktree,
+        };
+        let changed = self.db.apply_changes(&[event]).map_err(|_| None)?;
         self.worktree = changed.worktree;
         let mut report = lint_scope(&self.db, Scope::Full).map_err(Some)?;
         if let Some(commit) = self.worktree {
@@ -673,6 +690,16 @@ impl Server<'_> {
             .send(message)
             .map_err(|err| ServerError::Closed(err.to_string()))
     }
+}
+
+/// What a batch of messages moved, least to most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Moved {
+    Nothing,
+    /// The editor's buffers only: the files on disk are as last read.
+    Buffers,
+    /// Files on disk may have moved too (a save, a close, an outside change).
+    Disk,
 }
 
 /// The requests of one wake, and the ids the editor cancelled.

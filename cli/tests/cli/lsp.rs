@@ -170,12 +170,16 @@ fn an_unsaved_change_inside_a_pinned_unit_is_an_error_on_it_and_undoing_it_clear
     );
     repo.write("app.py", APP_PY_F_CHANGED).expect("write");
     repo.commit("Change f outside the editor").expect("commit");
-    // The file written before the commit may show first as an unsaved change: wait for
-    // the verdict at the commit.
-    let mut after_commit = client.diagnostics(2);
-    while after_commit[&app][0]["severity"] == 1 {
-        after_commit = client.diagnostics(2);
-    }
+    // The file written before the commit may show first as an uncommitted change: wait
+    // for the verdict at the commit.
+    let after_commit = client.published_until(|latest| {
+        latest
+            .get(&app)
+            .is_some_and(|list| list[0]["severity"] == 3)
+            && latest
+                .get(&spec_uri)
+                .is_some_and(|list| list[0].is_object())
+    });
     assert_eq!(
         after_commit[&app][0]["severity"], 3,
         "information: {after_commit:?}"
@@ -524,6 +528,56 @@ fn a_request_the_editor_cancels_gets_a_cancelled_error_and_the_next_one_an_answe
         "the request after it is served: {}",
         answers[&3]
     );
+    client.request(4, "shutdown", Value::Null);
+    client.notify("exit", Value::Null);
+    assert_eq!(client.child.wait().expect("keel lsp ends").code(), Some(0));
+}
+
+#[test]
+fn a_keystroke_that_leaves_every_verdict_as_it_was_publishes_nothing() {
+    let mut repo = FixtureRepo::new().expect("a fixture repository");
+    repo.write("app.py", APP_PY)
+        .and_then(|r| r.write(".spec/app/spec.md", &spec(&["app.py#f"])))
+        .expect("write");
+    repo.commit("Add app and its spec").expect("commit");
+    let dir = repo.path();
+    let app = uri(&dir.join("app.py"));
+    let spec_uri = uri(&dir.join(".spec/app/spec.md"));
+    let mut client = Client::start(dir);
+    client.request(
+        1,
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": app, "languageId": "python", "version": 1, "text": APP_PY_F_CHANGED}}),
+    );
+    let first = client.diagnostics(2);
+    assert_eq!(first[&app][0]["code"], "anchor-hit", "{first:?}");
+    // Another edit of the same line of `f`: the same finding, on the same lines.
+    let again = APP_PY_F_CHANGED.replace("x + 2", "x + 3");
+    let change = |version: u32, text: &str| json!({"textDocument": {"uri": app, "version": version}, "contentChanges": [{"text": text}]});
+    client.notify("textDocument/didChange", change(2, &again));
+    let symbols = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentSymbol",
+               "params": {"textDocument": {"uri": spec_uri}}})
+    };
+    client.send(&symbols(2));
+    let mut between = Vec::new();
+    loop {
+        let message = client.next();
+        if message["id"] == 2 {
+            break;
+        }
+        between.push(message);
+    }
+    assert_eq!(between, Vec::<Value>::new(), "nothing new to publish");
+    // The control: an edit that clears the finding is published.
+    client.notify("textDocument/didChange", change(3, APP_PY));
+    let cleared = client.diagnostics(2);
+    assert_eq!(cleared[&app], json!([]), "{cleared:?}");
     client.request(4, "shutdown", Value::Null);
     client.notify("exit", Value::Null);
     assert_eq!(client.child.wait().expect("keel lsp ends").code(), Some(0));

@@ -17,6 +17,9 @@ pub(crate) struct Client {
     pub(crate) child: Child,
     stdin: ChildStdin,
     received: mpsc::Receiver<Value>,
+    /// The diagnostics last published for each URI, of every message read so far (the
+    /// server publishes a file's list only when it changed).
+    latest: std::cell::RefCell<std::collections::BTreeMap<String, Value>>,
 }
 
 impl Client {
@@ -36,6 +39,7 @@ impl Client {
             child,
             stdin,
             received,
+            latest: std::cell::RefCell::default(),
         }
     }
 
@@ -72,9 +76,28 @@ impl Client {
 
     /// The next message, waiting up to a minute (a slow machine's cold lint).
     pub(crate) fn next(&self) -> Value {
-        self.received
+        let message = self
+            .received
             .recv_timeout(Duration::from_secs(60))
-            .expect("keel lsp answers")
+            .expect("keel lsp answers");
+        if message["method"] == "textDocument/publishDiagnostics" {
+            let uri = message["params"]["uri"].as_str().expect("a URI").to_owned();
+            let list = message["params"]["diagnostics"].clone();
+            self.latest.borrow_mut().insert(uri, list);
+        }
+        message
+    }
+
+    /// The diagnostics last published for each URI once `settled` holds of them (read
+    /// on until it does).
+    pub(crate) fn published_until(
+        &self,
+        settled: impl Fn(&std::collections::BTreeMap<String, Value>) -> bool,
+    ) -> std::collections::BTreeMap<String, Value> {
+        while !settled(&self.latest.borrow()) {
+            self.next();
+        }
+        self.latest.borrow().clone()
     }
 
     /// The diagnostics published next for each of `count` files, by URI.

@@ -125,3 +125,79 @@ fn hash_object(repo: &keel_fixtures::FixtureRepo, text: &str) -> keel_engine::Oi
 fn tip_of(db: &KeelDatabase) -> keel_engine::inputs::Commit {
     Tip::get(db).commit(db).expect("a tip")
 }
+
+/// The working tree with `text` as [`SESSION`]'s buffer, linted after keystrokes alone
+/// (`ChangeEvent::WorktreeBuffers`: the files on disk as the last read found them).
+fn lint_after_keystrokes(db: &mut KeelDatabase, text: &str) -> LintReport {
+    db.apply_changes(&[
+        ChangeEvent::Buffer {
+            path: SESSION.to_owned(),
+            text: Some(Arc::from(text.as_bytes())),
+        },
+        ChangeEvent::WorktreeBuffers,
+    ])
+    .expect("the working tree is read");
+    lint(&*db).expect("lints")
+}
+
+#[test]
+fn keystrokes_reuse_each_node_s_lineage_and_the_disk_as_last_read() {
+    use keel_queries::lineage::tip_lineage;
+    use keel_queries::window::node_versions;
+    let mut repo = repo();
+    build_demo(&mut repo).expect("demo builds");
+    let on_disk = std::fs::read_to_string(repo.path().join(SESSION)).expect("read");
+    let mut db = KeelDatabase::open(repo.path()).expect("opens");
+    lint(&db).expect("lints");
+
+    // The first keystrokes make the editor's commit: every node's lineage and versions
+    // are read at it (the control: these queries run when the tip is new).
+    let first = edit(&on_disk, "raise PermissionError", "raise ValueError");
+    lint_after_keystrokes(&mut db, &first);
+    let executed = db.take_executed_queries();
+    assert!(count(&executed, tip_lineage) > 0, "{executed:?}");
+    assert!(count(&executed, node_versions) > 0, "{executed:?}");
+
+    // The next ones set that commit again: one image parsed, and the lineages of files
+    // no keystroke touched are not read again.
+    let second = edit(&first, "raise ValueError", "raise KeyError");
+    let warm = lint_after_keystrokes(&mut db, &second);
+    let executed = db.take_executed_queries();
+    assert_eq!(count(&executed, image_units), 1, "{executed:?}");
+    assert_eq!(count(&executed, tip_lineage), 0, "{executed:?}");
+    assert_eq!(count(&executed, node_versions), 0, "{executed:?}");
+    let mut fresh = KeelDatabase::open(repo.path()).expect("opens");
+    assert_eq!(
+        warm,
+        lint_with_buffer(&mut fresh, Some(&second)),
+        "a warm answer equals a cold one"
+    );
+
+    // A file another program writes now is not seen by keystrokes alone, only by the
+    // next read of the disk.
+    std::fs::write(repo.path().join("NOTES.md"), "outside\n").expect("write");
+    let tree_has_notes = |db: &KeelDatabase| {
+        keel_queries::units::tree_files(db, tip_of(db))
+            .expect("the tip's files")
+            .iter()
+            .any(|(path, _)| path == "NOTES.md")
+    };
+    let third = edit(&second, "raise KeyError", "raise OSError");
+    lint_after_keystrokes(&mut db, &third);
+    assert!(!tree_has_notes(&db), "the disk as last read");
+    lint_with_buffer(&mut db, Some(&third));
+    assert!(
+        tree_has_notes(&db),
+        "the next read of the disk sees the new file"
+    );
+
+    // A database that judged keystrokes writes no memo: their commit is no immutable
+    // commit. (The control: a fresh one does.)
+    db.save_memo("buffers-test").expect("saves");
+    assert!(!db.memo_path().expect("a path").exists(), "no memo written");
+    fresh.save_memo("buffers-test").expect("saves");
+    assert!(
+        fresh.memo_path().expect("a path").exists(),
+        "the control writes one"
+    );
+}
