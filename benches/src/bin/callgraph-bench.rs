@@ -13,10 +13,14 @@
 //! file with a function body is edited so in turn (after the largest), one table row
 //! each. The last warm answer is checked against a fresh database's. Both sides answer the same question,
 //! and both answers are checked (node and edge counts printed side by side).
+//! End to end (without `--under`): the release `keel callgraph --format json` in REPO, as a
+//! user runs it, beside the same work in process — opening the repository, listing and
+//! hashing the working tree's sources, the graph, the JSON — each phase timed; the
+//! binary's counts must equal the in-process graph's.
 //! Owns: the command line, the timing and the table. The numbers belong in a closing
 //! note, never in a test.
 
-use keel_benches::count_arg;
+use keel_benches::{check, count_arg, keel_run, median_of, ms, release_keel};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
 use keel_queries::callgraph::python::{ReuseCounts, reuse_counts};
@@ -197,9 +201,98 @@ fn run(options: &Options) -> Result<(), String> {
     if options.each_file {
         each_file_table(&targets, &warm, cold);
     }
+    if options.under.is_empty() {
+        end_to_end(options, kloc)?;
+    }
     if options.pycg {
         pycg(options, &files)?;
     }
+    Ok(())
+}
+
+/// The phases of one in-process run of what `keel callgraph --format json` does.
+struct Phases {
+    /// Opening the repository, listing and hashing the working tree's sources.
+    listing: Duration,
+    graph: Duration,
+    json: Duration,
+    answer: (usize, usize, usize),
+}
+
+/// The command's work in process, on a new thread (no parse hint of an earlier run).
+fn in_process(options: &Options) -> Result<Phases, String> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let started = Instant::now();
+                let db = KeelDatabase::open_objects(&options.repo).map_err(|e| e.to_string())?;
+                let files = db
+                    .worktree_files(is_graph_input)
+                    .map_err(|e| e.to_string())?;
+                let listed = Instant::now();
+                let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
+                let graph = call_graph_on_threads(&db, tree, options.threads);
+                let built = Instant::now();
+                let text = keel_queries::callgraph::callgraph_json(graph).to_text();
+                let written = Instant::now();
+                std::hint::black_box(text);
+                Ok(Phases {
+                    listing: listed - started,
+                    graph: built - listed,
+                    json: written - built,
+                    answer: shape(graph),
+                })
+            })
+            .join()
+            .map_err(|_| "a run panicked".to_owned())?
+    })
+}
+
+/// The release binary end to end beside the same work in process, `options.runs` times
+/// each, alternating; medians.
+fn end_to_end(options: &Options, kloc: f64) -> Result<(), String> {
+    let keel = release_keel()?;
+    let (mut walls, mut cpus, mut phases) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..options.runs {
+        let run = keel_run(&keel, &options.repo, &["callgraph", "--format", "json"])?;
+        let json: serde_json::Value =
+            serde_json::from_str(&run.stdout).map_err(|e| format!("keel callgraph: {e}"))?;
+        let count = |key: &str| json[key].as_array().map_or(0, Vec::len);
+        let binary = (count("nodes"), count("edges"), count("unresolved"));
+        let here = in_process(options)?;
+        if !check(
+            "callgraph-bench",
+            binary == here.answer,
+            &format!(
+                "the binary's graph {binary:?} is the in-process one {:?}",
+                here.answer
+            ),
+        ) {
+            return Err("the two answers differ".to_owned());
+        }
+        walls.push(run.time);
+        cpus.extend(run.cpu);
+        phases.push(here);
+    }
+    let listing = median_of(phases.iter().map(|p| p.listing));
+    let graph = median_of(phases.iter().map(|p| p.graph));
+    let json = median_of(phases.iter().map(|p| p.json));
+    let total = median_of(phases.iter().map(|p| p.listing + p.graph + p.json));
+    let (wall, cpu) = (median_of(walls), median_of(cpus));
+    println!(
+        "in process       {:>9.1} ms   (open and list {:.1}, graph {:.1}, JSON {:.1})",
+        ms(total),
+        ms(listing),
+        ms(graph),
+        ms(json)
+    );
+    println!(
+        "keel callgraph   {:>9.1} ms   {:>5.2}x in process; CPU {:.0} ms, {:.2} ms/kLoC (release binary, --format json)",
+        ms(wall),
+        ms(wall) / ms(total),
+        ms(cpu),
+        ms(cpu) / kloc
+    );
     Ok(())
 }
 
