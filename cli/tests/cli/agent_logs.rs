@@ -352,3 +352,221 @@ fn an_unpriced_model_leaves_cost_unknown_and_a_flagged_missing_folder_is_refused
         missing.stderr
     );
 }
+
+/// A temporary HOME holding `logs` (path under HOME, contents), and what `keel sessions
+/// export` wrote for it.
+fn export_of(logs: &[(&str, &str)]) -> (Vec<Value>, String) {
+    let home = tempfile::tempdir().expect("a temporary folder");
+    for (path, text) in logs {
+        let target = home.path().join(path);
+        std::fs::create_dir_all(target.parent().expect("a file has a folder")).expect("mkdir");
+        std::fs::write(&target, text).expect("write a log");
+    }
+    let run = keel(home.path(), &["sessions", "export"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let records = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect();
+    (records, run.stdout)
+}
+
+const GATEWAY: &str =
+    include_str!("../../../fixtures/agent-logs/no-request-id/projects/-w-gw/g1.jsonl");
+
+#[test]
+fn claude_records_without_a_request_id_are_calls_deduplicated_by_message_id() {
+    // A gateway (or Claude Code 2.1.x) session: no record has a `requestId`. Before the
+    // fix keel counted none of them: api_calls 0, cost 0, no warning.
+    let (records, _) = export_of(&[(".claude/projects/-w-gw/g1.jsonl", GATEWAY)]);
+    let g1 = by_id(&records, "g1");
+    // msg_g1 is written twice (a streaming placeholder with output 1, then the tool_use
+    // block with output 80): one call, the larger copy. msg_g2 is the second call. The
+    // `<synthetic>` record is no call.
+    assert_eq!(g1["api_calls"], 2);
+    // msg_g1 100 in, 80 out, 200 written, 1000 read; msg_g2 50 in, 40 out, 2000 read.
+    assert_eq!(
+        g1["tokens"],
+        serde_json::json!({"input": 150, "output": 120, "cache_write_5m": 200, "cache_write_1h": 0, "cache_read": 3000})
+    );
+    assert_eq!(g1["models"], serde_json::json!(["claude-sonnet-4-5"]));
+    assert_eq!(g1["tools"], serde_json::json!({"Edit": 1}));
+    // sonnet-4-5 $3 in, $15 out, $3.75 5-minute write, $0.30 read, per million:
+    // msg_g1 100·3 + 80·15 + 200·3.75 + 1000·0.3 = 300 + 1200 + 750 + 300 = 2550;
+    // msg_g2 50·3 + 40·15 + 2000·0.3 = 150 + 600 + 600 = 1350; 3900 → $0.0039.
+    assert_eq!(g1["cost"]["total"], 0.0039);
+    assert_eq!(
+        (g1["start"].as_str(), g1["end"].as_str()),
+        (Some("2026-02-10T09:00:00Z"), Some("2026-02-10T09:01:30Z"))
+    );
+}
+
+const ORIGINAL: &str =
+    include_str!("../../../fixtures/agent-logs/resume-new-id/projects/-w-rs/d41c7a52.jsonl");
+const RESUMED: &str =
+    include_str!("../../../fixtures/agent-logs/resume-new-id/projects/-w-rs/3b9e0f17.jsonl");
+
+#[test]
+fn a_resumed_session_never_takes_the_calls_of_the_session_it_resumed_whatever_the_file_names() {
+    // 3b9e0f17 resumes d41c7a52: it replays all three of d41c7a52's records under its own
+    // session id with their uuids and new times (13:00), then a fresh-uuid copy of msg_o2,
+    // then its own prompt and call. As Claude Code names them the resumed file sorts
+    // first; before the fix it took msg_o1 and msg_o2 and every uuid, and d41c7a52
+    // disappeared. The layouts: as named, the names swapped, and each in its own folder.
+    let layouts: [[(&str, &str); 2]; 3] = [
+        [
+            (".claude/projects/-w-rs/d41c7a52.jsonl", ORIGINAL),
+            (".claude/projects/-w-rs/3b9e0f17.jsonl", RESUMED),
+        ],
+        [
+            (".claude/projects/-w-rs/3b9e0f17.jsonl", ORIGINAL),
+            (".claude/projects/-w-rs/d41c7a52.jsonl", RESUMED),
+        ],
+        [
+            (".claude/projects/-w-z/a.jsonl", ORIGINAL),
+            (".claude/projects/-w-a/b.jsonl", RESUMED),
+        ],
+    ];
+    let mut outputs = Vec::new();
+    for layout in &layouts {
+        let (records, stdout) = export_of(layout);
+        // d41c7a52 started first (09:00, the resumed session's first record is at 13:00):
+        // the calls and records both hold are its own.
+        let original = by_id(&records, "d41c7a52");
+        assert_eq!(original["api_calls"], 2, "{layout:?}");
+        assert_eq!(
+            (original["start"].as_str(), original["end"].as_str()),
+            (Some("2026-02-10T09:00:00Z"), Some("2026-02-10T09:02:00Z"))
+        );
+        assert_eq!(original["tools"], serde_json::json!({"Bash": 1, "Edit": 1}));
+        // msg_o1 100·3 + 50·15 = 1050; msg_o2 200·3 + 100·15 + 1000·0.3 = 2400;
+        // 3450 → $0.00345.
+        assert_eq!(original["cost"]["total"], 0.00345);
+        // 3b9e0f17: its uuid copies are d41c7a52's records; the fresh-uuid copy (13:00:02)
+        // is its record but msg_o2 stays d41c7a52's call; msg_r1 is its one call:
+        // 20·3 + 10·15 + 400·3.75 = 60 + 150 + 1500 = 1710 → $0.00171.
+        let resumed = by_id(&records, "3b9e0f17");
+        assert_eq!(resumed["api_calls"], 1, "{layout:?}");
+        assert_eq!(resumed["tools"], serde_json::json!({"Write": 1}));
+        assert_eq!(
+            (resumed["start"].as_str(), resumed["end"].as_str()),
+            (Some("2026-02-10T13:00:02Z"), Some("2026-02-10T13:05:00Z"))
+        );
+        assert_eq!(resumed["cost"]["total"], 0.00171);
+        outputs.push(stdout);
+    }
+    assert!(
+        outputs.windows(2).all(|pair| pair[0] == pair[1]),
+        "{outputs:#?}"
+    );
+}
+
+/// The Codex sub-agent fixtures: (file name, contents).
+const SUBAGENT_ROLLOUTS: [(&str, &str); 5] = [
+    (
+        "rollout-2026-02-10T09-00-00-px1.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex-subagents/sessions/2026/02/10/rollout-2026-02-10T09-00-00-px1.jsonl"
+        ),
+    ),
+    (
+        "rollout-2026-02-10T09-05-00-sa1.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex-subagents/sessions/2026/02/10/rollout-2026-02-10T09-05-00-sa1.jsonl"
+        ),
+    ),
+    (
+        "rollout-2026-02-10T10-00-00-py1.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex-subagents/sessions/2026/02/10/rollout-2026-02-10T10-00-00-py1.jsonl"
+        ),
+    ),
+    (
+        "rollout-2026-02-10T10-10-00-sb1.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex-subagents/sessions/2026/02/10/rollout-2026-02-10T10-10-00-sb1.jsonl"
+        ),
+    ),
+    (
+        "rollout-2026-02-10T10-20-00-sb2.jsonl",
+        include_str!(
+            "../../../fixtures/agent-logs/codex-subagents/sessions/2026/02/10/rollout-2026-02-10T10-20-00-sb2.jsonl"
+        ),
+    ),
+];
+
+#[test]
+fn codex_subagents_count_replayed_rows_once_and_a_restart_from_zero_whole() {
+    // As Codex names them (each parent sorts before its sub-agents), then renamed so that
+    // every sub-agent sorts first: the same answer.
+    let named: Vec<(String, &str)> = SUBAGENT_ROLLOUTS
+        .iter()
+        .map(|(name, text)| (format!(".codex/sessions/2026/02/10/{name}"), *text))
+        .collect();
+    let renamed: Vec<(String, &str)> = SUBAGENT_ROLLOUTS
+        .iter()
+        .map(|(name, text)| {
+            let child = ["sa1", "sb1", "sb2"]
+                .iter()
+                .any(|id| name.ends_with(&format!("-{id}.jsonl")));
+            let order = if child { "a" } else { "b" };
+            (
+                format!(".codex/sessions/2026/02/10/rollout-{order}-{name}"),
+                *text,
+            )
+        })
+        .collect();
+    let mut outputs = Vec::new();
+    for layout in [named, renamed] {
+        let logs: Vec<(&str, &str)> = layout.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let (records, stdout) = export_of(&logs);
+        assert!(
+            records
+                .iter()
+                .all(|r| !["sa1", "sb1", "sb2"].contains(&r["session_id"].as_str().unwrap_or(""))),
+            "sub-agents count toward their spawners: {records:?}"
+        );
+        // px1: three turns (totals 1100, 2750, 4900). Its sub-agent sa1 replays px1's
+        // turn_context, tool p-c1 and all three rows with their original times (09:00),
+        // so they are not recognised as a replay by time: before the fix each counted
+        // again, 8 calls. Each equals a total px1 already counted: nothing. sa1's own
+        // rows 5750 and 6500 are two calls: 3 + 2 = 5. Every row carries its turn's own
+        // usage (last_token_usage), as input (cached part apart) / cached / output:
+        // 1000/0/100, 700/800/150, 800/1200/150 (px1); 800/0/50, 200/500/50 (sa1).
+        let px1 = by_id(&records, "px1");
+        assert_eq!(px1["api_calls"], 5);
+        assert_eq!(
+            px1["tokens"],
+            serde_json::json!({"input": 3500, "output": 500, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 2500})
+        );
+        // The same as sa1's last total: 6000 input of which 2500 cached, 500 output.
+        // gpt-5 $1.25 input, $0.125 cached, $10 output per million:
+        // 3500·1.25 + 2500·0.125 + 500·10 = 4375 + 312.5 + 5000 = 9687.5 → $0.0096875.
+        assert_eq!(px1["cost"]["total"], 0.0096875);
+        assert_eq!(px1["tools"], serde_json::json!({"shell": 2}));
+        assert_eq!(
+            (px1["start"].as_str(), px1["end"].as_str()),
+            (Some("2026-02-10T09:00:00Z"), Some("2026-02-10T09:05:20Z"))
+        );
+        // py1: one turn of its own, total 2200 (2000 in, 200 out), no last_token_usage.
+        // sb1 replays that total (restamped 10:10:00: the replay by time), then counts
+        // from 0: 330 (300 in, 30 out) is lower than 2200, a restart, so the whole 330 is
+        // one call (before the fix it was lost), and 880 adds 880 − 330: 500 in of which
+        // 100 cached, 50 out. sb2 replays 2200 with its original time (10:00:05), already
+        // counted: nothing; then its own first turn, total 3000: higher than 2200, but its
+        // last_token_usage says 2500 in, 500 out (the rise would say 500 and 300).
+        // 1 + 2 + 1 = 4 calls: input 2000 + 300 + 400 + 2500 = 5200, cached 100,
+        // output 200 + 30 + 50 + 500 = 780.
+        let py1 = by_id(&records, "py1");
+        assert_eq!(py1["api_calls"], 4);
+        assert_eq!(
+            py1["tokens"],
+            serde_json::json!({"input": 5200, "output": 780, "cache_write_5m": 0, "cache_write_1h": 0, "cache_read": 100})
+        );
+        // 5200·1.25 + 100·0.125 + 780·10 = 6500 + 12.5 + 7800 = 14312.5 → $0.0143125.
+        assert_eq!(py1["cost"]["total"], 0.0143125);
+        outputs.push(stdout);
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}

@@ -4,7 +4,8 @@
 //! Owns: the default locations (`$CLAUDE_CONFIG_DIR` entries, else `~/.claude` and
 //! `~/.config/claude`), a file's fallback session, and reading one record: `sessionId`,
 //! `uuid`, `timestamp`, `cwd`, an assistant record's API call (`message.id`, model, usage
-//! with its 5-minute/1-hour cache-write split, speed) and its `tool_use` blocks.
+//! with its 5-minute/1-hour cache-write split, speed; with or without a `requestId`) and
+//! its `tool_use` blocks.
 //! Does not own: deduplication or attribution (`keel-queries::agents`). The encoded folder
 //! name is never decoded: a session's folder is its records' `cwd`.
 
@@ -30,7 +31,6 @@ struct Record {
     uuid: Option<String>,
     timestamp: Option<String>,
     cwd: Option<String>,
-    request_id: Option<String>,
     message: Option<Message>,
 }
 
@@ -154,8 +154,10 @@ pub(super) fn instant(text: &str) -> Result<Instant, String> {
     Instant::parse_rfc3339(text).map_err(|message| format!("timestamp: {message}"))
 }
 
-/// The API call an assistant record reports, if it is one: not `<synthetic>`, with a
-/// request id and a message id.
+/// The API call an assistant record reports, if it is one: a message id and a model other
+/// than `<synthetic>`. A `requestId` is not needed: third-party gateways and some Claude
+/// Code 2.1.x builds write none, and the call's identity is its message id anyway (a
+/// `/btw` replay reuses it under a new request id).
 fn call(record: &Record) -> Option<Call> {
     if record.kind.as_deref() != Some("assistant") {
         return None;
@@ -165,7 +167,6 @@ fn call(record: &Record) -> Option<Call> {
     if model == SYNTHETIC {
         return None;
     }
-    record.request_id.as_ref()?;
     Some(Call {
         id: message.id.as_deref()?.into(),
         model: model.into(),
@@ -304,15 +305,22 @@ mod tests {
     }
 
     #[test]
-    fn synthetic_and_request_less_records_are_not_calls() {
+    fn synthetic_records_are_not_calls_and_request_less_ones_are() {
         let synthetic = read(
-            r#"{"type":"assistant","uuid":"u","timestamp":"2026-01-15T10:00:00Z","requestId":"r","message":{"id":"m","model":"<synthetic>","content":[],"usage":{"input_tokens":1}}}"#,
+            r#"{"type":"assistant","uuid":"u","timestamp":"2026-01-15T10:00:00Z","message":{"id":"m","model":"<synthetic>","content":[],"usage":{"input_tokens":1}}}"#,
         );
         assert_eq!(synthetic.event, LogEvent::Plain);
+        // A gateway's record: no requestId, still a call, identified by its message id.
         let no_request = read(
-            r#"{"type":"assistant","uuid":"u","timestamp":"2026-01-15T10:00:00Z","message":{"id":"m","model":"claude-opus-4-5","content":"x"}}"#,
+            r#"{"type":"assistant","uuid":"u","timestamp":"2026-01-15T10:00:00Z","message":{"id":"m","model":"claude-opus-4-5","content":"x","usage":{"input_tokens":7,"output_tokens":3}}}"#,
         );
-        assert_eq!(no_request.event, LogEvent::Plain);
+        let LogEvent::Call(call) = &no_request.event else {
+            panic!("not a call: {no_request:?}");
+        };
+        assert_eq!(
+            (&*call.id, call.tokens.input, call.tokens.output),
+            ("m", 7, 3)
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Owns: the default locations (`$CODEX_HOME`, else `~/.codex`) and reading one line:
 //! `session_meta` (id, creation time, cwd, a sub-agent's spawner), `turn_context` (the
-//! model), `token_count` (the cumulative total; `info: null` has none), and tool calls
+//! model), `token_count` (the cumulative total and, when written, the turn's own usage;
+//! `info: null` has neither), and tool calls
 //! (`function_call` without its `functions.` prefix, `custom_tool_call`,
 //! `local_shell_call`, `web_search_call`). `compacted` history and tool results are
 //! nothing keel counts.
@@ -11,7 +12,9 @@
 //! between a rollout's active and archived copies (the file walk).
 
 use super::claude::instant;
-use super::{Connector, Cumulative, HarnessId, LogEnv, LogEvent, LogLine, LogRoot, Meta, ToolUse};
+use super::{
+    Connector, Cumulative, HarnessId, LogEnv, LogEvent, LogLine, LogRoot, Meta, RawUsage, ToolUse,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -48,6 +51,7 @@ struct Payload {
 #[derive(Deserialize)]
 struct Info {
     total_token_usage: Option<Usage>,
+    last_token_usage: Option<Usage>,
 }
 
 #[derive(Deserialize)]
@@ -60,6 +64,17 @@ struct Usage {
     output_tokens: u64,
     #[serde(default)]
     total_tokens: u64,
+}
+
+impl Usage {
+    fn raw(&self) -> RawUsage {
+        RawUsage {
+            input: self.input_tokens,
+            cached: self.cached_input_tokens,
+            output: self.output_tokens,
+            total: self.total_tokens,
+        }
+    }
 }
 
 /// A sub-agent header's `source`: `{"subagent": {...}}`; its spawner is the
@@ -176,14 +191,12 @@ impl Connector for Codex {
                 None => LogEvent::Plain,
             },
             Some("event_msg") if payload.kind.as_deref() == Some("token_count") => {
-                LogEvent::Cumulative(payload.info.and_then(|info| info.total_token_usage).map(
-                    |usage| Cumulative {
-                        input: usage.input_tokens,
-                        cached: usage.cached_input_tokens,
-                        output: usage.output_tokens,
-                        total: usage.total_tokens,
-                    },
-                ))
+                LogEvent::Cumulative(payload.info.and_then(|info| {
+                    Some(Cumulative {
+                        total: info.total_token_usage.as_ref()?.raw(),
+                        last: info.last_token_usage.as_ref().map(Usage::raw),
+                    })
+                }))
             }
             Some("response_item") => {
                 tools.extend(tool(&payload, line));
@@ -246,6 +259,37 @@ mod tests {
             r#"{"timestamp":"2026-01-15T10:00:00Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}"#,
         );
         assert!(output.tools.is_empty());
+    }
+
+    #[test]
+    fn a_token_count_carries_its_total_and_the_turns_own_usage() {
+        let line = read(
+            r#"{"timestamp":"2026-01-15T10:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":900,"cached_input_tokens":300,"output_tokens":90,"reasoning_output_tokens":40,"total_tokens":990},"last_token_usage":{"input_tokens":400,"cached_input_tokens":100,"output_tokens":40,"reasoning_output_tokens":10,"total_tokens":440}}}}"#,
+        );
+        assert_eq!(
+            line.event,
+            LogEvent::Cumulative(Some(Cumulative {
+                total: RawUsage {
+                    input: 900,
+                    cached: 300,
+                    output: 90,
+                    total: 990
+                },
+                last: Some(RawUsage {
+                    input: 400,
+                    cached: 100,
+                    output: 40,
+                    total: 440
+                }),
+            }))
+        );
+        let without_last = read(
+            r#"{"timestamp":"2026-01-15T10:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1,"total_tokens":2},"last_token_usage":null}}}"#,
+        );
+        assert!(matches!(
+            without_last.event,
+            LogEvent::Cumulative(Some(Cumulative { last: None, .. }))
+        ));
     }
 
     #[test]

@@ -49,14 +49,22 @@ pub struct Call {
     pub fast: bool,
 }
 
-/// A cumulative usage total (Codex's `token_count` rows). `input` includes cached input,
-/// as Codex writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Cumulative {
+/// Usage as Codex writes it: `input` includes the cached input, `output` the reasoning.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct RawUsage {
     pub input: u64,
     pub cached: u64,
     pub output: u64,
     pub total: u64,
+}
+
+/// A usage row (Codex's `token_count`): the session's running total
+/// (`info.total_token_usage`) and, when the row carries it, the turn's own usage
+/// (`info.last_token_usage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cumulative {
+    pub total: RawUsage,
+    pub last: Option<RawUsage>,
 }
 
 /// A session header (Codex's `session_meta`).
@@ -83,7 +91,7 @@ pub struct ToolUse {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LogEvent {
     Call(Call),
-    /// A cumulative total; `None` for a row without one (`info: null`).
+    /// A usage row; `None` for a row without a total (`info: null`).
     Cumulative(Option<Cumulative>),
     Meta(Meta),
     /// The model in use from here on (Codex's `turn_context`).

@@ -17,7 +17,7 @@ mod files;
 mod lines;
 
 pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark, parse_chunk};
-pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, Tokens, ToolUse};
+pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens, ToolUse};
 
 use crate::settings::ModelPrices;
 use std::collections::BTreeMap;

@@ -1,24 +1,32 @@
 //! Which session each log line counts toward, and what it counts, over all files at once:
 //! keel's rules for agent logs (`notes/agent-logs.md`, "keel's rules").
 //!
-//! - A Claude record belongs to the session its `sessionId` names, else its file's; a
-//!   `uuid` counts once over all files (first in path order); an API call is a distinct
-//!   `message.id` over all files and sessions (first copy's session, the largest copy's
-//!   usage; a `/btw` replay under a new request id is the same call).
-//! - A Codex rollout is the session of its first `session_meta`, or of its spawner for a
-//!   sub-agent; a file with a second `session_meta` (a fork or a sub-agent) replays its
+//! - A Claude record belongs to the session its `sessionId` names, else its file's. A
+//!   session *started* at its earliest record (every record naming it, copies included).
+//!   Sessions are claimed in the order they started (the first file holding a record of
+//!   theirs, in path order, breaks exact ties only), each one's records in path order, so
+//!   a `uuid`, an API call or a tool seen in several sessions (a resumed session's
+//!   replay) counts once, for the session that started first — never for whichever file
+//!   name sorts first. An API call is a distinct `message.id` (with or without a request
+//!   id; `<synthetic>` records are none), with its largest copy's usage; a `/btw` replay
+//!   under a new request id is the same call.
+//! - A Codex rollout is the session of its first `session_meta`, or, for a sub-agent, of
+//!   the session its spawner counts toward (spawners are claimed before their
+//!   sub-agents). A file with a second `session_meta` (a fork or a sub-agent) replays its
 //!   parent: the lines after that header stamped in the same second as the file's first
-//!   line add nothing, and the last total they carry is the baseline. Each later
-//!   `token_count` row adds its total's rise over the previous row as one call; a row
-//!   without a total, or with an unchanged one, adds nothing; a fall starts a new baseline.
-//!   The model is the last `turn_context`'s; a file without one is priced as `gpt-5`,
-//!   flagged.
+//!   line add nothing, and the last total they carry is the baseline. Each other
+//!   `token_count` row is one call when its total moved (over the row before, or over 0
+//!   when there is none or the total fell: a restart) and it is not a total already
+//!   counted for the session (parent rows a sub-agent replays with their own times); the
+//!   call is worth the turn's own usage (`last_token_usage`) when the row carries it,
+//!   else the total's rise. The model is the last `turn_context`'s; a file without one is
+//!   priced as `gpt-5`, flagged.
 //! - A tool call counts once per id; `start`/`end` are the min/max timestamp of every
 //!   counted record of the session.
 //!
 //! Owns: these rules. Does not own: prices (`super::prices`) or reading lines (the engine).
 
-use keel_engine::agents::{AgentLog, Call, Cumulative, LogEvent, LogLine, Meta, Tokens};
+use keel_engine::agents::{AgentLog, Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens};
 use keel_engine::sessions::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, HashSet};
@@ -98,6 +106,24 @@ struct Claimer {
     uuids: FxHashSet<Arc<str>>,
     calls: FxHashMap<Arc<str>, CallSlot>,
     tools: FxHashSet<SlotKey>,
+    /// The Codex totals each session counted a call for (by slot).
+    totals: FxHashSet<(usize, RawUsage)>,
+}
+
+/// One log file and its lines.
+struct File<'a> {
+    harness: Arc<str>,
+    origin: String,
+    file_session: Option<&'a Arc<str>>,
+    lines: &'a [&'a LogLine],
+}
+
+/// One Claude session's records over all files, in path order, and its earliest time.
+struct Group<'a> {
+    key: SlotKey,
+    first: Option<Instant>,
+    /// (file index, line).
+    lines: Vec<(usize, &'a LogLine)>,
 }
 
 impl Claimer {
@@ -157,66 +183,145 @@ impl Claimer {
         );
     }
 
-    fn records_file(
-        &mut self,
-        harness: &Arc<str>,
-        log: &[&LogLine],
-        file_session: Option<&Arc<str>>,
-        origin: &str,
-    ) {
-        let mut orphans = Vec::new();
-        for line in log {
-            if let Some(uuid) = &line.uuid
-                && !self.uuids.insert(uuid.clone())
-            {
-                continue;
+    /// Files of records (Claude Code): each session's records gathered over all files,
+    /// then claimed session by session in the order the sessions started.
+    fn records_files(&mut self, files: &[File<'_>]) {
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        let mut index: FxHashMap<SlotKey, usize> = FxHashMap::default();
+        for (at, file) in files.iter().enumerate() {
+            let mut orphans = Vec::new();
+            let mut last: Option<(&Arc<str>, usize)> = None;
+            for &line in file.lines {
+                let Some(id) = line.session.as_ref().or(file.file_session) else {
+                    orphans.push(line.line);
+                    continue;
+                };
+                let group = match last {
+                    Some((known, group)) if known == id => group,
+                    _ => *index
+                        .entry((file.harness.clone(), id.clone()))
+                        .or_insert_with(|| {
+                            groups.push(Group {
+                                key: (file.harness.clone(), id.clone()),
+                                first: None,
+                                lines: Vec::new(),
+                            });
+                            groups.len() - 1
+                        }),
+                };
+                last = Some((id, group));
+                let group = &mut groups[group];
+                if let Some(time) = line.timestamp {
+                    group.first = Some(group.first.map_or(time, |first| first.min(time)));
+                }
+                group.lines.push((at, line));
             }
-            let Some(id) = line.session.as_ref().or(file_session) else {
-                orphans.push(line.line);
-                continue;
-            };
-            let slot = self.slot(harness, id, origin);
-            let facts = self.facts(slot);
-            facts.touch(line.timestamp);
-            facts.offer_cwd(0, line.timestamp, line.cwd.as_ref());
-            self.count_tools(slot, line);
-            if let LogEvent::Call(call) = &line.event {
-                self.claude_call(slot, call, line.timestamp);
+            if let Some(first) = orphans.first() {
+                self.warnings.push(format!(
+                    "{}:{first}: {} record(s) name no session (no sessionId, and the file name names none); not counted",
+                    file.origin,
+                    orphans.len()
+                ));
             }
         }
-        if let Some(first) = orphans.first() {
-            self.warnings.push(format!(
-                "{origin}:{first}: {} record(s) name no session (no sessionId, and the file name names none); not counted",
-                orphans.len()
-            ));
+        // The session that started first claims first; the order met (path order) breaks
+        // exact ties; a session without a time comes last.
+        groups.sort_by_key(|group| (group.first.is_none(), group.first));
+        for group in &groups {
+            for &(at, line) in &group.lines {
+                self.record(&group.key, line, &files[at].origin);
+            }
         }
     }
 
-    fn rollout_file(&mut self, harness: &Arc<str>, log: &[&LogLine], origin: &str) {
-        let headers: Vec<(usize, &Meta)> = log
+    /// One record of a session: counted once per `uuid` (the first claim wins).
+    fn record(&mut self, (harness, id): &SlotKey, line: &LogLine, origin: &str) {
+        if let Some(uuid) = &line.uuid
+            && !self.uuids.insert(uuid.clone())
+        {
+            return;
+        }
+        let slot = self.slot(harness, id, origin);
+        let facts = self.facts(slot);
+        facts.touch(line.timestamp);
+        facts.offer_cwd(0, line.timestamp, line.cwd.as_ref());
+        self.count_tools(slot, line);
+        if let LogEvent::Call(call) = &line.event {
+            self.claude_call(slot, call, line.timestamp);
+        }
+    }
+
+    /// Rollouts (Codex): each counted toward its session, a sub-agent toward the session
+    /// its spawner counts toward, spawners first (then path order).
+    fn rollout_files(&mut self, files: &[File<'_>]) {
+        let headers: Vec<Vec<(usize, &Meta)>> = files
             .iter()
-            .enumerate()
-            .filter_map(|(index, line)| match &line.event {
-                LogEvent::Meta(meta) => Some((index, meta)),
-                _ => None,
+            .map(|file| {
+                file.lines
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, line)| match &line.event {
+                        LogEvent::Meta(meta) => Some((index, meta)),
+                        _ => None,
+                    })
+                    .collect()
             })
             .collect();
-        let Some(&(_, first)) = headers.first() else {
+        // A sub-agent's spawner: its `parent_thread_id`, else its file's second header.
+        let spawners: FxHashMap<Arc<str>, Arc<str>> = headers
+            .iter()
+            .filter_map(|headers| {
+                let (_, first) = headers.first()?;
+                if !first.subagent {
+                    return None;
+                }
+                let spawner = first
+                    .spawned_by
+                    .clone()
+                    .or_else(|| headers.get(1).map(|(_, meta)| meta.id.clone()))?;
+                (spawner != first.id).then(|| (first.id.clone(), spawner))
+            })
+            .collect();
+        // (depth, file index, owner): a chain of spawners ends at the session it counts
+        // toward (bounded, so a cycle cannot hang).
+        let mut order: Vec<(usize, usize, Option<Arc<str>>)> = headers
+            .iter()
+            .enumerate()
+            .map(|(at, headers)| {
+                let Some((_, first)) = headers.first() else {
+                    return (0, at, None);
+                };
+                let mut owner = first.id.clone();
+                let mut depth = 0;
+                while let Some(spawner) = spawners.get(&owner)
+                    && depth < spawners.len()
+                {
+                    owner = spawner.clone();
+                    depth += 1;
+                }
+                (depth, at, Some(owner))
+            })
+            .collect();
+        order.sort_by_key(|&(depth, at, _)| (depth, at));
+        for (_, at, owner) in order {
+            self.rollout_file(&files[at], &headers[at], owner);
+        }
+    }
+
+    fn rollout_file(
+        &mut self,
+        file: &File<'_>,
+        headers: &[(usize, &Meta)],
+        owner: Option<Arc<str>>,
+    ) {
+        let (log, origin) = (file.lines, file.origin.as_str());
+        let (Some(&(_, first)), Some(owner)) = (headers.first(), owner) else {
             self.warnings.push(format!(
                 "{origin}: no session_meta line; the file is not counted"
             ));
             return;
         };
-        let owner = if first.subagent {
-            first
-                .spawned_by
-                .clone()
-                .or_else(|| headers.get(1).map(|(_, meta)| meta.id.clone()))
-                .unwrap_or_else(|| first.id.clone())
-        } else {
-            first.id.clone()
-        };
-        let slot = self.slot(harness, &owner, origin);
+        let slot = self.slot(&file.harness, &owner, origin);
         let replay = replayed(log, headers.get(1).map(|&(index, _)| index));
         let rank = u8::from(first.subagent);
         let created = first
@@ -233,24 +338,18 @@ impl Claimer {
             ));
         }
         let mut model: Arc<str> = CODEX_FALLBACK_MODEL.into();
-        let mut previous: Option<Cumulative> = None;
+        let mut previous: Option<RawUsage> = None;
         for (index, line) in log.iter().enumerate() {
             self.facts(slot).touch(line.timestamp);
             let in_replay = replay.contains(&index);
             match &line.event {
                 LogEvent::Model(name) => model = name.clone(),
-                LogEvent::Cumulative(Some(total)) => {
-                    let rise = previous.and_then(|before| rise(&before, total));
-                    let first_total = previous.is_none();
-                    previous = Some(*total);
+                LogEvent::Cumulative(Some(row)) => {
+                    let before = previous.replace(row.total);
                     if in_replay {
                         continue;
                     }
-                    let tokens = match (first_total, rise) {
-                        (true, _) => Some(tokens_of(total)),
-                        (false, rise) => rise,
-                    };
-                    if let Some(tokens) = tokens.filter(|tokens| tokens.total() > 0) {
+                    if let Some(tokens) = self.usage_row(slot, before.as_ref(), row) {
                         self.facts(slot).calls.push(CountedCall {
                             model: model.clone(),
                             tokens,
@@ -267,6 +366,28 @@ impl Claimer {
         }
     }
 
+    /// The call a usage row of session `slot` adds after the row `before` it in its file:
+    /// none when its total did not move from `before` or is one the session already
+    /// counted; else the turn's own usage when the row carries it, or the total's rise
+    /// over `before` (over 0 when there is none, or when the total fell: a restart).
+    fn usage_row(
+        &mut self,
+        slot: usize,
+        before: Option<&RawUsage>,
+        row: &Cumulative,
+    ) -> Option<Tokens> {
+        let base = before.filter(|before| before.total <= row.total.total);
+        if row.total.total == base.map_or(0, |base| base.total)
+            || !self.totals.insert((slot, row.total))
+        {
+            return None;
+        }
+        Some(match &row.last {
+            Some(last) => usage_since(None, last),
+            None => usage_since(base, &row.total),
+        })
+    }
+
     fn into_claims(self) -> Claims {
         let sessions = self
             .sessions
@@ -280,29 +401,18 @@ impl Claimer {
     }
 }
 
-/// A cumulative total as tokens (`input` without the cached part).
-fn tokens_of(total: &Cumulative) -> Tokens {
+/// The usage between two Codex figures (`base` none: from 0), as tokens: `input`
+/// without its cached part, which is `cache_read`.
+fn usage_since(base: Option<&RawUsage>, after: &RawUsage) -> Tokens {
+    let base = base.copied().unwrap_or_default();
+    let input = after.input.saturating_sub(base.input);
+    let cached = after.cached.saturating_sub(base.cached);
     Tokens {
-        input: total.input.saturating_sub(total.cached),
-        output: total.output,
-        cache_read: total.cached,
-        ..Tokens::default()
-    }
-}
-
-/// What a total added over the previous one; `None` when it did not rise.
-fn rise(before: &Cumulative, after: &Cumulative) -> Option<Tokens> {
-    if after.total <= before.total {
-        return None;
-    }
-    let input = after.input.saturating_sub(before.input);
-    let cached = after.cached.saturating_sub(before.cached);
-    Some(Tokens {
         input: input.saturating_sub(cached),
-        output: after.output.saturating_sub(before.output),
+        output: after.output.saturating_sub(base.output),
         cache_read: cached,
         ..Tokens::default()
-    })
+    }
 }
 
 /// The indexes of a fork's replayed lines: after its second header, while they are
@@ -323,21 +433,29 @@ fn replayed(log: &[&LogLine], second_header: Option<usize>) -> HashSet<usize> {
         .collect()
 }
 
-/// The claims over every file, in the order given (harness, then path): a file that
-/// holds a session header is a rollout (Codex), any other a file of records (Claude Code).
+/// The claims over every file, given in (harness, path) order: a file that holds a
+/// session header is a rollout (Codex), any other a file of records (Claude Code).
 pub fn claims_of(db: &dyn keel_engine::Db, files: &[(AgentLog, Vec<&LogLine>)]) -> Claims {
-    let mut claimer = Claimer::default();
+    let mut records = Vec::new();
+    let mut rollouts = Vec::new();
     for (log, lines) in files {
-        let origin = log.path(db).display().to_string();
-        let harness: Arc<str> = Arc::from(log.harness(db));
+        let file = File {
+            harness: Arc::from(log.harness(db)),
+            origin: log.path(db).display().to_string(),
+            file_session: log.file_session(db).as_ref(),
+            lines,
+        };
         if lines
             .iter()
             .any(|line| matches!(line.event, LogEvent::Meta(_)))
         {
-            claimer.rollout_file(&harness, lines, &origin);
+            rollouts.push(file);
         } else {
-            claimer.records_file(&harness, lines, log.file_session(db).as_ref(), &origin);
+            records.push(file);
         }
     }
+    let mut claimer = Claimer::default();
+    claimer.records_files(&records);
+    claimer.rollout_files(&rollouts);
     claimer.into_claims()
 }

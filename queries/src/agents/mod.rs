@@ -2,8 +2,9 @@
 //! the engine's [`AgentLogs`] inputs become one [`AgentSession`] per session, priced.
 //!
 //! ### Flow
-//! 1. [`log_claims`]: one pass over every file's lines assigns each counted record, call
-//!    and tool to its session ([`claims`], keel's rules for the logs' traps).
+//! 1. [`log_claims`]: every file's lines, each counted record, call and tool assigned to
+//!    one session ([`claims`], keel's rules for the logs' traps: one that several
+//!    sessions hold goes to the session that started first, whatever the files are named).
 //! 2. [`session_facts`]: one session's share of the claims. It re-runs whenever the claims
 //!    do, but compares equal for every session an appended line did not touch, so
 //! 3. [`agent_session`] (pricing, totals) re-runs only for the sessions that changed.
