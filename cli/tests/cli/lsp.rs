@@ -222,13 +222,7 @@ fn the_call_hierarchy_reads_unsaved_buffers_and_names_unresolved_sites() {
     let dir = repo.path();
     let app = uri(&dir.join("app.py"));
     let main = uri(&dir.join("main.py"));
-    let mut client = Client::start(dir);
-    client.request(
-        1,
-        "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::initialized(dir);
 
     // An unsaved second caller of `f`.
     let edited = format!("{main_py}\n\ndef again():\n    return f(2)\n");
@@ -291,13 +285,7 @@ fn a_file_past_max_file_bytes_is_not_parsed_for_hover() {
         repo.commit("Add app and its spec").expect("commit");
         let dir = repo.path();
         let app = uri(&dir.join("app.py"));
-        let mut client = Client::start(dir);
-        client.request(
-            1,
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {}}),
-        );
-        client.notify("initialized", json!({}));
+        let mut client = Client::initialized(dir);
         let hover = client.request(
             2,
             "textDocument/hover",
@@ -356,13 +344,7 @@ fn keel_impact_of_the_unsaved_buffers_is_keel_impact_of_their_diff_against_head(
     repo.commit("Add app, main and a spec").expect("commit");
     let dir = repo.path();
     let app = uri(&dir.join("app.py"));
-    let mut client = Client::start(dir);
-    client.request(
-        1,
-        "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::initialized(dir);
     let impact = |id: u64, arguments: Value| json!({"command": "keel.impact", "arguments": arguments, "id": id});
 
     // Nothing changed yet: a report with no operation.
@@ -494,13 +476,7 @@ fn a_request_the_editor_cancels_gets_a_cancelled_error_and_the_next_one_an_answe
     repo.commit("Add app and its spec").expect("commit");
     let dir = repo.path();
     let app = uri(&dir.join("app.py"));
-    let mut client = Client::start(dir);
-    client.request(
-        1,
-        "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::initialized(dir);
     // One burst: the opened buffer is linted, and the hovers and the cancel are read
     // while it is.
     let hover = |id: u64| {
@@ -543,13 +519,7 @@ fn a_keystroke_that_leaves_every_verdict_as_it_was_publishes_nothing() {
     let dir = repo.path();
     let app = uri(&dir.join("app.py"));
     let spec_uri = uri(&dir.join(".spec/app/spec.md"));
-    let mut client = Client::start(dir);
-    client.request(
-        1,
-        "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {}}),
-    );
-    client.notify("initialized", json!({}));
+    let mut client = Client::initialized(dir);
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": app, "languageId": "python", "version": 1, "text": APP_PY_F_CHANGED}}),

@@ -43,6 +43,19 @@ impl Client {
         }
     }
 
+    /// `keel lsp` in `dir` after the handshake an editor makes (`initialize`, then
+    /// `initialized`).
+    pub(crate) fn initialized(dir: &Path) -> Self {
+        let mut client = Self::start(dir);
+        client.request(
+            1,
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        );
+        client.notify("initialized", json!({}));
+        client
+    }
+
     pub(crate) fn send(&mut self, message: &Value) {
         self.send_together(std::slice::from_ref(message));
     }
