@@ -29,6 +29,7 @@ mod hook;
 #[cfg(unix)]
 mod hook_install;
 mod impact;
+mod impact_dispatch;
 mod impact_rename;
 mod kept_answer;
 mod limits;

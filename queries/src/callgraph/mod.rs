@@ -6,8 +6,10 @@
 //! answer every language gives ([`FileGraph`], one query per file: [`file_graph`]), the
 //! whole graph ([`call_graph`]) and its reverse adjacency ([`callers`]).
 //! Does not own: reading call sites and resolving them — each language does that
-//! (`python`, `typescript`) with its own per-file queries (facts, export tables) — nor the
-//! impact report (`impact`).
+//! (`python`, `typescript`) with its own per-file queries (facts, export tables) — the
+//! edges a method call makes through the overrides of subtypes (`dispatch`, a pass over
+//! every file's classes and virtual calls that the assembly runs), nor the impact report
+//! (`impact`).
 //!
 //! A node is a callable unit of an image (`function`, `method`, `class`) or the module
 //! node `path#<module>` that owns a file's top-level code. Calls from anonymous functions
@@ -16,6 +18,7 @@
 //! edge, not unresolved), or to nothing keel could prove ([`UnresolvedSite`], never
 //! dropped).
 
+pub mod dispatch;
 pub mod python;
 pub mod typescript;
 
@@ -129,6 +132,10 @@ pub struct Edge {
     pub caller: NodeId,
     pub callee: NodeId,
     pub sites: Vec<u32>,
+    /// Every site reaches the callee only as an override: a method call resolved to
+    /// another method (or to an interface's) whose receiver may be an instance of a
+    /// subtype that defines the callee ([`dispatch`]).
+    pub dispatch: bool,
 }
 
 /// A call keel could not resolve: its caller, line and the callee as written.
@@ -157,6 +164,10 @@ pub struct FileGraph {
     pub unresolved: Vec<UnresolvedSite>,
     /// The file did not parse cleanly: only its well-formed parts count.
     pub partial: bool,
+    /// Its classes and interfaces, for [`dispatch`].
+    pub types: Vec<dispatch::TypeDecl>,
+    /// Its method calls a subtype of the receiver may take over, for [`dispatch`].
+    pub virtual_calls: Vec<dispatch::VirtualCall>,
 }
 
 /// The blob at `path` in `tree`: the one read of a tree's file list a per-file answer
@@ -262,33 +273,53 @@ impl CallGraph {
 pub fn call_graph(db: &dyn Db, tree: Sources) -> CallGraph {
     let mut graph = CallGraph::default();
     let mut calls: Vec<&Call> = Vec::new();
+    let mut types: Vec<&dispatch::TypeDecl> = Vec::new();
+    let mut virtual_calls: Vec<&dispatch::VirtualCall> = Vec::new();
     for path in tree.source_paths(db) {
         let file = file_graph(db, tree, path.to_owned());
         graph.nodes.extend(file.nodes.iter().cloned());
         calls.extend(&file.calls);
         graph.unresolved.extend(file.unresolved.iter().cloned());
+        types.extend(&file.types);
+        virtual_calls.extend(&file.virtual_calls);
         if file.partial {
             graph.partial.push(path.to_owned());
         }
     }
     graph.nodes.sort_by(|a, b| a.id.cmp(&b.id));
     graph.nodes.dedup_by(|a, b| a.id == b.id);
-    calls.sort_unstable();
-    graph.edges = edges(&calls);
+    let dispatched = dispatch::dispatch(types.into_iter(), &virtual_calls, &graph.nodes);
+    graph.edges = edges(&calls, &dispatched.calls);
     graph.unresolved.sort();
+    if !dispatched.settled.is_empty() {
+        graph
+            .unresolved
+            .retain(|site| dispatched.settled.binary_search(site).is_err());
+    }
     graph
 }
 
-/// The edges of `calls` sorted by (caller, callee, line): one per (caller, callee), with
-/// the lines of its sites.
-fn edges(calls: &[&Call]) -> Vec<Edge> {
-    calls
-        .chunk_by(|a, b| a.caller == b.caller && a.callee == b.callee)
+/// The edges of the direct `calls` and the `dispatched` ones, sorted by (caller, callee):
+/// one per (caller, callee), with the lines of its sites, a dispatch edge when no direct
+/// call makes it.
+fn edges(calls: &[&Call], dispatched: &[Call]) -> Vec<Edge> {
+    let mut all: Vec<(&Call, bool)> = calls
+        .iter()
+        .map(|&call| (call, false))
+        .chain(dispatched.iter().map(|call| (call, true)))
+        .collect();
+    all.sort_unstable();
+    all.chunk_by(|(a, _), (b, _)| a.caller == b.caller && a.callee == b.callee)
         // `chunk_by` yields no empty group, so `group[0]` is there.
-        .map(|group| Edge {
-            caller: group[0].caller.clone(),
-            callee: group[0].callee.clone(),
-            sites: group.iter().map(|call| call.line).collect(),
+        .map(|group| {
+            let mut sites: Vec<u32> = group.iter().map(|(call, _)| call.line).collect();
+            sites.dedup();
+            Edge {
+                caller: group[0].0.caller.clone(),
+                callee: group[0].0.callee.clone(),
+                sites,
+                dispatch: group.iter().all(|&(_, dispatched)| dispatched),
+            }
         })
         .collect()
 }
@@ -465,7 +496,8 @@ pub fn graph_inputs(files: &[(String, Oid)]) -> Vec<(String, Oid)> {
 }
 
 /// `keel callgraph --format json`: `{"schema", "nodes", "edges", "unresolved",
-/// "partial"}`, compact and canonical (DESIGN "Semantic impact").
+/// "partial"}`, compact and canonical (DESIGN "Semantic impact"). An edge only dispatch
+/// makes carries `"dispatch": true` after its sites; no other edge has the key.
 pub fn callgraph_json(graph: &CallGraph) -> crate::json::Json {
     use crate::json::Json;
     let node = |node: &CallNode| {
@@ -478,14 +510,18 @@ pub fn callgraph_json(graph: &CallGraph) -> crate::json::Json {
         ])
     };
     let edge = |edge: &Edge| {
-        Json::Object(vec![
+        let mut fields = vec![
             ("caller", Json::string(edge.caller.as_str())),
             ("callee", Json::string(edge.callee.as_str())),
             (
                 "sites",
                 Json::Array(edge.sites.iter().map(|&line| Json::number(line)).collect()),
             ),
-        ])
+        ];
+        if edge.dispatch {
+            fields.push(("dispatch", Json::Bool(true)));
+        }
+        Json::Object(fields)
     };
     let site = |site: &UnresolvedSite| {
         Json::Object(vec![

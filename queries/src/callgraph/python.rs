@@ -40,15 +40,21 @@
 //! calls and submodules; a class call to `__init__` through the C3 MRO (no edge when the
 //! MRO has none), an instance call to `__call__`; `self.m()` / `cls.m()` through the
 //! MRO, `super().m()` and `super(C, self).m()`, `Base.m(self)`, static and class methods
-//! through the class or an instance, properties; decorators (each is a call from the
-//! enclosing scope; a decorator from the tree is followed to what it returns, one from
-//! outside leaves the function as it is); nested functions and LEGB scoping (class
+//! through the class or an instance; properties (a read of `obj.x` calls the getter,
+//! `@cached_property` included, `obj.x = v` the setter, when `obj`'s class is known:
+//! `resolve::accessors`); decorators (each is a call from the enclosing scope; a
+//! decorator from the tree is followed to what it returns, one from outside leaves the
+//! function as it is; the wrapper a decorator of the tree returns calls, through the
+//! parameter it closes over, each function the decorator is applied to, in its own file
+//! and in every other: `resolve::applied`); nested functions and LEGB scoping (class
 //! bodies invisible to their methods; defaults, decorators and bases evaluated in the
 //! enclosing scope); local flow (assignments in order within a block, tuple unpacking,
 //! returns, the arguments a file passes to its own functions, `self.x = …` instance
 //! attributes, list/tuple/dict items with constant keys, iteration, `with … as`,
-//! `except … as`); annotations (`x: Foo`, `-> Foo`, `Optional`, `X | None`, string
-//! forward references, `type[X]`, `Self`, class-level field declarations); and the
+//! `except … as`), narrowed by `isinstance` inside the block it guards (and after
+//! `assert isinstance`); annotations (`x: Foo`, `-> Foo`, `Optional`, `X | None`, string
+//! forward references, `type[X]`, `Self`, `tuple[A, B]` and `tuple[A, ...]` items,
+//! class-level field declarations); and the
 //! builtins values flow through (`map`/`filter`/`sorted(key=)` call their function
 //! argument, `getattr(obj, "name")`, `type(obj)`, `list(xs)`, `next(it)`). Implicit
 //! calls give edges when they resolve and are never unresolved: `raise C`, `for x in
@@ -57,7 +63,9 @@
 //! What is external (no edge, not unresolved): an absolute import found under no root
 //! (the standard library or a package) and every value read through it; a name no scope
 //! binds that Python's `builtins` defines; the methods of builtin values (literals,
-//! displays, numbers, strings); members inherited from a base class outside the tree,
+//! displays, numbers, strings, a `*args` tuple and a `**kwargs` dict, a value
+//! `isinstance` narrows to a builtin type); a generator function made a context manager
+//! applied as a decorator; members inherited from a base class outside the tree,
 //! `object`'s own attributes; a parameter or field annotated with a class imported from
 //! outside the tree.
 //!
@@ -68,8 +76,13 @@
 //! the calls of its standing units; the calls inside left-out units are placed on no
 //! caller. Not followed on purpose: arguments passed to another file's functions
 //! (their calls on those parameters stay unresolved: following them would make every
-//! file's resolution depend on every caller's body), overriding methods of subclasses
-//! for `self.m()` (the MRO's method only), `eval`/`exec` and dynamic attributes.
+//! file's resolution depend on every caller's body), `eval`/`exec` and dynamic
+//! attributes.
+//!
+//! Overrides: a site resolves to the MRO's method; which sites a subclass's method may
+//! take over (`self.m()`, `param.m()`, `cls.m()`, `cls()`) and the classes of the file
+//! with their MROs are handed to the graph's dispatch pass (`resolve::dispatch`,
+//! `callgraph::dispatch`), which adds the overrides across the tree.
 //!
 //! Does not own: the graph's vocabulary and assembly (`callgraph`).
 
@@ -111,6 +124,8 @@ pub(super) fn file_graph(db: &dyn Db, tree: Sources, path: &str) -> FileGraph {
         calls: resolved.calls.clone(),
         unresolved: resolved.unresolved.clone(),
         partial,
+        types: resolved.types.clone(),
+        virtual_calls: resolved.virtual_calls.clone(),
     }
 }
 

@@ -44,16 +44,20 @@
 //! Everything else that does not resolve is an unresolved site, never dropped: calls
 //! through parameters and callbacks, on what external code returns (`map.get(k).open()`
 //! may call the repository's `open`), on call results whose callee says nothing,
-//! reassigned variables, interface-typed values, members added at run time, and classes
-//! whose base keel cannot follow (`extends mixin(A)`).
+//! reassigned variables, values of an interface no class of the repository implements
+//! (with the method), members added at run time, and classes whose base keel cannot
+//! follow (`extends mixin(A)`).
 //!
 //! A call resolves to the node that owns the called code: a unit, or for anonymous code
 //! (an object-literal method, `exports.f = function () {}`) the nearest unit holding it
 //! (`<module>` at top level); a call of anonymous code its caller itself holds (an IIFE)
 //! is part of the caller, no edge. A call through a getter (`x.event(…)` where `event` is
-//! `get event()`) resolves to the getter, which that call runs. Virtual dispatch is not
-//! modelled: `x.m()` with `x` typed as `Base` resolves to `Base.m`, as the TypeScript
-//! checker does.
+//! `get event()`) resolves to the getter, which that call runs. `x.m()` with `x` typed as
+//! `Base` resolves to `Base.m`, as the TypeScript checker does; the overrides of `m` in
+//! the classes extending `Base`, and for `x` typed as an interface the methods of the
+//! classes implementing it, are added by the graph's dispatch pass
+//! (`callgraph::dispatch`), from the classes, interfaces and virtual calls `resolve`
+//! hands it.
 
 pub mod facts;
 pub mod modules;

@@ -6,8 +6,9 @@
 //! The walk (seed [`SEED`], [`STEPS`] edits) works on a package of two modules whose
 //! top-level functions and classes call each other, across the modules too. Each step
 //! inserts a statement into a function or method body or removes one, adds or removes a
-//! function or a method, swaps two neighbouring definitions, toggles a decorator, shifts
-//! a whole file down by a comment line, or renames a class: what moves a fragment's
+//! function or a method, swaps two neighbouring definitions, toggles a decorator (`a`'s
+//! `deco`, whose wrapper calls each function it decorates, in either module), shifts a
+//! whole file down by a comment line, or renames a class: what moves a fragment's
 //! lines, changes its text, changes what the module around it binds, or keeps its text in
 //! another context. A memo kept past a change that
 //! matters (a fragment's chunk served for another context, an interface or a program
@@ -42,7 +43,7 @@ const EDITS: [&str; 9] = [
     "rename a class",
 ];
 
-/// A function or method: its name, whether `@deco` decorates it, its body's statements.
+/// A function or method: its name, whether `@a.deco` decorates it, its body's statements.
 #[derive(Clone)]
 struct Function {
     name: String,
@@ -87,7 +88,9 @@ impl Module {
     /// The module's text: its header (imports and the decorator), then each definition.
     fn text(&self) -> String {
         let mut text = "# shifted\n".repeat(self.shift);
-        text.push_str("from pkg import a, b\n\n\ndef deco(f):\n    return f\n\n\ncounter = 0\n");
+        text.push_str(
+            "from pkg import a, b\n\n\ndef deco(f):\n    def inner(*args):\n        return f(*args)\n    return inner\n\n\ncounter = 0\n",
+        );
         for item in &self.items {
             text.push_str("\n\n");
             match item {
@@ -130,9 +133,11 @@ impl Module {
     }
 }
 
+/// A decorated function is decorated by `pkg/a.py`'s `deco`, whose wrapper calls it: from
+/// its own module or from the other one.
 fn write_function(text: &mut String, function: &Function, indent: &str) {
     if function.decorated {
-        text.push_str(&format!("{indent}@deco\n"));
+        text.push_str(&format!("{indent}@a.deco\n"));
     }
     let receiver = if indent.is_empty() { "x" } else { "self, x" };
     text.push_str(&format!("{indent}def {}({receiver}):\n", function.name));
@@ -205,16 +210,19 @@ impl Walk {
     /// A statement calling something of the package (or nothing it defines).
     fn statement(&mut self, in_method: bool) -> String {
         let n = self.rng.below(3);
-        let callee = match self.rng.below(if in_method { 7 } else { 6 }) {
+        let callee = match self.rng.below(if in_method { 8 } else { 7 }) {
             0 => format!("f{n}(x)"),
             1 => format!("b.g{n}(x)"),
             2 => format!("a.f{n}(x)"),
             3 => format!("C{n}().m{}(x)", self.rng.below(3)),
             4 => format!("missing{n}(x)"),
             5 => format!("y{n} = D{n}()"),
+            // A narrowing: what `x` is after it, in the rest of the body.
+            6 => format!("assert isinstance(x, C{n}) and x.m{n}"),
             _ => format!("self.m{n}(x)"),
         };
         match self.pick(&["", "z = ", "return "]) {
+            "return " | "z = " if callee.starts_with("assert") => callee,
             "return " if callee.contains('=') => callee,
             prefix => format!("{prefix}{callee}"),
         }

@@ -260,6 +260,8 @@ fn a_class_call_reaches_init_through_the_mro_and_gives_no_edge_without_one() {
 
 #[test]
 fn self_cls_and_super_dispatch_through_the_class_mro() {
+    // `self.setup()` in `A` may run `B.setup` and `cls()` in `A.make` `B.__init__`
+    // (dispatch); `super()`, `A.hello(self)` and a method no subclass overrides do not.
     check_edges(
         &[(
             "m.py",
@@ -267,7 +269,9 @@ fn self_cls_and_super_dispatch_through_the_class_mro() {
         )],
         &[
             "m.py#A.__init__ -> m.py#A.setup",
+            "m.py#A.__init__ -> m.py#B.setup",
             "m.py#A.make -> m.py#A.__init__",
+            "m.py#A.make -> m.py#B.__init__",
             "m.py#B.__init__ -> m.py#A.__init__",
             "m.py#B.build -> m.py#A.make",
             "m.py#B.setup -> m.py#A.hello",

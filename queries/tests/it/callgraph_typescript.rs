@@ -290,6 +290,8 @@ const CASES: &[Case] = &[
         edges: &[
             ("src/base.ts#Base.constructor", "src/base.ts#Base.init"),
             ("src/base.ts#Base.greet", "src/base.ts#Base.name"),
+            // Dispatch: `this` in `Base.greet` may be a `Derived`, which overrides `name`.
+            ("src/base.ts#Base.greet", "src/derived.ts#Derived.name"),
             ("src/base.ts#Base.make", "src/base.ts#Base.constructor"),
             ("src/derived.ts#Derived.name", "src/base.ts#Base.name"),
             (
@@ -308,7 +310,10 @@ const CASES: &[Case] = &[
         ],
         unresolved: &[],
         misses: &[],
-        checker_differs: &[],
+        checker_differs: &[(
+            "-src/base.ts#Base.greet -> src/derived.ts#Derived.name",
+            "dispatch: the checker names the method `this.name` declares, not its override",
+        )],
     },
     Case {
         category: "classes",
@@ -357,6 +362,8 @@ const CASES: &[Case] = &[
             ("b.ts#f", "b.ts#B.create"),
             ("b.ts#f", "a.ts#A.log"),
             ("shape.ts#Shape.describe", "shape.ts#Shape.area"),
+            // Dispatch: the abstract method's one implementation.
+            ("shape.ts#Shape.describe", "shape.ts#Sq.area"),
             ("shape.ts#total", "shape.ts#Shape.area"),
             ("shape.ts#total", "shape.ts#Sq.area"),
             ("shape.ts#total", "shape.ts#Shape.describe"),
@@ -366,6 +373,10 @@ const CASES: &[Case] = &[
         unresolved: &[("mixin.ts#M.own", "this.inherited")],
         misses: &[],
         checker_differs: &[
+            (
+                "-shape.ts#Shape.describe -> shape.ts#Sq.area",
+                "dispatch: the checker names the abstract declaration, not its implementation",
+            ),
             (
                 "-mixin.ts#<module> -> mixin.ts#mixin",
                 "the helper names a caller by line: the heritage clause is on the class's first line",

@@ -12,7 +12,8 @@
 //! governor transition; `fresh` judges eval readings on their plain
 //! ancestry windows; `renames` holds rename pairing to `git diff -M`; `reparse` holds
 //! incremental parsing to the full parse's answers, `splice` the Python splice;
-//! `callgraph_edits` holds a call graph moved through random edits to a fresh one's;
+//! `callgraph_edits` holds a call graph moved through random edits to a fresh one's,
+//! `callgraph_dispatch` its dispatch edges to a Python run's calls;
 //! `touched_agrees_with_lint` holds `keel touched` since a node's base to lint's hits;
 //! `buffers` holds an editor's unsaved buffers to the working tree's commit.
 
@@ -20,8 +21,10 @@ mod agent_logs;
 mod agreement;
 mod agreement_history;
 mod buffers;
+mod callgraph_dispatch;
 mod callgraph_edits;
 mod callgraph_python;
+mod callgraph_python_reach;
 mod callgraph_typescript;
 mod candidate;
 mod checkpoint;
@@ -35,6 +38,7 @@ mod loop_events;
 mod loop_property;
 mod no_silent_pass;
 mod positive_control;
+mod python_runtime;
 mod renames;
 mod reparse;
 mod replay;

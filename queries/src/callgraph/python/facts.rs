@@ -15,8 +15,8 @@
 //! their fragments, and the walk's state with the scope rules. The expression graph's
 //! types are in `model`; the walk reads statements and imports (`statements`), `def` and
 //! `class` definitions with their parameters (`definitions`), assignment targets and
-//! stores (`assignments`), annotations (`annotations`), expressions (`expressions`) and
-//! calls (`calls`).
+//! stores (`assignments`), annotations (`annotations`), expressions (`expressions`),
+//! calls (`calls`) and `isinstance` narrowing (`narrowing`).
 //! Does not own: what the values are (`resolve`), what other files may read (`interface`),
 //! memoizing fragments (`fragments`).
 
@@ -27,6 +27,7 @@ mod chunk;
 mod definitions;
 mod expressions;
 mod model;
+mod narrowing;
 mod statements;
 
 pub(crate) use chunk::{Chunk, Fragment, Fragments, walk_alone, walk_in_tree};
@@ -418,6 +419,7 @@ impl<'s> Builder<'s> {
             pos: self.pos,
             block: ctx.block,
             floating,
+            narrowed: false,
         });
     }
 

@@ -34,6 +34,10 @@ use std::sync::Arc;
 pub struct Interface {
     digest: u64,
     model: Arc<Model>,
+    /// Its decorator applications by the names their decorators' heads may stand for
+    /// and the calls made of the head ([`decorations`]), sorted: made with the model, so
+    /// equal models have equal tables.
+    decorations: Arc<[(Name, u32, ExprId)]>,
 }
 
 impl Interface {
@@ -42,6 +46,7 @@ impl Interface {
         model.hash(&mut hasher);
         Self {
             digest: hasher.finish(),
+            decorations: decorations(&model).into(),
             model: Arc::new(model),
         }
     }
@@ -49,6 +54,67 @@ impl Interface {
     pub(crate) fn model(&self) -> &Model {
         &self.model
     }
+
+    /// The decorator applications (`Expr::Decorate`) of this module whose decorator's
+    /// head may be named `name` and is called `calls` times: `@name` and `@x.name` (0),
+    /// `@name(...)` (1), `@name(...)(...)` (2); a name imported as `name` under another
+    /// (`from m import name as other; @other`) counts as `name` too.
+    pub(crate) fn decorated_by<'s>(
+        &'s self,
+        name: &'s str,
+        calls: u32,
+    ) -> impl Iterator<Item = ExprId> + 's {
+        let first = self
+            .decorations
+            .partition_point(|(known, n, _)| (&**known, *n) < (name, calls));
+        self.decorations[first..]
+            .iter()
+            .take_while(move |(known, n, _)| &**known == name && *n == calls)
+            .map(|&(_, _, decorate)| decorate)
+    }
+}
+
+/// Every decorator application of `model` under each name its decorator's head may
+/// stand for, with the calls made of the head (see [`Interface::decorated_by`]), sorted.
+fn decorations(model: &Model) -> Vec<(Name, u32, ExprId)> {
+    let mut out = Vec::new();
+    for (id, expr) in model.exprs.iter().enumerate() {
+        let Expr::Decorate { decorator, .. } = expr else {
+            continue;
+        };
+        let decorate = id as ExprId;
+        let mut head = *decorator;
+        let mut calls = 0;
+        // `@f(a)(b)`: the head is `f`, called twice; `@a.b.f`: `f`, not called.
+        let name = loop {
+            match model.expr(head) {
+                Expr::Call { func, .. } => {
+                    head = *func;
+                    calls += 1;
+                }
+                Expr::Attr { name, .. } => break Some((name.clone(), None)),
+                Expr::Name { scope, name, .. } => break Some((name.clone(), Some(*scope))),
+                _ => break None,
+            }
+        };
+        let Some((name, scope)) = name else {
+            continue;
+        };
+        // The name a module imports it under another from: `from m import f as g`.
+        if let Some(scope) = scope {
+            for binding in model.scope(scope).bindings_of(&name) {
+                if let Expr::ImportFrom { name: imported, .. } = model.expr(binding.value)
+                    && **imported != *name
+                {
+                    out.push((Name::from(&**imported), calls, decorate));
+                }
+            }
+        }
+        out.push((name, calls, decorate));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 impl PartialEq for Interface {
@@ -273,6 +339,7 @@ impl Builder<'_> {
                 .scope(old)
                 .bindings_of(name)
                 .iter()
+                .filter(|b| !b.narrowed)
                 .map(|b| b.value)
                 .collect()
         };
@@ -284,6 +351,7 @@ impl Builder<'_> {
                 pos: 0,
                 block: 0,
                 floating: true,
+                narrowed: false,
             });
         }
     }

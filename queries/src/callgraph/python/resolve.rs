@@ -11,7 +11,10 @@
 //! (`__iter__`/`__next__`, generators), decorators (a decorator from the tree is called;
 //! an external one leaves the function as it is), and parameter flow inside the file (the
 //! arguments of every call the file makes to its own functions, `obj.x = …` and
-//! `obj[k] = …` stores, to a fixpoint).
+//! `obj[k] = …` stores, to a fixpoint) and from other files' decorator applications
+//! ([`applied`]); a property read or assigned as a call of its getter or setter
+//! ([`accessors`]); a `*args` tuple or a `**kwargs` dict as a builtin value whose items
+//! are unknown.
 //!
 //! How a file is evaluated: in rounds, each of which evaluates the file's groups of sites
 //! and stores in file order (a fragment's — a function defined in the module's or a
@@ -33,6 +36,9 @@
 //! outside the tree) or has no node (a lambda, a class without `__init__`). Unresolved
 //! otherwise: keel found nothing it could prove.
 
+mod accessors;
+mod applied;
+mod dispatch;
 mod replay;
 
 use super::builtins::is_builtin;
@@ -54,6 +60,9 @@ use std::sync::Arc;
 pub struct Resolved {
     pub(crate) calls: Vec<Call>,
     pub(crate) unresolved: Vec<UnresolvedSite>,
+    /// The file's classes and virtual calls, for the graph's dispatch pass ([`dispatch`]).
+    pub(crate) types: Vec<crate::callgraph::dispatch::TypeDecl>,
+    pub(crate) virtual_calls: Vec<crate::callgraph::dispatch::VirtualCall>,
 }
 
 /// Resolves the sites of `facts` (the file at `path`) against `files`:
@@ -69,7 +78,11 @@ pub(crate) fn resolve(db: &dyn Db, path: &str, facts: &Facts, files: &super::Pro
         .find_map(|record| Replay::new(record, files, facts));
     let mut eval = Eval::new(path, facts, files);
     let mut counts = ReuseCounts::default();
-    let (resolved, rounds) = eval.run(replay, &mut counts);
+    let (mut resolved, rounds) = eval.run(replay, &mut counts);
+    let last = rounds.last().map_or(&[][..], Vec::as_slice);
+    let virtual_sites = replay::virtual_sites(facts, last);
+    resolved.virtual_calls = eval.virtual_calls(&virtual_sites, &resolved);
+    resolved.types = eval.type_decls();
     kept.remember(path, Record::new(files, facts, rounds));
     super::kept::count(db, |total| {
         total.groups_evaluated += counts.groups_evaluated;
@@ -115,6 +128,9 @@ enum Value {
     Builtin(Builtin),
     /// What call `ExprId` of module `Mod` to a builtin returned (a lazy iterable).
     Result(Mod, ExprId, Builtin),
+    /// A `*args` tuple or `**kwargs` dict a function receives: its methods are the
+    /// builtin type's (external, [`Builtin::Opaque`]), its items unknown.
+    Packed,
     External,
 }
 
@@ -138,6 +154,9 @@ enum Builtin {
     Type,
     /// `staticmethod(f)`, `classmethod(f)`: `f`.
     Same,
+    /// A method of a `*args` tuple or a `**kwargs` dict (`kwargs.get`, `args.count`):
+    /// external, and what it returns is not known (the items are the caller's).
+    Opaque,
 }
 
 impl Builtin {
@@ -305,6 +324,9 @@ struct Eval<'a> {
     slots: Vec<Slot>,
     slots_seen: HashSet<Slot>,
     attempts: Vec<Attempt>,
+    /// What other files' decorator applications pass this file's functions
+    /// ([`applied`]).
+    applications: applied::Applications,
 }
 
 impl<'a> Eval<'a> {
@@ -343,6 +365,7 @@ impl<'a> Eval<'a> {
             slots: Vec::new(),
             slots_seen: HashSet::default(),
             attempts: Vec::new(),
+            applications: applied::Applications::default(),
         }
     }
 
@@ -415,6 +438,7 @@ impl<'a> Eval<'a> {
         let facts = self.facts;
         self.memo.clear();
         self.mros.clear();
+        self.applications.new_group();
         self.read = vec![0; facts.layout.chunks.len().div_ceil(64)];
         if let Some(ordinal) = group.chunk {
             self.read[ordinal / 64] |= 1 << (ordinal % 64);
@@ -442,12 +466,14 @@ impl<'a> Eval<'a> {
                 self.targets(site, values)
             })
             .collect();
+        let receivers = sites.iter().map(|site| self.receivers(site)).collect();
         let run = GroupRun {
             read: std::mem::take(&mut self.read),
             scanned: self.scanned,
             slots: std::mem::take(&mut self.slots),
             attempts: std::mem::take(&mut self.attempts),
             outcomes,
+            receivers,
         };
         (run, added)
     }
@@ -573,6 +599,9 @@ impl<'a> Eval<'a> {
             }
             (SiteKind::Raise | SiteKind::Iterate | SiteKind::Enter, _) => {
                 self.eval(CURRENT, expr, &None)
+            }
+            (SiteKind::Attribute | SiteKind::Assign, Expr::Attr { object, .. }) => {
+                self.eval(CURRENT, *object, &None)
             }
             _ => none(),
         }
@@ -733,6 +762,9 @@ impl<'a> Eval<'a> {
                         }
                     }
                 }
+                // A generator function made a context manager (`@contextlib.contextmanager`)
+                // decorates through the standard library (`ContextDecorator`).
+                (SiteKind::Decorator, Value::Gen(..)) => settled = true,
                 (SiteKind::Enter, Value::Instance(m, c)) => {
                     settled |= self.method_targets(m, c, "__enter__", &mut targets);
                     settled |= self.method_targets(m, c, "__exit__", &mut targets);
@@ -741,6 +773,7 @@ impl<'a> Eval<'a> {
                 _ => {}
             }
         }
+        self.accessor_targets(site, values, &mut targets);
         targets.sort();
         targets.dedup();
         (targets, settled)
@@ -1113,6 +1146,9 @@ impl<'a> Eval<'a> {
             return none();
         };
         let scope = model.scope(s);
+        if packed(scope, index) {
+            return one(Value::Packed);
+        }
         // A method's first parameter: the instance, or the class of a class method.
         let class = scope
             .parent
@@ -1120,7 +1156,9 @@ impl<'a> Eval<'a> {
             .filter(|&p| model.scope(p).kind == ScopeKind::Class);
         if let Some(class) = class {
             match scope.flavor {
-                Flavor::Plain | Flavor::Property => return one(Value::Instance(m, class)),
+                Flavor::Plain | Flavor::Property | Flavor::Setter | Flavor::Deleter => {
+                    return one(Value::Instance(m, class));
+                }
                 Flavor::ClassMethod => return one(Value::Class(m, class)),
                 Flavor::Static => {}
             }
@@ -1148,6 +1186,8 @@ impl<'a> Eval<'a> {
             let values = self.eval(CURRENT, arg, &None);
             out.add(&values);
         }
+        let applied = self.applied_elsewhere(s, index);
+        out.add(&applied);
         out.done()
     }
 
@@ -1166,6 +1206,7 @@ impl<'a> Eval<'a> {
             | Value::Dict(..)
             | Value::Const(..)
             | Value::Gen(..) => one(Value::External),
+            Value::Packed => one(Value::Builtin(Builtin::Opaque)),
         }
     }
 
@@ -1374,6 +1415,14 @@ impl<'a> Eval<'a> {
                         let result = self.invoke(fm, fs, 1, CURRENT, Rc::from([]), &None);
                         out.add(&result);
                     }
+                    // The name's last accessor is its setter or deleter: read, it runs
+                    // the getter beside it.
+                    Flavor::Setter | Flavor::Deleter => {
+                        for getter in self.getters_beside(fm, fs) {
+                            let result = self.invoke(fm, getter, 1, CURRENT, Rc::from([]), &None);
+                            out.add(&result);
+                        }
+                    }
                     Flavor::Plain | Flavor::ClassMethod => out.add(&[Value::Bound(fm, fs)]),
                 },
                 other => out.add(&[other]),
@@ -1547,6 +1596,7 @@ impl<'a> Eval<'a> {
                 Some(&inner) => self.eval(m, inner, ctx),
                 None => one(Value::External),
             },
+            Builtin::Opaque => none(),
         }
     }
 
@@ -2155,6 +2205,15 @@ impl<'a> Eval<'a> {
             .as_ref()
             .map_or("", |module| module.key.as_str())
     }
+}
+
+/// Whether parameter `index` of `scope` is its `*args` or `**kwargs`: a tuple or a dict
+/// of what the caller passed, never one of the values itself.
+fn packed(scope: &super::facts::Scope, index: u32) -> bool {
+    scope
+        .params
+        .get(index as usize)
+        .is_some_and(|param| matches!(param.kind, ParamKind::Args | ParamKind::Kwargs))
 }
 
 /// The attributes every class has from `object` (and `type`).

@@ -31,7 +31,8 @@ mod model;
 mod statements;
 
 pub(crate) use model::{
-    ClassFacts, ExportTable, Imported, SPREAD, Site, Value, is_function_method, is_object_method,
+    ClassFacts, ExportTable, Imported, InterfaceFacts, SPREAD, Site, Value, is_function_method,
+    is_object_method,
 };
 
 use crate::callgraph::MODULE;
@@ -234,8 +235,10 @@ enum Init {
     Declared,
     Import(String, Imported),
     Namespace(Vec<usize>),
-    /// An interface, type alias or type parameter: no value.
+    /// A type alias or type parameter: no value.
     TypeOnly,
+    /// An interface of the file, by qualified name: a type, read as [`Value::Interface`].
+    Interface(String),
     /// A type alias of a class (or a builtin) type: the class it names (valid code reads
     /// it only as a type; the expression names the class, read in that scope).
     TypeAlias(usize, Expr),
@@ -290,7 +293,18 @@ struct RawClass {
     /// The scope the class is declared in (its `extends` is read there).
     scope: usize,
     extends: Option<Expr>,
+    /// The `implements` clause's types (names looked up as types, in `scope`).
+    implements: Vec<Expr>,
     members: Vec<RawMember>,
+}
+
+#[derive(Debug)]
+struct RawInterface {
+    /// Its qualified name.
+    name: String,
+    /// The scope it is declared in (its `extends` types are read there).
+    scope: usize,
+    extends: Vec<Expr>,
 }
 
 #[derive(Debug, Default)]
@@ -314,6 +328,7 @@ struct Walk<'s> {
     ctxs: Vec<Ctx>,
     sites: Vec<RawSite>,
     classes: Vec<RawClass>,
+    interfaces: Vec<RawInterface>,
     namespaces: Vec<RawNamespace>,
     exports: Vec<(String, Expr)>,
     stars: Vec<String>,
@@ -345,6 +360,7 @@ impl<'s> Walk<'s> {
             ctxs: Vec::new(),
             sites: Vec::new(),
             classes: Vec::new(),
+            interfaces: Vec::new(),
             namespaces: Vec::new(),
             exports: Vec::new(),
             stars: Vec::new(),
@@ -446,11 +462,17 @@ impl<'s> Walk<'s> {
         if let Some(&id) = self.scopes[scope].names.get(name) {
             let binding = &mut self.bindings[id];
             match (&mut binding.init, init) {
-                (_, Init::TypeOnly | Init::TypeAlias(..)) => {}
+                (_, Init::TypeOnly | Init::TypeAlias(..) | Init::Interface(_)) => {}
                 (Init::Namespace(known) | Init::Merged(_, known), Init::Namespace(more)) => {
                     known.extend(more);
                 }
-                (existing @ (Init::TypeOnly | Init::TypeAlias(..) | Init::Signature), init) => {
+                (
+                    existing @ (Init::TypeOnly
+                    | Init::TypeAlias(..)
+                    | Init::Interface(_)
+                    | Init::Signature),
+                    init,
+                ) => {
                     *existing = init;
                 }
                 (Init::Value(Value::Func(_)) | Init::Merged(..), Init::Signature) => {}

@@ -11,16 +11,25 @@
 //!    the same [`Answers`] value, so the file's resolution is not run again.
 //!
 //! Owns: the evaluator both steps share ([`Eval`]), constructor and member lookup through
-//! `extends`, the script-global index ([`ts_globals`]).
+//! `extends`, the script-global index ([`ts_globals`]), and what a file gives the graph's
+//! dispatch pass (`callgraph::dispatch`): its classes and interfaces with their lookup
+//! chains and supertypes (`implements`, interface `extends`), and its virtual calls —
+//! `x.m()` on an instance of a class of the repository (`this`, a typed or constructed
+//! value) whose `m` is a method there or from a base outside the repository (or, on
+//! `this`, missing there: dispatch settles it when a subclass defines `m`), or on a value
+//! of an interface of the repository (which alone resolves to nothing: dispatch settles
+//! it when a class implementing the interface defines `m`).
+//! Not virtual: `super.m()`, `#private` methods, static members, `new`.
 //! Does not own: what a file says ([`super::facts`]) or where a specifier points
 //! ([`super::modules`]).
 
 use super::facts::{
-    ClassFacts, ExportTable, Imported, SPREAD, Site, Value, is_function_method, is_object_method,
-    ts_exports, ts_facts,
+    ClassFacts, ExportTable, Imported, InterfaceFacts, SPREAD, Site, Value, is_function_method,
+    is_object_method, ts_exports, ts_facts,
 };
 use super::modules::{Target, module_exports, target};
 use crate::callgraph::TreeFiles as _;
+use crate::callgraph::dispatch::{TypeDecl, VirtualCall};
 use crate::callgraph::{
     Call, CallNode, FileGraph, MODULE, NodeId, Sources, UnresolvedSite, innermost, unit_nodes,
 };
@@ -51,6 +60,8 @@ pub(crate) enum Tail {
 /// A class as another file sees it: its members and its bases' (own class first).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ClassView {
+    /// The class of each level.
+    pub(crate) ids: Vec<NodeId>,
     pub(crate) levels: Vec<Vec<ViewMember>>,
     pub(crate) tail: Tail,
 }
@@ -61,6 +72,9 @@ pub enum Resolved {
     Node(NodeId),
     Class(ClassView),
     Instance(ClassView),
+    /// An interface of the repository (its id), and a value of its type.
+    Interface(NodeId),
+    Typed(NodeId),
     /// A module namespace or an object: not callable, members not followed further.
     Opaque,
     External,
@@ -115,9 +129,20 @@ pub fn ts_resolve<'db>(db: &'db dyn Db, image: Image<'db>, answers: Answers<'db>
     };
     let mut calls = Vec::new();
     let mut unresolved = Vec::new();
+    let mut virtual_calls = Vec::new();
     for site in &facts.sites {
         let caller = caller_id(path, table, &nodes, &site.caller, site.line);
-        match eval.outcome(path, site) {
+        let (outcome, receiver) = eval.site(path, site);
+        if let Some((name, receiver)) = receiver {
+            virtual_calls.push(VirtualCall {
+                caller: caller.clone(),
+                line: site.line,
+                name: name.into(),
+                receivers: vec![receiver],
+                unresolved: matches!(outcome, Outcome::Unresolved).then(|| site.text.clone()),
+            });
+        }
+        match outcome {
             Outcome::Edge(callee) => {
                 // Anonymous code of the caller itself (an IIFE, a local object's method,
                 // `exports.f` called from top-level code) is part of the caller.
@@ -144,11 +169,15 @@ pub fn ts_resolve<'db>(db: &'db dyn Db, image: Image<'db>, answers: Answers<'db>
     calls.dedup();
     unresolved.sort();
     unresolved.dedup();
+    virtual_calls.sort();
+    virtual_calls.dedup();
     FileGraph {
         nodes,
         calls,
         unresolved,
         partial: partial || facts.partial,
+        types: eval.type_decls(path, table, &facts.interfaces),
+        virtual_calls,
     }
 }
 
@@ -227,6 +256,10 @@ enum Val<'db> {
     Node(NodeId, Option<(String, String)>),
     Class(ClassRef<'db>),
     Instance(ClassRef<'db>),
+    /// An interface of the repository (`path#Name`), and a value of its type: an
+    /// instance of some class implementing it.
+    Interface(NodeId),
+    Typed(NodeId),
     /// The namespace object of the module at that path.
     Module(String),
     /// An object literal of the module at that path.
@@ -295,8 +328,50 @@ impl<'db> Eval<'db> {
         })
     }
 
-    fn outcome(&self, module: &str, site: &'db Site) -> Outcome {
-        match unmerge(self.eval(module, &site.callee, 0)) {
+    /// What a site calls, and when it is a virtual call, the method's name and the type
+    /// of its receiver (see the module's doc).
+    fn site(&self, module: &str, site: &'db Site) -> (Outcome, Option<(String, NodeId)>) {
+        let virtual_member = match &site.callee {
+            Value::Member(object, name)
+                if !site.new && !name.starts_with('#') && !site.text.starts_with("super.") =>
+            {
+                Some((object, name))
+            }
+            _ => None,
+        };
+        let Some((object, name)) = virtual_member else {
+            return (self.outcome(self.eval(module, &site.callee, 0)), None);
+        };
+        let on_this = site.text.starts_with("this.");
+        // As `eval` reads a member (the object and the member at depth 1), with the
+        // receiver's type kept.
+        let (value, receiver) = match self.eval(module, object, 1) {
+            Val::Instance(class) => {
+                let id = class_id(&class);
+                let (value, overridable) = match self.up_chain(class, name, false, 1) {
+                    Lookup::Found(value) => {
+                        let method = matches!(unmerge(value.clone()), Val::Node(..));
+                        (value, method)
+                    }
+                    // On `this`, a member its class lacks is its subclasses' to provide;
+                    // on another value it is no method call keel can place.
+                    Lookup::Missing => (missing_member(name, false), on_this),
+                    Lookup::External => (Val::External, true),
+                    Lookup::Unknown => (Val::Unknown, false),
+                };
+                (value, id.filter(|_| overridable))
+            }
+            Val::Typed(interface) => (missing_member(name, false), Some(interface)),
+            object => (self.member(object, name, 1), None),
+        };
+        (
+            self.outcome(value),
+            receiver.map(|receiver| (name.clone(), receiver)),
+        )
+    }
+
+    fn outcome(&self, value: Val<'db>) -> Outcome {
+        match unmerge(value) {
             Val::Node(id, _) => Outcome::Edge(id),
             Val::Class(class) => match self.ctor(class) {
                 Ctor::Node(id) => Outcome::Edge(id),
@@ -305,6 +380,8 @@ impl<'db> Eval<'db> {
             },
             Val::External => Outcome::External,
             Val::Instance(_)
+            | Val::Interface(_)
+            | Val::Typed(_)
             | Val::Module(_)
             | Val::Object(..)
             | Val::Merged(..)
@@ -324,9 +401,11 @@ impl<'db> Eval<'db> {
             },
             Value::Instance(class) => match unmerge(self.eval(module, class, depth + 1)) {
                 Val::Class(class) => Val::Instance(class),
+                Val::Interface(interface) => Val::Typed(interface),
                 Val::External => Val::External,
                 _ => Val::Unknown,
             },
+            Value::Interface(name) => Val::Interface(NodeId::new(module, name)),
             Value::Object(members) => Val::Object(module.to_owned(), members),
             Value::Merged(callable, members) => Val::Merged(
                 Box::new(self.eval(module, callable, depth + 1)),
@@ -436,8 +515,9 @@ impl<'db> Eval<'db> {
                     None => self.member(*callable, name, depth),
                 }
             }
+            Val::Typed(_) => missing_member(name, false),
             Val::External => Val::External,
-            Val::Node(..) | Val::Unknown => Val::Unknown,
+            Val::Node(..) | Val::Interface(_) | Val::Unknown => Val::Unknown,
         }
     }
 
@@ -621,6 +701,8 @@ impl<'db> Eval<'db> {
             Val::Node(id, _) => Resolved::Node(id),
             Val::Class(class) => Resolved::Class(self.view(class)),
             Val::Instance(class) => Resolved::Instance(self.view(class)),
+            Val::Interface(id) => Resolved::Interface(id),
+            Val::Typed(id) => Resolved::Typed(id),
             Val::Module(_) | Val::Object(..) | Val::Merged(..) => Resolved::Opaque,
             Val::External => Resolved::External,
             Val::Unknown => Resolved::Unknown,
@@ -629,18 +711,22 @@ impl<'db> Eval<'db> {
 
     /// A class and its bases as levels of members.
     fn view(&self, class: ClassRef<'db>) -> ClassView {
+        let mut ids = Vec::new();
         let mut levels = Vec::new();
         let mut current = class;
         for _ in 0..MAX_CHAIN {
             match current {
                 ClassRef::View(view) => {
+                    ids.extend(view.ids.iter().cloned());
                     levels.extend(view.levels.iter().cloned());
                     return ClassView {
+                        ids,
                         levels,
                         tail: view.tail.clone(),
                     };
                 }
                 ClassRef::Facts(module, facts) => {
+                    ids.push(NodeId::new(&module, &facts.name));
                     let level = facts
                         .members
                         .iter()
@@ -665,14 +751,110 @@ impl<'db> Eval<'db> {
                             _ => Tail::Unknown,
                         },
                     };
-                    return ClassView { levels, tail };
+                    return ClassView { ids, levels, tail };
                 }
             }
         }
         ClassView {
+            ids,
             levels,
             tail: Tail::Unknown,
         }
+    }
+
+    /// The file's classes and interfaces as dispatch reads them: a class's lookup chain
+    /// (itself, then its `extends` chain while it stays in the repository), its
+    /// supertypes (its base, the types it implements) and its instance members; an
+    /// interface's supertypes (the types it extends).
+    fn type_decls(
+        &self,
+        module: &str,
+        table: &'db ExportTable,
+        interfaces: &'db [InterfaceFacts],
+    ) -> Vec<TypeDecl> {
+        let mut out = Vec::with_capacity(table.classes.len() + interfaces.len());
+        for class in &table.classes {
+            if !table.has_node(&class.name) {
+                continue;
+            }
+            let lookup = self.chain_ids(ClassRef::Facts(module.to_owned(), class));
+            let mut supertypes: Vec<NodeId> = lookup.iter().skip(1).take(1).cloned().collect();
+            for implemented in &class.implements {
+                supertypes.extend(self.type_id(module, implemented));
+            }
+            let mut members: Vec<Box<str>> = class
+                .members
+                .iter()
+                .filter(|member| !member.is_static)
+                .map(|member| Box::from(member.name.as_str()))
+                .collect();
+            members.sort_unstable();
+            members.dedup();
+            out.push(TypeDecl {
+                id: NodeId::new(module, &class.name),
+                lookup,
+                supertypes,
+                members,
+            });
+        }
+        for interface in interfaces {
+            out.push(TypeDecl {
+                id: NodeId::new(module, &interface.name),
+                lookup: Vec::new(),
+                supertypes: interface
+                    .extends
+                    .iter()
+                    .filter_map(|extended| self.type_id(module, extended))
+                    .collect(),
+                members: Vec::new(),
+            });
+        }
+        out
+    }
+
+    /// The classes of a class's `extends` chain, itself first, while they are of the
+    /// repository (what [`Self::view`] names, without reading members).
+    fn chain_ids(&self, class: ClassRef<'db>) -> Vec<NodeId> {
+        let mut ids = Vec::new();
+        let mut current = class;
+        for _ in 0..MAX_CHAIN {
+            match current {
+                ClassRef::View(view) => {
+                    ids.extend(view.ids.iter().cloned());
+                    break;
+                }
+                ClassRef::Facts(module, facts) => {
+                    ids.push(NodeId::new(&module, &facts.name));
+                    match facts
+                        .extends
+                        .as_ref()
+                        .map(|base| unmerge(self.eval(&module, base, 1)))
+                    {
+                        Some(Val::Class(next)) => current = next,
+                        _ => break,
+                    }
+                }
+            }
+        }
+        ids
+    }
+
+    /// The id of the class or interface a type of an `implements` or `extends` clause
+    /// names, when it is one of the repository.
+    fn type_id(&self, module: &str, ty: &'db Value) -> Option<NodeId> {
+        match unmerge(self.eval(module, ty, 1)) {
+            Val::Class(class) => class_id(&class),
+            Val::Interface(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
+/// The id of a class being looked into.
+fn class_id(class: &ClassRef<'_>) -> Option<NodeId> {
+    match class {
+        ClassRef::Facts(module, facts) => Some(NodeId::new(module, &facts.name)),
+        ClassRef::View(view) => view.ids.first().cloned(),
     }
 }
 
@@ -689,6 +871,8 @@ fn from_resolved(resolved: &Resolved) -> Val<'_> {
         Resolved::Node(id) => Val::Node(id.clone(), None),
         Resolved::Class(view) => Val::Class(ClassRef::View(view)),
         Resolved::Instance(view) => Val::Instance(ClassRef::View(view)),
+        Resolved::Interface(id) => Val::Interface(id.clone()),
+        Resolved::Typed(id) => Val::Typed(id.clone()),
         Resolved::Opaque | Resolved::Unknown => Val::Unknown,
         Resolved::External => Val::External,
     }

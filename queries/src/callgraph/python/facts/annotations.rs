@@ -3,7 +3,8 @@
 //! forward references.
 //!
 //! Owns: what an annotation declares a value to be (instances of the classes it names,
-//! or the classes themselves), and the annotations that say nothing of a class.
+//! the classes themselves, or a tuple of such items: `tuple[A, B]`, `tuple[A, ...]`),
+//! and the annotations that say nothing of a class.
 //! Does not own: where annotations are written (`definitions`, `assignments`).
 
 use super::model::{Expr, ExprId, ScopeKind};
@@ -107,12 +108,43 @@ impl Builder<'_> {
                             }
                         }
                     }
+                    "tuple" | "Tuple" => {
+                        let tuple = self.tuple_annotation(&params, ctx);
+                        out.push(tuple);
+                    }
                     // A user generic (`Box[T]`) is its class; builtin ones are external.
                     _ => self.annotated_name(&head_text, ctx, out, false),
                 }
             }
             _ => {}
         }
+    }
+
+    /// `tuple[A, B]`: a tuple whose items are what each annotation declares (an item
+    /// that names no class is unknown); `tuple[A, ...]`: a tuple of `A`s. Its methods
+    /// are a tuple's.
+    fn tuple_annotation(&mut self, params: &[Node<'_>], ctx: Ctx) -> ExprId {
+        let item = |builder: &mut Self, param: Node<'_>| {
+            builder
+                .annotation(param, ctx)
+                .unwrap_or_else(|| builder.push(Expr::Unknown))
+        };
+        // `...` as written, or wrapped in a `type` node by the grammar.
+        let ellipsis = |node: Node<'_>| {
+            node.kind_name() == "ellipsis"
+                || (node.kind_name() == "type"
+                    && node
+                        .named_child(0)
+                        .is_some_and(|inner| inner.kind_name() == "ellipsis"))
+        };
+        if let [element, rest] = params
+            && ellipsis(*rest)
+        {
+            let element = item(self, *element);
+            return self.push(Expr::Comprehension { element });
+        }
+        let items: Box<[ExprId]> = params.iter().map(|&param| item(self, param)).collect();
+        self.push(Expr::Seq(items))
     }
 
     /// An annotation written as a string (`"Foo"`, `"Optional[mod.Foo]"`, `"A | None"`).

@@ -2,12 +2,13 @@
 //! target a value is bound or stored to — names, attributes (`self.x` in a method is an
 //! instance attribute), items, and destructured tuples and lists with a starred rest.
 //!
-//! Owns: what each target binds or stores, a class body's annotated fields, and
-//! `__all__` when the module spells it with literals.
+//! Owns: what each target binds or stores, the implicit site of each attribute assigned
+//! (`obj.x = v`, `obj.x += v`: a property's setter runs there), a class body's annotated
+//! fields, and `__all__` when the module spells it with literals.
 //! Does not own: the expressions assigned (`expressions`) or the stores a container's
 //! methods make (`calls`).
 
-use super::model::{At, Expr, ExprId, Key, MODULE_SCOPE, ScopeKind, Store, StoreTarget};
+use super::model::{At, Expr, ExprId, Key, MODULE_SCOPE, ScopeKind, SiteKind, Store, StoreTarget};
 use super::{Builder, Ctx};
 use crate::extract::fields::{ChildByField as _, python as fields};
 use crate::extract::kinds::KindName as _;
@@ -77,7 +78,12 @@ impl Builder<'_> {
             let union = self.push(Expr::Union(Box::new([old, value])));
             self.bind(ctx, name, union);
         } else {
-            self.expr(left, ctx);
+            let read = self.expr(left, ctx);
+            if left.kind_name() == "attribute" {
+                // `obj.x += v` reads `obj.x` (a getter, on the read's own site) and
+                // writes it back (a setter).
+                self.implicit_site(SiteKind::Assign, read, left, ctx);
+            }
         }
     }
 
@@ -132,10 +138,13 @@ impl Builder<'_> {
                 {
                     self.model.scopes[class as usize]
                         .self_stores
-                        .push((name, value));
+                        .push((name.clone(), value));
+                    let own = self.name(self.text(object), ctx);
+                    self.assign_site(own, name, target, ctx);
                     return;
                 }
                 let object = self.expr(object, ctx);
+                self.assign_site(object, name.clone(), target, ctx);
                 self.store(ctx, object, StoreTarget::Attr(name), value);
             }
             "subscript" => {
@@ -239,6 +248,15 @@ impl Builder<'_> {
             };
             self.target(t, element, ctx);
         }
+    }
+
+    /// `object.name = …`: a site that calls the setter when `name` is a property.
+    fn assign_site(&mut self, object: ExprId, name: Box<str>, target: Node<'_>, ctx: Ctx) {
+        let attr = self.push(Expr::Attr {
+            object,
+            name: name.as_ref().into(),
+        });
+        self.implicit_site(SiteKind::Assign, attr, target, ctx);
     }
 
     pub(super) fn store(&mut self, ctx: Ctx, object: ExprId, target: StoreTarget, value: ExprId) {

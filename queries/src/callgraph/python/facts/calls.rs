@@ -3,7 +3,7 @@
 //! container's methods make (`append`, `extend`, `insert`, `update`, `setdefault`).
 //!
 //! Owns: the sites of calls and of implicit calls (their line and text, none inside a
-//! left-out unit).
+//! left-out unit); a called attribute is its call's site, not an attribute read's.
 //! Does not own: what the callee is (`expressions`, then `resolve`).
 
 use super::model::{Arg, Expr, ExprId, MODULE_SCOPE, Site, SiteKind, StoreTarget};
@@ -19,6 +19,7 @@ impl Builder<'_> {
             return self.push(Expr::Unknown);
         };
         let func = self.expr(function, ctx);
+        self.unsite_attribute(func);
         let mut args = Vec::new();
         if let Some(arguments) = node.field(&fields::ARGUMENTS) {
             if arguments.kind_name() == "generator_expression" {
@@ -129,6 +130,18 @@ impl Builder<'_> {
         );
         if all && positional.len() == 1 {
             self.set_all(positional[0], true);
+        }
+    }
+
+    /// Takes back the attribute site of `func` (the last site made, when made): a called
+    /// attribute is read by its call's site, which resolves a property there.
+    fn unsite_attribute(&mut self, func: ExprId) {
+        if self
+            .sites
+            .last()
+            .is_some_and(|site| site.kind == SiteKind::Attribute && site.expr == func)
+        {
+            self.sites.pop();
         }
     }
 

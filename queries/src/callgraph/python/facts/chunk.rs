@@ -517,6 +517,7 @@ impl Relocation<'_> {
                     pos: self.pos + binding.pos,
                     block: self.block(binding.block),
                     floating: binding.floating,
+                    narrowed: binding.narrowed,
                 })
                 .collect(),
             names: scope.names.clone(),
@@ -766,8 +767,9 @@ def tail():
     }
 
     /// Statements a generated body draws from: each reaches outside its own line in some
-    /// way (a module name, a `global`, a nested scope, a `self` store, a block).
-    const BODY: [&str; 12] = [
+    /// way (a module name, a `global`, a nested scope, a `self` store, a block, a name
+    /// narrowed by `isinstance`, attributes read and assigned).
+    const BODY: [&str; 14] = [
         "return helpers.clean(x)",
         "global counter\ncounter = counter + 1",
         "items = [h.clean(i) for i in x if i]",
@@ -780,6 +782,8 @@ def tail():
         "__all__.append(\"late\")",
         "class Local:\n    def go(self):\n        return run(1)\nLocal().go()",
         "yield x",
+        "if isinstance(x, (Base, str)) and x:\n    x.make()\nelif isinstance(x, int):\n    return x.real",
+        "assert isinstance(x, Base)\nx.total += 1\nx.items = x.first",
     ];
     /// Lines a generated method adds to a body.
     const METHOD: [&str; 3] = [

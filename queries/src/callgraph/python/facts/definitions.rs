@@ -2,8 +2,9 @@
 //! decorators (each a call site, applied outermost last), bases, parameters with their
 //! defaults and annotations, and a function's declared return type.
 //!
-//! Owns: how a method binds (plain, static, class method, property), the `self`
-//! parameter of a plain method, and the binding a definition makes after its body.
+//! Owns: how a method binds (plain, static, class method, a property's getter, setter or
+//! deleter), the `self` parameter of a method bound to its instance, and the binding a
+//! definition makes after its body.
 //! Does not own: the body's statements (`statements`) or what an annotation names
 //! (`annotations`).
 
@@ -191,7 +192,7 @@ impl Builder<'_> {
                 name: name.into(),
                 kind,
             });
-            if index == 0 && in_class && self.model.scopes[scope as usize].flavor == Flavor::Plain {
+            if index == 0 && in_class && binds_instance(self.model.scopes[scope as usize].flavor) {
                 self.self_name.insert(scope, name.into());
             }
             let param = self.push(Expr::Param { scope, index });
@@ -211,6 +212,14 @@ impl Builder<'_> {
     }
 }
 
+/// Whether a method of this flavor takes its instance first (`self`).
+fn binds_instance(flavor: Flavor) -> bool {
+    matches!(
+        flavor,
+        Flavor::Plain | Flavor::Property | Flavor::Setter | Flavor::Deleter
+    )
+}
+
 /// How decorators make a method bind.
 fn flavor<'t, 's>(
     decorators: impl Iterator<Item = Node<'t>>,
@@ -223,11 +232,11 @@ fn flavor<'t, 's>(
         match last {
             "staticmethod" => flavor = Flavor::Static,
             "classmethod" => flavor = Flavor::ClassMethod,
-            "property" | "cached_property" | "setter" | "getter" | "deleter"
-                if flavor == Flavor::Plain =>
-            {
+            "property" | "cached_property" | "getter" if flavor == Flavor::Plain => {
                 flavor = Flavor::Property;
             }
+            "setter" if flavor == Flavor::Plain => flavor = Flavor::Setter,
+            "deleter" if flavor == Flavor::Plain => flavor = Flavor::Deleter,
             _ => {}
         }
     }

@@ -2,11 +2,12 @@
 //! the bindings that reach them), attributes, subscripts, displays, comprehensions and
 //! lambdas (scopes of their own), conditionals, walrus targets, `yield`, constants.
 //!
-//! Owns: the expression each node is, the bound on nesting (deeper is not read), and a
-//! subscript's index (a constant, a slice's constant start).
+//! Owns: the expression each node is, the bound on nesting (deeper is not read), a
+//! subscript's index (a constant, a slice's constant start), and the implicit site of
+//! each attribute read (a property's getter runs there).
 //! Does not own: calls (`calls`) or the targets values are assigned to (`assignments`).
 
-use super::model::{At, Expr, ExprId, Key, ScopeKind};
+use super::model::{At, Expr, ExprId, Key, ScopeKind, SiteKind};
 use super::{Builder, Ctx};
 use crate::extract::fields::{ChildByField as _, python as fields};
 use crate::extract::kinds::KindName as _;
@@ -66,10 +67,14 @@ impl Builder<'_> {
                     .field(&fields::ATTRIBUTE)
                     .map(|attribute| self.text(attribute))
                     .unwrap_or("");
-                self.push(Expr::Attr {
+                let attr = self.push(Expr::Attr {
                     object,
                     name: name.into(),
-                })
+                });
+                // A property's getter runs on the read (a called attribute is its call's
+                // site instead: `call` takes this one back).
+                self.implicit_site(SiteKind::Attribute, attr, node, ctx);
+                attr
             }
             "call" => self.call(node, ctx),
             "subscript" => {

@@ -140,7 +140,12 @@ pub(crate) enum Flavor {
     Plain,
     Static,
     ClassMethod,
+    /// A property's getter (`@property`, `@cached_property`, `@x.getter`).
     Property,
+    /// A property's setter (`@x.setter`): called by `obj.x = value`.
+    Setter,
+    /// A property's deleter (`@x.deleter`).
+    Deleter,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -158,7 +163,10 @@ pub(crate) struct Param {
 }
 
 /// `name = value` in a scope. `floating` bindings (made from another scope through
-/// `global`/`nonlocal`, or read from an interface) reach every read.
+/// `global`/`nonlocal`, or read from an interface) reach every read; `narrowed` ones
+/// (what an `isinstance` says of a name in the block it guards) reach only the later
+/// reads of their own block and the blocks in it, never a read at the end of the scope
+/// nor an interface.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Binding {
     pub(crate) name: Name,
@@ -166,6 +174,7 @@ pub(crate) struct Binding {
     pub(crate) pos: u32,
     pub(crate) block: BlockId,
     pub(crate) floating: bool,
+    pub(crate) narrowed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -315,6 +324,7 @@ impl Model {
         if bindings.iter().all(|b| b.floating) {
             return bindings.iter().map(|b| b.value).collect();
         }
+        let read = at.is_some();
         let at = at.unwrap_or(At {
             pos: u32::MAX,
             block: scope.top,
@@ -326,6 +336,7 @@ impl Model {
             .max();
         bindings
             .iter()
+            .filter(|b| !b.narrowed || (read && b.pos < at.pos && self.encloses(b.block, at.block)))
             .filter(|b| {
                 b.floating
                     || (b.pos < at.pos && dominating.is_none_or(|d| b.pos >= d))
@@ -377,12 +388,21 @@ pub(crate) enum SiteKind {
     Iterate,
     /// `with obj:`: `obj.__enter__()` and `obj.__exit__()` (implicit).
     Enter,
+    /// `obj.name` read, not called: the getter when `name` is a property (implicit). The
+    /// expression is the `Attr`. A called `obj.name()` is its call's site.
+    Attribute,
+    /// `obj.name = value` (and `obj.name += value`): the setter when `name` is a property
+    /// (implicit). The expression is an `Attr` of the target.
+    Assign,
 }
 
 impl SiteKind {
     /// Implicit sites give edges when they resolve and are never unresolved.
     pub(crate) fn implicit(self) -> bool {
-        matches!(self, Self::Raise | Self::Iterate | Self::Enter)
+        matches!(
+            self,
+            Self::Raise | Self::Iterate | Self::Enter | Self::Attribute | Self::Assign
+        )
     }
 }
 

@@ -78,22 +78,30 @@ impl Builder<'_> {
                 }
             }
             "if_statement" => {
-                if let Some(condition) = node.field(&fields::CONDITION) {
-                    self.expr(condition, ctx);
-                }
-                self.sub_block(node.field(&fields::CONSEQUENCE), ctx, false);
+                let narrowings = match node.field(&fields::CONDITION) {
+                    Some(condition) => {
+                        let expr = self.expr(condition, ctx);
+                        self.narrowings(condition, expr, ctx)
+                    }
+                    None => Vec::new(),
+                };
+                self.narrowed_block(node.field(&fields::CONSEQUENCE), &narrowings, ctx);
                 let mut cursor = node.walk();
                 let alternatives: Vec<Node<'_>> = node
                     .children_by_field_name("alternative", &mut cursor)
                     .collect();
                 for alternative in alternatives {
-                    if let Some(condition) = alternative.field(&fields::CONDITION) {
-                        self.expr(condition, ctx);
-                    }
+                    let narrowings = match alternative.field(&fields::CONDITION) {
+                        Some(condition) => {
+                            let expr = self.expr(condition, ctx);
+                            self.narrowings(condition, expr, ctx)
+                        }
+                        None => Vec::new(),
+                    };
                     let body = alternative
                         .field(&fields::CONSEQUENCE)
                         .or_else(|| alternative.field(&fields::BODY));
-                    self.sub_block(body, ctx, false);
+                    self.narrowed_block(body, &narrowings, ctx);
                 }
             }
             "for_statement" => {
@@ -232,6 +240,7 @@ impl Builder<'_> {
             | "ERROR"
             | "type_alias_statement" => {}
             "block" => self.statements(node, ctx),
+            "assert_statement" => self.assertion(node, ctx),
             _ => self.children_exprs(node, ctx),
         }
     }

@@ -32,7 +32,8 @@
 //! read through `x`, an attribute store renamed in `x`, ids shifted by `x`'s growth.
 
 use super::super::Program;
-use super::super::facts::{ExprId, Facts, Layout, ScopeId};
+use super::super::facts::{ExprId, Facts, Layout, ScopeId, Site};
+use super::dispatch::Receivers;
 use super::{ItemStore, Mod, Value};
 use crate::callgraph::NodeId;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -128,6 +129,24 @@ impl Attempt {
     }
 }
 
+/// The virtual sites of `facts` with their receivers, as the runs of one round of its
+/// groups (in [`groups`] order) read them.
+pub(super) fn virtual_sites<'a>(
+    facts: &'a Facts,
+    runs: &'a [Arc<GroupRun>],
+) -> Vec<(&'a Site, &'a Receivers)> {
+    let mut out = Vec::new();
+    for (group, run) in groups(facts).iter().zip(runs) {
+        let sites = facts.sites[group.sites.clone()].iter();
+        for (site, receivers) in sites.zip(run.receivers.iter()) {
+            if let Some(receivers) = receivers {
+                out.push((site, receivers));
+            }
+        }
+    }
+    out
+}
+
 /// What one group's evaluation did in one round.
 #[derive(Debug, Clone, Default)]
 pub(super) struct GroupRun {
@@ -139,6 +158,8 @@ pub(super) struct GroupRun {
     pub(super) attempts: Vec<Attempt>,
     /// Per site of the group: the nodes it calls, and whether it is settled without them.
     pub(super) outcomes: Arc<[(Vec<NodeId>, bool)]>,
+    /// Per site of the group: its receivers when it is a virtual call (`dispatch`).
+    pub(super) receivers: Arc<[Option<Receivers>]>,
 }
 
 impl GroupRun {
@@ -313,6 +334,7 @@ impl Replay {
             slots,
             attempts,
             outcomes: Arc::clone(&old.outcomes),
+            receivers: Arc::clone(&old.receivers),
         }))
     }
 

@@ -9,8 +9,8 @@
 
 use super::model::Value;
 use super::{
-    Ctx, Expr, Frame, Init, Kind, Naming, RawClass, RawMember, RawNamespace, This, Walk, frame_of,
-    has_token, is_function,
+    Ctx, Expr, Frame, Init, Kind, Naming, RawClass, RawInterface, RawMember, RawNamespace, This,
+    Walk, frame_of, has_token, is_function,
 };
 use crate::extract::fields::{ChildByField as _, typescript as fields};
 use crate::extract::kinds::KindName as _;
@@ -219,6 +219,46 @@ impl<'s> Walk<'s> {
         self.class(node, ctx, unit, out);
     }
 
+    /// An interface: a type named as a unit of its place would be (`NS.I`), with the
+    /// types it extends. Where no unit is named (a module-level block), a type alone.
+    pub(super) fn interface_declaration(&mut self, node: Node<'_>, ctx: usize) {
+        let Some(name) = node.field(&fields::NAME) else {
+            return;
+        };
+        let name = self.text(name).to_owned();
+        let scope = self.ctxs[ctx].scope;
+        let Some(qualified) = self.unit_in(ctx, &name, false) else {
+            self.bind(scope, &name, Init::TypeOnly);
+            return;
+        };
+        let mut extends = Vec::new();
+        let mut cursor = node.walk();
+        let clauses: Vec<Node<'_>> = node
+            .named_children(&mut cursor)
+            .filter(|child| child.kind_name() == "extends_type_clause")
+            .collect();
+        for clause in clauses {
+            let mut inner = clause.walk();
+            let types: Vec<Node<'_>> = clause.named_children(&mut inner).collect();
+            extends.extend(types.into_iter().filter_map(|ty| self.heritage_type(ty)));
+        }
+        self.bind(scope, &name, Init::Interface(qualified.clone()));
+        self.interfaces.push(RawInterface {
+            name: qualified,
+            scope,
+            extends,
+        });
+    }
+
+    /// A type of an `implements` or interface `extends` clause as the type it names
+    /// (not an instance of it); `None` for one that names no declaration.
+    fn heritage_type(&self, node: Node<'_>) -> Option<Expr> {
+        match self.type_expr(node) {
+            Expr::Type(named) => Some(*named),
+            _ => None,
+        }
+    }
+
     /// A class: its heritage and decorators (read outside it), its members (units when
     /// the class is one: `unit` is its qualified name).
     pub(super) fn class<'t>(
@@ -240,6 +280,7 @@ impl<'s> Walk<'s> {
         }
         self.type_parameters(node, class_scope);
         let mut extends = None;
+        let mut implements = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         for child in &children {
@@ -249,6 +290,12 @@ impl<'s> Walk<'s> {
                     let mut inner = child.walk();
                     let clauses: Vec<Node<'t>> = child.named_children(&mut inner).collect();
                     for clause in clauses {
+                        if clause.kind_name() == "implements_clause" {
+                            let mut types = clause.walk();
+                            let types: Vec<Node<'t>> = clause.named_children(&mut types).collect();
+                            implements
+                                .extend(types.into_iter().filter_map(|ty| self.heritage_type(ty)));
+                        }
                         if clause.kind_name() != "extends_clause" {
                             continue;
                         }
@@ -266,6 +313,7 @@ impl<'s> Walk<'s> {
                 name: name.clone(),
                 scope: outer_scope,
                 extends,
+                implements,
                 members: Vec::new(),
             });
             self.classes.len() - 1

@@ -232,7 +232,7 @@ impl<'s> Walk<'s> {
         }
     }
 
-    /// The value names a declaration binds (`export <declaration>`).
+    /// The names a declaration binds (`export <declaration>`): values, and interfaces.
     pub(super) fn declared_names(&self, declaration: Node<'_>) -> Vec<String> {
         match declaration.kind_name() {
             "lexical_declaration" | "variable_declaration" => {
@@ -252,7 +252,8 @@ impl<'s> Walk<'s> {
                     .flat_map(|inner| self.declared_names(inner))
                     .collect()
             }
-            "interface_declaration" => Vec::new(),
+            // An interface is exported as a type: what a value typed by it in another
+            // file is an instance of (`Value::Interface`).
             _ => declaration
                 .field(&fields::NAME)
                 .filter(|name| name.kind_name() != "string")

@@ -9,8 +9,8 @@
 //! (`resolve`).
 
 use super::model::{
-    ClassFacts, ExportTable, Facts, Imported, MemberFacts, SPREAD, Site, Value, is_function_method,
-    is_object_method,
+    ClassFacts, ExportTable, Facts, Imported, InterfaceFacts, MemberFacts, SPREAD, Site, Value,
+    is_function_method, is_object_method,
 };
 use super::{Expr, Init, MAX_DEPTH, This, Walk};
 
@@ -36,6 +36,7 @@ impl<'s> Walk<'s> {
             .collect();
         sites.sort_by(|a, b| (a.line, &a.caller, &a.text).cmp(&(b.line, &b.caller, &b.text)));
         let classes = self.class_facts();
+        let interfaces = self.interface_facts();
         let mut exports = ExportTable {
             script: !self.es_module && !self.commonjs,
             commonjs: self.commonjs,
@@ -89,8 +90,16 @@ impl<'s> Walk<'s> {
             if let Some(base) = &class.extends {
                 collect_questions(base, &mut questions);
             }
+            for implemented in &class.implements {
+                collect_questions(implemented, &mut questions);
+            }
             for member in &class.members {
                 collect_questions(&member.value, &mut questions);
+            }
+        }
+        for interface in &interfaces {
+            for extended in &interface.extends {
+                collect_questions(extended, &mut questions);
             }
         }
         questions.sort();
@@ -98,6 +107,7 @@ impl<'s> Walk<'s> {
         Facts {
             sites,
             exports,
+            interfaces,
             questions,
             partial: false,
         }
@@ -151,6 +161,11 @@ impl<'s> Walk<'s> {
                 .extends
                 .as_ref()
                 .map(|base| self.value(class.scope, base, 0));
+            let implements = class
+                .implements
+                .iter()
+                .map(|ty| self.type_value(class.scope, ty, 0))
+                .collect();
             let mut members: Vec<MemberFacts> = Vec::new();
             for member in &class.members {
                 let value = self.value(member.scope, &member.value, 0);
@@ -191,12 +206,39 @@ impl<'s> Walk<'s> {
             classes.push(ClassFacts {
                 name: class.name.clone(),
                 extends,
+                implements,
                 members,
             });
         }
         classes.sort_by(|a, b| a.name.cmp(&b.name));
         classes.dedup_by(|a, b| a.name == b.name);
         classes
+    }
+
+    /// The file's interfaces with the types they extend, one per name (the
+    /// declarations of one name merged, as TypeScript merges them).
+    fn interface_facts(&mut self) -> Vec<InterfaceFacts> {
+        let raw = std::mem::take(&mut self.interfaces);
+        let mut interfaces: Vec<InterfaceFacts> = Vec::with_capacity(raw.len());
+        for interface in &raw {
+            let extends: Vec<Value> = interface
+                .extends
+                .iter()
+                .map(|ty| self.type_value(interface.scope, ty, 0))
+                .collect();
+            match interfaces
+                .iter_mut()
+                .find(|known| known.name == interface.name)
+            {
+                Some(known) => known.extends.extend(extends),
+                None => interfaces.push(InterfaceFacts {
+                    name: interface.name.clone(),
+                    extends,
+                }),
+            }
+        }
+        interfaces.sort_by(|a, b| a.name.cmp(&b.name));
+        interfaces
     }
 
     fn binding_value(&mut self, id: usize, depth: u32) -> Value {
@@ -234,6 +276,7 @@ impl<'s> Walk<'s> {
             },
             Init::Namespace(indices) => self.namespace_value(&indices, depth),
             Init::Declared | Init::TypeOnly | Init::Enum => Value::Unknown,
+            Init::Interface(name) => Value::Interface(name),
             // Valid code names a type alias only where a type is read: there, the type.
             Init::TypeAlias(scope, aliased) => self.type_value(scope, &aliased, depth + 1),
             Init::Signature => Value::External,
@@ -329,6 +372,13 @@ impl<'s> Walk<'s> {
             Expr::TypeName(_) => self.type_value(scope, expr, depth + 1),
             Expr::Or(first, second) => match self.value(scope, first, depth + 1) {
                 Value::Unknown => self.value(scope, second, depth + 1),
+                // An interface says less than the value (`const g: Greeter = new En()`).
+                Value::Instance(ty) if matches!(*ty, Value::Interface(_)) => {
+                    match self.value(scope, second, depth + 1) {
+                        Value::Unknown => Value::Instance(ty),
+                        value => value,
+                    }
+                }
                 value => value,
             },
             Expr::SelfExports => Value::Exports(Vec::new()),
@@ -407,7 +457,11 @@ fn returned(value: Value) -> Value {
         | Value::Member(..)
         | Value::Instance(_)
         | Value::Returned(_) => Value::Returned(Box::new(value)),
-        Value::Owned(_) | Value::Class(_) | Value::Object(_) | Value::Unknown => Value::Unknown,
+        Value::Owned(_)
+        | Value::Class(_)
+        | Value::Interface(_)
+        | Value::Object(_)
+        | Value::Unknown => Value::Unknown,
     }
 }
 
@@ -453,7 +507,7 @@ fn member(value: Value, name: &str) -> Value {
         // `f.call(…)` and `f.apply(…)` call `f`.
         Value::Func(_) | Value::Owned(_) if name == "call" || name == "apply" => value,
         Value::Func(_) | Value::Owned(_) if is_function_method(name) => Value::External,
-        Value::Func(_) | Value::Owned(_) | Value::Unknown => Value::Unknown,
+        Value::Func(_) | Value::Owned(_) | Value::Interface(_) | Value::Unknown => Value::Unknown,
         Value::External => Value::External,
         value @ (Value::Class(_) | Value::Instance(_) | Value::Member(..) | Value::Returned(_)) => {
             Value::Member(Box::new(value), name.to_owned())
@@ -484,7 +538,12 @@ fn collect_questions(value: &Value, out: &mut Vec<Value>) {
                 collect_questions(member, out);
             }
         }
-        Value::Func(_) | Value::Owned(_) | Value::Class(_) | Value::External | Value::Unknown => {}
+        Value::Func(_)
+        | Value::Owned(_)
+        | Value::Class(_)
+        | Value::Interface(_)
+        | Value::External
+        | Value::Unknown => {}
     }
 }
 

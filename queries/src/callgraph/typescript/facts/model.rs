@@ -31,6 +31,10 @@ pub enum Value {
     Owned(String),
     /// The class of this file with that qualified name (its facts: [`ClassFacts`]).
     Class(String),
+    /// The interface of this file with that qualified name (its facts:
+    /// [`InterfaceFacts`]): a type only, whose instances are those of the classes
+    /// implementing it.
+    Interface(String),
     /// An instance of a class value (`new C()`, a parameter typed `C`).
     Instance(Box<Value>),
     /// An object literal or a namespace: its members (a later one of a name wins).
@@ -88,7 +92,18 @@ pub(crate) struct ClassFacts {
     pub(crate) name: String,
     /// The `extends` clause's value; `None` without one.
     pub(crate) extends: Option<Value>,
+    /// The `implements` clause's types, in order.
+    pub(crate) implements: Vec<Value>,
     pub(crate) members: Vec<MemberFacts>,
+}
+
+/// A named interface of the file: the types it extends (what dispatch reads of it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct InterfaceFacts {
+    /// Its qualified name, as a unit of that place would be named.
+    pub(crate) name: String,
+    /// The `extends` clause's types, in order.
+    pub(crate) extends: Vec<Value>,
 }
 
 /// A module's interface: everything another file's resolution reads from it. Line-free:
@@ -156,8 +171,11 @@ pub struct Facts {
     pub(crate) sites: Vec<Site>,
     /// The interface without `nodes` (those come from the extractor: [`ts_exports`]).
     pub(crate) exports: ExportTable,
-    /// Every [`Value::Import`], [`Value::Global`] and [`Value::Exports`] the sites and
-    /// classes hold, sorted, each once: what `resolve` asks the other files.
+    /// Named interfaces, sorted by name, each once (declarations of one name merged).
+    pub(crate) interfaces: Vec<InterfaceFacts>,
+    /// Every [`Value::Import`], [`Value::Global`] and [`Value::Exports`] the sites,
+    /// classes and interfaces hold, sorted, each once: what `resolve` asks the other
+    /// files.
     pub(crate) questions: Vec<Value>,
     /// The tree held a syntax error (the walk still read what parsed).
     pub(crate) partial: bool,

@@ -26,7 +26,8 @@ impl<'s> Walk<'s> {
             | "enum_body"
             | "asserts_annotation"
             | "type_predicate_annotation" => {}
-            "interface_declaration" | "type_alias_declaration" => {
+            "interface_declaration" => self.interface_declaration(node, ctx),
+            "type_alias_declaration" => {
                 if let Some(name) = node.field(&fields::NAME) {
                     let name = self.text(name).to_owned();
                     let scope = self.ctxs[ctx].scope;

@@ -1,0 +1,561 @@
+//! What the Python call graph reaches besides written calls, each shape on a hand-written
+//! fixture whose every runtime call between its own callables (run under `python3` with
+//! `sys.setprofile`: `python_runtime`) must be an edge of keel's graph, with a control
+//! per shape that must get no edge: decorator wrappers calling the functions their
+//! decorator is applied to (in the same file and across files), property getters and
+//! setters, and calls on values of builtin type (external, not unresolved).
+
+use crate::python_runtime::runtime_pairs;
+use crate::support::fresh_graph as graph;
+use keel_queries::callgraph::CallGraph;
+use std::collections::BTreeSet;
+
+/// `caller -> callee` for every edge.
+fn edges(graph: &CallGraph) -> BTreeSet<String> {
+    graph
+        .edges
+        .iter()
+        .map(|edge| format!("{} -> {}", edge.caller, edge.callee))
+        .collect()
+}
+
+/// `caller:line text` for every unresolved site.
+fn unresolved(graph: &CallGraph) -> Vec<String> {
+    graph
+        .unresolved
+        .iter()
+        .map(|site| format!("{}:{} {}", site.caller, site.line, site.callee_text))
+        .collect()
+}
+
+/// The graph of `files`, after checking that every call the fixture makes at runtime
+/// (running `entry`) between two of its callables is one of its edges. The runtime must
+/// have made at least `at_least` such calls (a tracer that saw nothing proves nothing).
+fn graph_agreeing_with_runtime(files: &[(&str, &str)], entry: &str, at_least: usize) -> CallGraph {
+    let graph = graph(files);
+    let known = edges(&graph);
+    if let Some(pairs) = runtime_pairs(files, entry) {
+        assert!(
+            pairs.len() >= at_least,
+            "the tracer saw {} calls, expected at least {at_least}: {pairs:#?}",
+            pairs.len()
+        );
+        let missing: Vec<String> = pairs
+            .iter()
+            .map(|(caller, callee)| format!("{caller} -> {callee}"))
+            .filter(|pair| !known.contains(pair))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "calls made at runtime that keel's graph lacks: {missing:#?}\nkeel's edges: {known:#?}"
+        );
+    }
+    graph
+}
+
+fn assert_edge(graph: &CallGraph, edge: &str) {
+    assert!(
+        edges(graph).contains(edge),
+        "missing {edge}; edges: {:#?}",
+        edges(graph)
+    );
+}
+
+fn assert_no_edge(graph: &CallGraph, edge: &str) {
+    assert!(
+        !edges(graph).contains(edge),
+        "unexpected {edge}; edges: {:#?}",
+        edges(graph)
+    );
+}
+
+const DECO: &str = r#"import functools
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def retry(n):
+    def decorate(fn):
+        def attempt(*args):
+            for _ in range(n):
+                return fn(*args)
+        return attempt
+    return decorate
+
+
+def setupmethod(f):
+    def wrapper_func(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    return wrapper_func
+
+
+def unused(fn):
+    def never(*args):
+        return fn(*args)
+    return never
+"#;
+
+const APP: &str = r#"from deco import logged, retry as again, setupmethod
+
+
+@logged
+def fetch():
+    return 1
+
+
+@again(3)
+def sync():
+    return 2
+
+
+def plain():
+    return 3
+
+
+class App:
+    @setupmethod
+    def route(self, rule):
+        return rule
+
+
+def runner():
+    fetch()
+    sync()
+    plain()
+    App().route("/")
+
+
+runner()
+"#;
+
+/// A decorator of another file defined as its own function and as another decorator's
+/// (`logged` again, not the one `deco` defines): its functions are not `deco`'s.
+const OTHER: &str = r#"def logged(fn):
+    return fn
+
+
+@logged
+def quiet():
+    return 4
+
+
+quiet()
+"#;
+
+#[test]
+fn a_wrapper_calls_each_function_its_decorator_is_applied_to_in_other_files() {
+    let files = [("deco.py", DECO), ("app.py", APP), ("other.py", OTHER)];
+    let graph = graph_agreeing_with_runtime(&files, "app.py", 8);
+    for edge in [
+        "app.py#runner -> deco.py#logged.wrapper",
+        "deco.py#logged.wrapper -> app.py#fetch",
+        "app.py#runner -> deco.py#retry.decorate.attempt",
+        "deco.py#retry.decorate.attempt -> app.py#sync",
+        "deco.py#setupmethod.wrapper_func -> app.py#App.route",
+    ] {
+        assert_edge(&graph, edge);
+    }
+    // Controls: an undecorated function has no wrapper caller; a decorator of the same
+    // name in another file passes its functions to its own wrapper, not to `deco`'s; a
+    // decorator applied to nothing calls nothing keel can name.
+    for wrapper in [
+        "deco.py#logged.wrapper",
+        "deco.py#retry.decorate.attempt",
+        "deco.py#setupmethod.wrapper_func",
+    ] {
+        assert_no_edge(&graph, &format!("{wrapper} -> app.py#plain"));
+        assert_no_edge(&graph, &format!("{wrapper} -> other.py#quiet"));
+    }
+    assert_no_edge(&graph, "deco.py#logged.wrapper -> app.py#sync");
+    assert_no_edge(&graph, "deco.py#retry.decorate.attempt -> app.py#fetch");
+    let unresolved = unresolved(&graph);
+    assert!(
+        unresolved.contains(&"deco.py#unused.never:28 fn".to_owned()),
+        "{unresolved:#?}"
+    );
+    // The wrappers' calls of their parameter resolved: none is unresolved.
+    for site in &unresolved {
+        assert!(
+            !site.starts_with("deco.py#logged.wrapper")
+                && !site.starts_with("deco.py#retry.decorate.attempt"),
+            "{site}"
+        );
+    }
+}
+
+#[test]
+fn a_wrapper_calls_each_function_its_decorator_is_applied_to_in_its_own_file() {
+    let text = format!(
+        "{DECO}\n\n{}",
+        APP.replace(
+            "from deco import logged, retry as again, setupmethod\n",
+            "again = retry\n"
+        )
+    );
+    let files = [("app.py", text.as_str())];
+    let graph = graph_agreeing_with_runtime(&files, "app.py", 8);
+    for edge in [
+        "app.py#logged.wrapper -> app.py#fetch",
+        "app.py#retry.decorate.attempt -> app.py#sync",
+        "app.py#setupmethod.wrapper_func -> app.py#App.route",
+    ] {
+        assert_edge(&graph, edge);
+    }
+    assert_no_edge(&graph, "app.py#logged.wrapper -> app.py#plain");
+}
+
+/// flask's `setupmethod` (`src/flask/sansio/scaffold.py`): the wrapper is handed back
+/// through `update_wrapper` and `t.cast`, which keel does not follow (functions from
+/// outside the tree), so a call of a decorated method reaches the method directly; the
+/// wrapper's `f(self, ...)` reaches every method decorated with it, in its own file and
+/// in the files that import it.
+#[test]
+fn flask_setupmethod_reaches_the_methods_it_decorates_in_every_file() {
+    let scaffold = r#"import typing as t
+from functools import update_wrapper
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+
+
+def setupmethod(f: F) -> F:
+    f_name = f.__name__
+
+    def wrapper_func(self: "Scaffold", *args: t.Any, **kwargs: t.Any) -> t.Any:
+        self._check_setup_finished(f_name)
+        return f(self, *args, **kwargs)
+
+    return t.cast(F, update_wrapper(wrapper_func, f))
+
+
+class Scaffold:
+    def _check_setup_finished(self, f_name: str) -> None:
+        raise NotImplementedError
+
+    @setupmethod
+    def route(self, rule: str) -> None:
+        pass
+"#;
+    let app = r#"from .scaffold import Scaffold, setupmethod
+
+
+class App(Scaffold):
+    def _check_setup_finished(self, f_name: str) -> None:
+        pass
+
+    @setupmethod
+    def register_blueprint(self, blueprint) -> None:
+        pass
+
+    def teardown(self) -> None:
+        pass
+
+
+def make() -> None:
+    app = App()
+    app.route("/")
+    app.register_blueprint(None)
+"#;
+    let files = [
+        ("flask/__init__.py", ""),
+        ("flask/scaffold.py", scaffold),
+        ("flask/app.py", app),
+    ];
+    let graph = graph(&files);
+    for edge in [
+        "flask/scaffold.py#setupmethod.wrapper_func -> flask/scaffold.py#Scaffold.route",
+        "flask/scaffold.py#setupmethod.wrapper_func -> flask/app.py#App.register_blueprint",
+        "flask/app.py#make -> flask/scaffold.py#Scaffold.route",
+        "flask/app.py#make -> flask/app.py#App.register_blueprint",
+    ] {
+        assert_edge(&graph, edge);
+    }
+    assert_no_edge(
+        &graph,
+        "flask/scaffold.py#setupmethod.wrapper_func -> flask/app.py#App.teardown",
+    );
+    assert!(
+        !unresolved(&graph)
+            .iter()
+            .any(|site| site.starts_with("flask/scaffold.py#setupmethod.wrapper_func")),
+        "{:#?}",
+        unresolved(&graph)
+    );
+}
+
+const SHAPES: &str = r#"import functools
+
+
+class Base:
+    def __init__(self):
+        self._size = 1
+        self.plain = 2
+
+    @property
+    def size(self):
+        return self._size
+
+    @size.setter
+    def size(self, value):
+        self._size = value
+
+    @functools.cached_property
+    def area(self):
+        return self.size * 2
+
+    @property
+    def helper(self):
+        return Helper()
+
+    def method(self):
+        return 3
+
+
+class Helper:
+    def run(self):
+        return 1
+
+
+class Child(Base):
+    @property
+    def size(self):
+        return super().size + 1
+"#;
+
+const USE_SHAPES: &str = r#"from shapes import Base, Child
+
+
+def declared(b: Base):
+    return b.size
+
+
+def unknown(thing):
+    return thing.size
+
+
+def main():
+    b = Base()
+    print(b.size, b.area, b.plain)
+    b.size = 5
+    b.size += 1
+    b.helper.run()
+    bound = b.method
+    c = Child()
+    print(c.size, Base.size)
+    declared(b)
+    return bound
+
+
+main()
+"#;
+
+#[test]
+fn property_reads_call_the_getter_and_assignments_the_setter() {
+    let files = [("shapes.py", SHAPES), ("main.py", USE_SHAPES)];
+    let graph = graph_agreeing_with_runtime(&files, "main.py", 10);
+    for edge in [
+        // A read through an instance, a cached property, a property whose last binding
+        // is its setter (read: its getter), `super().size` in an override, a declared
+        // parameter.
+        "main.py#main -> shapes.py#Base.size",
+        "main.py#main -> shapes.py#Base.area",
+        "main.py#main -> shapes.py#Base.helper",
+        "main.py#main -> shapes.py#Helper.run",
+        "main.py#main -> shapes.py#Child.size",
+        "shapes.py#Base.area -> shapes.py#Base.size",
+        "shapes.py#Child.size -> shapes.py#Base.size",
+        "main.py#declared -> shapes.py#Base.size",
+    ] {
+        assert_edge(&graph, edge);
+    }
+    // The getter and the setter are one node: its sites are the read (14), the
+    // assignment (15) and both of `+=` (16).
+    let sites = |caller: &str, callee: &str| {
+        graph
+            .edges
+            .iter()
+            .find(|edge| edge.caller.as_str() == caller && edge.callee.as_str() == callee)
+            .map(|edge| edge.sites.clone())
+    };
+    assert_eq!(
+        sites("main.py#main", "shapes.py#Base.size"),
+        Some(vec![14, 15, 16])
+    );
+    // Controls: a method read but not called, a plain attribute, the property read on
+    // its class (the property object), a receiver keel cannot type.
+    assert_no_edge(&graph, "main.py#main -> shapes.py#Base.method");
+    assert_eq!(
+        sites("main.py#main", "shapes.py#Child.size"),
+        Some(vec![20])
+    );
+    assert!(
+        !edges(&graph)
+            .iter()
+            .any(|edge| edge.starts_with("main.py#unknown ->"))
+    );
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}
+
+#[test]
+fn a_setter_alone_is_called_by_assignment_and_a_getter_alone_by_reads() {
+    let files = [(
+        "m.py",
+        "class Box:\n    def __init__(self):\n        self.content = 0\n        self.label = 'x'\n\n    @property\n    def content(self):\n        return self._content\n\n    @content.setter\n    def content(self, value):\n        self._content = value\n\n    @property\n    def label(self):\n        return 'box'\n\n\nbox = Box()\nbox.content\n",
+    )];
+    let graph = graph(&files);
+    let sites: Vec<(String, Vec<u32>)> = graph
+        .edges
+        .iter()
+        .map(|edge| {
+            (
+                format!("{} -> {}", edge.caller, edge.callee),
+                edge.sites.clone(),
+            )
+        })
+        .collect();
+    // `self.content = 0` in `__init__` calls the setter (line 3); `self.label = 'x'`
+    // names a property with no setter: no call (Python raises there, keel draws no edge).
+    assert!(
+        sites.contains(&("m.py#Box.__init__ -> m.py#Box.content".to_owned(), vec![3])),
+        "{sites:#?}"
+    );
+    assert!(
+        !sites
+            .iter()
+            .any(|(edge, _)| edge == "m.py#Box.__init__ -> m.py#Box.label"),
+        "{sites:#?}"
+    );
+    assert!(
+        sites.contains(&("m.py#<module> -> m.py#Box.content".to_owned(), vec![20])),
+        "{sites:#?}"
+    );
+}
+
+/// flask's `ConfigAttribute`: a class attribute holding an instance of a class that
+/// defines `__get__` and `__set__`.
+#[test]
+fn a_descriptor_read_calls_its_get_and_an_assignment_its_set() {
+    let config = "class Setting:\n    def __init__(self, key):\n        self.key = key\n\n    def __get__(self, obj, owner=None):\n        if obj is None:\n            return self\n        return obj.values.get(self.key)\n\n    def __set__(self, obj, value):\n        obj.values[self.key] = value\n\n\nclass Plain:\n    def __init__(self):\n        self.n = 0\n\n\nclass App:\n    debug = Setting(\"DEBUG\")\n    other = Plain()\n\n    def __init__(self):\n        self.values = {}\n";
+    let main = "from config import App\n\n\ndef run():\n    app = App()\n    app.debug = True\n    print(app.debug, app.other)\n\n\nrun()\n";
+    let files = [("config.py", config), ("main.py", main)];
+    let graph = graph_agreeing_with_runtime(&files, "main.py", 4);
+    let sites = |callee: &str| {
+        graph
+            .edges
+            .iter()
+            .find(|edge| edge.caller.as_str() == "main.py#run" && edge.callee.as_str() == callee)
+            .map(|edge| edge.sites.clone())
+    };
+    assert_eq!(sites("config.py#Setting.__set__"), Some(vec![6]));
+    assert_eq!(sites("config.py#Setting.__get__"), Some(vec![7]));
+    // Control: an attribute holding an instance of a class without `__get__` calls
+    // nothing (its `__init__` ran when the class body did).
+    assert_eq!(sites("config.py#Plain.__init__"), None);
+}
+
+#[test]
+fn calls_on_values_of_builtin_type_are_external_and_unknown_ones_unresolved() {
+    // The functions are called from another file: keel does not follow those arguments,
+    // so what their parameters are is unknown but for what the functions say of them.
+    let lib = r#"def configure(obj, *args, **kwargs):
+    kwargs.setdefault("x", 1)
+    kwargs.get("y")
+    args.count(1)
+    ", ".join(["a"])
+    b"x".decode()
+    {"a": 1}.items()
+    [1].copy()
+    if obj:
+        obj.run()
+        kwargs["callback"]()
+        args[0].go()
+        kwargs.pop("z").run()
+
+
+def convert(value, other):
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    elif isinstance(value, (list, tuple)) and other:
+        return value.count(1)
+    else:
+        value.decode()
+    assert isinstance(other, str)
+    other.strip()
+    return value.strip()
+"#;
+    let main = "import lib
+
+lib.configure(None)
+lib.convert(b'x', 'y')
+";
+    let files = [("lib.py", lib), ("main.py", main)];
+    let graph = graph_agreeing_with_runtime(&files, "main.py", 2);
+    // Every call on a `**kwargs` dict, a `*args` tuple, a literal, and a value an
+    // `isinstance` or an `assert isinstance` says is of a builtin type is external;
+    // what keel cannot type stays unresolved: a parameter, an item of `*args` or
+    // `**kwargs` (read or returned by a method), a value outside the `isinstance` that
+    // narrowed it (its `else`, and after it).
+    assert_eq!(
+        unresolved(&graph),
+        [
+            "lib.py#configure:10 obj.run",
+            "lib.py#configure:11 kwargs[\"callback\"]",
+            "lib.py#configure:12 args[0].go",
+            "lib.py#configure:13 kwargs.pop(\"z\").run",
+            "lib.py#convert:22 value.decode",
+            "lib.py#convert:25 value.strip",
+        ]
+    );
+}
+
+#[test]
+fn isinstance_narrows_a_local_to_a_class_of_another_file_inside_its_block_only() {
+    let kinds = "class Base:\n    def run(self):\n        return 1\n\n\nclass Special(Base):\n    def extra(self):\n        return 2\n";
+    // `handle` is called from another file: what `item` is comes from its annotation.
+    let handlers = "from kinds import Base, Special\n\n\ndef handle(item: Base):\n    if isinstance(item, Special):\n        item.extra()\n    else:\n        item.extra()\n    item.extra()\n    return item.run()\n";
+    let main = "from kinds import Special\nfrom handlers import handle\n\nhandle(Special())\n";
+    let files = [
+        ("kinds.py", kinds),
+        ("handlers.py", handlers),
+        ("main.py", main),
+    ];
+    let graph = graph_agreeing_with_runtime(&files, "main.py", 3);
+    let extra = graph
+        .edges
+        .iter()
+        .find(|edge| edge.callee.as_str() == "kinds.py#Special.extra")
+        .map(|edge| (edge.caller.as_str().to_owned(), edge.sites.clone()));
+    // Inside the `if` only: not in its `else` (line 8) nor after it (9), where `item` is
+    // a `Base` as declared.
+    assert_eq!(extra, Some(("handlers.py#handle".to_owned(), vec![6])));
+    assert_eq!(
+        unresolved(&graph),
+        [
+            "handlers.py#handle:8 item.extra",
+            "handlers.py#handle:9 item.extra"
+        ]
+    );
+    assert_edge(&graph, "handlers.py#handle -> kinds.py#Base.run");
+}
+
+#[test]
+fn an_item_of_a_declared_tuple_return_is_typed_by_its_annotation() {
+    let commands = "class Command:\n    def make_context(self, name):\n        return name\n\n\ndef table():\n    return globals()\n\n\ndef resolve(name) -> tuple[str, Command, list[str]]:\n    return table()[name]\n\n\ndef many() -> tuple[Command, ...]:\n    return table()['all']\n";
+    let main = "from commands import Command, resolve, many, table\n\n\ndef run():\n    table()['cmd'] = ('cmd', Command(), [])\n    table()['all'] = (Command(), Command())\n    name, cmd, rest = resolve('cmd')\n    cmd.make_context(name)\n    many()[1].make_context(name)\n    rest.append(name)\n    name.upper()\n\n\nrun()\n";
+    let files = [("commands.py", commands), ("main.py", main)];
+    let graph = graph_agreeing_with_runtime(&files, "main.py", 4);
+    let sites = graph
+        .edges
+        .iter()
+        .find(|edge| {
+            edge.caller.as_str() == "main.py#run"
+                && edge.callee.as_str() == "commands.py#Command.make_context"
+        })
+        .map(|edge| edge.sites.clone());
+    assert_eq!(sites, Some(vec![8, 9]));
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}
