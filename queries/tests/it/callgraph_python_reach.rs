@@ -559,3 +559,120 @@ fn an_item_of_a_declared_tuple_return_is_typed_by_its_annotation() {
     assert_eq!(sites, Some(vec![8, 9]));
     assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
 }
+
+/// Items of containers whose annotation declares them (`list[P]`, `dict[str, P]`,
+/// `Iterable[P]`, strings included), through iteration, indexing, `enumerate`, `zip`,
+/// `dict.get`/`values`/`items`, and `typing.cast`: each call on an item reaches `P`'s
+/// method. Before, the items of a builtin container were external: these calls had no
+/// edge and no unresolved site, silently.
+const CONTAINERS: &str = r#"import typing as t
+from typing import Iterable, Mapping, cast
+
+
+class P:
+    def get(self):
+        return 1
+
+
+class Q:
+    def put(self):
+        return 2
+
+
+class Both(P, Q):
+    pass
+
+
+class Cmd:
+    def __init__(self, params: "list[P]") -> None:
+        self.params: list[P] = params
+        self.by_name: dict[str, P] = {p.__class__.__name__: p for p in params}
+        self.others: t.Optional[t.List[Q]] = [Q()]
+
+    def iterate(self):
+        for p in self.params:
+            p.get()
+
+    def index(self):
+        self.params[0].get()
+        self.params.append(P())
+
+    def numbered(self):
+        for i, p in enumerate(self.params):
+            p.get()
+
+    def paired(self):
+        for p, q in zip(self.params, self.others):
+            p.get()
+            q.put()
+
+    def looked_up(self):
+        found = self.by_name.get("P")
+        found.get()
+        self.by_name["P"].get()
+        for p in self.by_name.values():
+            p.get()
+        for name, p in self.by_name.items():
+            p.get()
+
+
+def over(ps: Iterable[P], table: Mapping[str, Q]) -> None:
+    for p in ps:
+        p.get()
+    table["x"].put()
+
+
+def never_called(ps: list[P], table: "dict[str, Q]", rest: t.Sequence["P"]) -> None:
+    for p in ps:
+        p.get()
+    table["x"].put()
+    rest[-1].get()
+
+
+def casted(thing: object) -> None:
+    p = t.cast(P, thing)
+    p.get()
+    q = cast("Q", thing)
+    q.put()
+
+
+cmd = Cmd([P()])
+cmd.iterate()
+cmd.index()
+cmd.numbered()
+cmd.paired()
+cmd.looked_up()
+over([P()], {"x": Q()})
+casted(Both())
+"#;
+
+#[test]
+fn items_of_annotated_containers_enumerate_zip_dict_methods_and_cast_reach_their_class() {
+    let files = [("box.py", CONTAINERS)];
+    let graph = graph_agreeing_with_runtime(&files, "box.py", 10);
+    for caller in [
+        "Cmd.iterate",
+        "Cmd.index",
+        "Cmd.numbered",
+        "Cmd.paired",
+        "Cmd.looked_up",
+        "over",
+        "casted",
+    ] {
+        assert_edge(&graph, &format!("box.py#{caller} -> box.py#P.get"));
+    }
+    for caller in ["Cmd.paired", "over", "casted", "never_called"] {
+        assert_edge(&graph, &format!("box.py#{caller} -> box.py#Q.put"));
+    }
+    // No value reaches `never_called`: its edges come from the annotations alone.
+    assert_edge(&graph, "box.py#never_called -> box.py#P.get");
+    // The control: an index or a key is no instance of P, and a list's own methods
+    // (`append`) are external, not unresolved.
+    assert_no_edge(&graph, "box.py#Cmd.index -> box.py#Q.put");
+    assert_no_edge(&graph, "box.py#Cmd.numbered -> box.py#Q.put");
+    assert!(
+        unresolved(&graph).is_empty(),
+        "unresolved: {:#?}",
+        unresolved(&graph)
+    );
+}

@@ -157,6 +157,23 @@ enum Builtin {
     /// A method of a `*args` tuple or a `**kwargs` dict (`kwargs.get`, `args.count`):
     /// external, and what it returns is not known (the items are the caller's).
     Opaque,
+    /// `enumerate(xs)`: yields `(index, element of xs)` ([`Builtin::EnumerateItem`]).
+    Enumerate,
+    /// `zip(xs, ys, …)`: yields a tuple of one element of each ([`Builtin::ZipItem`]).
+    Zip,
+    /// A tuple `enumerate` yields (the value of the call that made the iterable).
+    EnumerateItem,
+    /// A tuple `zip` yields (the value of the call that made the iterable).
+    ZipItem,
+    /// `d.get(k[, default])`, `d.pop(…)`, `d.setdefault(…)` of a dict keel knows: its
+    /// values (and the default).
+    DictGet,
+    /// `d.values()`: yields its values.
+    DictValues,
+    /// `d.items()`: yields `(key, value)` ([`Builtin::DictItem`]).
+    DictItems,
+    /// A pair `d.items()` yields: keys are not followed (external), values are.
+    DictItem,
 }
 
 impl Builtin {
@@ -170,6 +187,8 @@ impl Builtin {
             "getattr" => Self::Getattr,
             "type" => Self::Type,
             "staticmethod" | "classmethod" => Self::Same,
+            "enumerate" => Self::Enumerate,
+            "zip" => Self::Zip,
             _ => return None,
         })
     }
@@ -1203,9 +1222,14 @@ impl<'a> Eval<'a> {
             | Value::Func(..)
             | Value::Bound(..)
             | Value::Seq(..)
-            | Value::Dict(..)
             | Value::Const(..)
             | Value::Gen(..) => one(Value::External),
+            Value::Dict(..) => one(match name {
+                "get" | "pop" | "setdefault" => Value::Builtin(Builtin::DictGet),
+                "values" => Value::Builtin(Builtin::DictValues),
+                "items" => Value::Builtin(Builtin::DictItems),
+                _ => Value::External,
+            }),
             Value::Packed => one(Value::Builtin(Builtin::Opaque)),
         }
     }
@@ -1532,17 +1556,23 @@ impl<'a> Eval<'a> {
 
     /// What call `call` (an `Expr::Call` of module `m`) to a builtin keel follows gives.
     fn builtin_result(&mut self, builtin: Builtin, m: Mod, call: ExprId, ctx: &Ctx) -> Values {
-        let Some(Expr::Call { args, .. }) = self.model(m).map(|model| model.expr(call)) else {
-            return one(Value::External);
-        };
-        let positional: Vec<ExprId> = args
-            .iter()
-            .filter(|a| a.keyword.is_none() && !a.splat)
-            .map(|a| a.value)
-            .collect();
+        let positional = self.positional_args(m, call);
         match builtin {
-            Builtin::Map | Builtin::Filter | Builtin::Sorted | Builtin::Elements => {
-                one(Value::Result(m, call, builtin))
+            Builtin::Map
+            | Builtin::Filter
+            | Builtin::Sorted
+            | Builtin::Elements
+            | Builtin::Enumerate
+            | Builtin::Zip
+            | Builtin::DictValues
+            | Builtin::DictItems => one(Value::Result(m, call, builtin)),
+            Builtin::DictGet => {
+                let mut out = self.dict_values_of(m, call, ctx);
+                if let Some(&default) = positional.get(1) {
+                    let values = self.eval(m, default, ctx);
+                    out.add(&values);
+                }
+                out.done()
             }
             Builtin::Next => {
                 let Some(&iterable) = positional.first() else {
@@ -1596,20 +1626,96 @@ impl<'a> Eval<'a> {
                 Some(&inner) => self.eval(m, inner, ctx),
                 None => one(Value::External),
             },
-            Builtin::Opaque => none(),
+            Builtin::Opaque | Builtin::EnumerateItem | Builtin::ZipItem | Builtin::DictItem => {
+                none()
+            }
         }
+    }
+
+    /// The values of the dicts whose method call `call` (`d.get(…)`, `d.values()`) of
+    /// module `m` calls.
+    fn dict_values_of(&mut self, m: Mod, call: ExprId, ctx: &Ctx) -> Set {
+        let mut out = Set::default();
+        let Some(model) = self.model(m) else {
+            return out;
+        };
+        let Expr::Call { func, .. } = model.expr(call) else {
+            return out;
+        };
+        let Expr::Attr { object, .. } = model.expr(*func) else {
+            return out;
+        };
+        let dicts = self.eval(m, *object, ctx);
+        for &dict in dicts.iter() {
+            if matches!(dict, Value::Dict(..)) {
+                let values = self.item(dict, Some(&[]), None);
+                out.add(&values);
+            }
+        }
+        out
+    }
+
+    /// `item[key]` of a tuple a builtin's iterable yields (`for i, x in enumerate(xs)`);
+    /// `wanted: None` reads every position.
+    fn builtin_tuple_item(
+        &mut self,
+        m: Mod,
+        call: ExprId,
+        builtin: Builtin,
+        wanted: Option<&[Key]>,
+    ) -> Values {
+        let positional = self.positional_args(m, call);
+        let positions: Vec<usize> = match wanted {
+            None => (0..positional.len().max(2)).collect(),
+            Some(wanted) => wanted
+                .iter()
+                .filter_map(|key| match key {
+                    Key::Int(i) => usize::try_from(*i).ok(),
+                    _ => None,
+                })
+                .collect(),
+        };
+        let mut out = Set::default();
+        for position in positions {
+            let source = match (builtin, position) {
+                // The index and the key: not followed.
+                (Builtin::EnumerateItem | Builtin::DictItem, 0) => {
+                    out.add(&[Value::External]);
+                    continue;
+                }
+                (Builtin::EnumerateItem, 1) => positional.first(),
+                (Builtin::ZipItem, at) => positional.get(at),
+                (Builtin::DictItem, 1) => {
+                    let values = self.dict_values_of(m, call, &None);
+                    out.add(&values.done());
+                    continue;
+                }
+                _ => None,
+            };
+            let Some(&iterable) = source else { continue };
+            let iterables = self.eval(m, iterable, &None);
+            for &iterable in iterables.iter() {
+                let values = self.iterate(iterable);
+                out.add(&values);
+            }
+        }
+        out.done()
+    }
+
+    /// The positional arguments of call `call` of module `m`, as written.
+    fn positional_args(&self, m: Mod, call: ExprId) -> Vec<ExprId> {
+        let Some(Expr::Call { args, .. }) = self.model(m).map(|model| model.expr(call)) else {
+            return Vec::new();
+        };
+        args.iter()
+            .filter(|a| a.keyword.is_none() && !a.splat)
+            .map(|a| a.value)
+            .collect()
     }
 
     /// The elements a builtin's lazy result yields.
     fn builtin_elements(&mut self, m: Mod, call: ExprId, builtin: Builtin) -> Values {
-        let Some(Expr::Call { args, .. }) = self.model(m).map(|model| model.expr(call)) else {
-            return none();
-        };
-        let positional: Vec<ExprId> = args
-            .iter()
-            .filter(|a| a.keyword.is_none() && !a.splat)
-            .map(|a| a.value)
-            .collect();
+        let positional = self.positional_args(m, call);
         let mut out = Set::default();
         match builtin {
             Builtin::Map => {
@@ -1625,6 +1731,13 @@ impl<'a> Eval<'a> {
                         }
                     }
                 }
+            }
+            Builtin::Enumerate => out.add(&[Value::Result(m, call, Builtin::EnumerateItem)]),
+            Builtin::Zip => out.add(&[Value::Result(m, call, Builtin::ZipItem)]),
+            Builtin::DictItems => out.add(&[Value::Result(m, call, Builtin::DictItem)]),
+            Builtin::DictValues => {
+                let values = self.dict_values_of(m, call, &None);
+                out.add(&values.done());
             }
             Builtin::Filter | Builtin::Sorted | Builtin::Elements => {
                 let index = usize::from(builtin == Builtin::Filter);
@@ -1780,6 +1893,11 @@ impl<'a> Eval<'a> {
         match object {
             Value::Seq(m, e, skip) => self.seq_item(m, e, skip, wanted.as_deref(), read),
             Value::Dict(m, e) => self.dict_item(m, e, keys, wanted.as_deref(), read),
+            Value::Result(
+                m,
+                call,
+                builtin @ (Builtin::EnumerateItem | Builtin::ZipItem | Builtin::DictItem),
+            ) => self.builtin_tuple_item(m, call, builtin, wanted.as_deref()),
             Value::Result(m, call, builtin) => self.builtin_elements(m, call, builtin),
             // `Base[T]`: a generic class is the class.
             Value::Class(..) => one(object),

@@ -3,7 +3,8 @@
 //! forward references.
 //!
 //! Owns: what an annotation declares a value to be (instances of the classes it names,
-//! the classes themselves, or a tuple of such items: `tuple[A, B]`, `tuple[A, ...]`),
+//! the classes themselves, a tuple of such items: `tuple[A, B]`, `tuple[A, ...]`, or a
+//! builtin container of them: `list[A]`, `Iterable[A]`, `dict[K, V]`, `Mapping[K, V]`…),
 //! and the annotations that say nothing of a class.
 //! Does not own: where annotations are written (`definitions`, `assignments`).
 
@@ -23,10 +24,15 @@ impl Builder<'_> {
     pub(super) fn annotation(&mut self, node: Node<'_>, ctx: Ctx) -> Option<ExprId> {
         let mut out = Vec::new();
         self.annotation_into(node, ctx, &mut out, 0);
-        match out.as_slice() {
+        self.one_of(out)
+    }
+
+    /// The values declared, as one expression.
+    fn one_of(&mut self, declared: Vec<ExprId>) -> Option<ExprId> {
+        match declared.as_slice() {
             [] => None,
             [one] => Some(*one),
-            _ => Some(self.push(Expr::Union(out.into()))),
+            _ => Some(self.push(Expr::Union(declared.into()))),
         }
     }
 
@@ -112,8 +118,18 @@ impl Builder<'_> {
                         let tuple = self.tuple_annotation(&params, ctx);
                         out.push(tuple);
                     }
-                    // A user generic (`Box[T]`) is its class; builtin ones are external.
-                    _ => self.annotated_name(&head_text, ctx, out, false),
+                    _ => match Container::of(last) {
+                        Some(container) => {
+                            let declared: Vec<Option<ExprId>> = params
+                                .iter()
+                                .map(|&param| self.annotation(param, ctx))
+                                .collect();
+                            out.push(self.container_annotation(container, &declared));
+                        }
+                        // A user generic (`Box[T]`) is its class; other builtin ones are
+                        // external.
+                        None => self.annotated_name(&head_text, ctx, out, false),
+                    },
                 }
             }
             _ => {}
@@ -147,6 +163,42 @@ impl Builder<'_> {
         self.push(Expr::Seq(items))
     }
 
+    /// A builtin container of declared items: `list[A]` and the other iterables a tuple
+    /// of `A`s (its methods are external, iterating or indexing it gives `A`s),
+    /// `dict[K, V]` and the other mappings a dict whose keys are `K`s and values `V`s.
+    /// An item that names no class is unknown.
+    fn container_annotation(
+        &mut self,
+        container: Container,
+        declared: &[Option<ExprId>],
+    ) -> ExprId {
+        let item = |builder: &mut Self, at: usize| {
+            declared
+                .get(at)
+                .copied()
+                .flatten()
+                .unwrap_or_else(|| builder.push(Expr::Unknown))
+        };
+        match container {
+            Container::Items => {
+                let element = item(self, 0);
+                self.push(Expr::Comprehension { element })
+            }
+            Container::Mapping => {
+                let key = item(self, 0);
+                let value = item(self, 1);
+                self.push(Expr::Dict(Box::new([(Some(key), value)])))
+            }
+        }
+    }
+
+    /// What one annotation written as a string declares, as [`Self::annotation`] gives it.
+    fn annotation_text_one(&mut self, text: &str, ctx: Ctx, depth: u32) -> Option<ExprId> {
+        let mut out = Vec::new();
+        self.annotation_text(text, ctx, &mut out, depth);
+        self.one_of(out)
+    }
+
     /// An annotation written as a string (`"Foo"`, `"Optional[mod.Foo]"`, `"A | None"`).
     fn annotation_text(&mut self, text: &str, ctx: Ctx, out: &mut Vec<ExprId>, depth: u32) {
         if depth > 8 {
@@ -170,7 +222,16 @@ impl Builder<'_> {
                                 self.annotation_text(item, ctx, out, depth + 1);
                             }
                         }
-                        _ => self.annotated_name(head.trim(), ctx, out, false),
+                        _ => match Container::of(last) {
+                            Some(container) => {
+                                let declared: Vec<Option<ExprId>> = split_top(inner, ',')
+                                    .into_iter()
+                                    .map(|item| self.annotation_text_one(item, ctx, depth + 1))
+                                    .collect();
+                                out.push(self.container_annotation(container, &declared));
+                            }
+                            None => self.annotated_name(head.trim(), ctx, out, false),
+                        },
                     }
                 }
                 _ => self.annotated_name(part, ctx, out, false),
@@ -253,4 +314,28 @@ fn split_top(text: &str, separator: char) -> Vec<&str> {
     }
     parts.push(&text[start..]);
     parts
+}
+
+/// The builtin and `typing`/`collections.abc` generics whose parameters declare their
+/// items.
+#[derive(Debug, Clone, Copy)]
+enum Container {
+    /// Iterables of their one parameter (a generator's first: what it yields).
+    Items,
+    /// Mappings of keys (first parameter) to values (second).
+    Mapping,
+}
+
+impl Container {
+    fn of(head: &str) -> Option<Self> {
+        Some(match head {
+            "list" | "List" | "set" | "Set" | "frozenset" | "FrozenSet" | "Sequence"
+            | "MutableSequence" | "Iterable" | "Iterator" | "Collection" | "AbstractSet"
+            | "MutableSet" | "Reversible" | "deque" | "Deque" | "KeysView" | "ValuesView"
+            | "Generator" | "AsyncIterable" | "AsyncIterator" | "AsyncGenerator" => Self::Items,
+            "dict" | "Dict" | "Mapping" | "MutableMapping" | "defaultdict" | "DefaultDict"
+            | "OrderedDict" | "ChainMap" => Self::Mapping,
+            _ => return None,
+        })
+    }
 }

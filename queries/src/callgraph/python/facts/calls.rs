@@ -1,5 +1,5 @@
 //! Calls as the walk reads them: the callee and its arguments (keywords, splats), the
-//! call site recorded for its owner, `super()` and `super(C, obj)`, and the stores a
+//! call site recorded for its owner, `super()` and `super(C, obj)`, `cast(T, v)`, and the stores a
 //! container's methods make (`append`, `extend`, `insert`, `update`, `setdefault`).
 //!
 //! Owns: the sites of calls and of implicit calls (their line and text, none inside a
@@ -21,6 +21,7 @@ impl Builder<'_> {
         let func = self.expr(function, ctx);
         self.unsite_attribute(func);
         let mut args = Vec::new();
+        let mut positional_nodes = Vec::new();
         if let Some(arguments) = node.field(&fields::ARGUMENTS) {
             if arguments.kind_name() == "generator_expression" {
                 let value = self.expr(arguments, ctx);
@@ -56,6 +57,7 @@ impl Builder<'_> {
                         }
                         "comment" => {}
                         _ => {
+                            positional_nodes.push(child);
                             let value = self.expr(child, ctx);
                             args.push(Arg {
                                 keyword: None,
@@ -68,11 +70,25 @@ impl Builder<'_> {
             }
         }
         self.container_store(func, &args, ctx);
+        // Exactly two positional arguments: what `cast` takes.
+        let second = match args.as_slice() {
+            [first, second]
+                if [first, second]
+                    .iter()
+                    .all(|a| a.keyword.is_none() && !a.splat) =>
+            {
+                Some(second.value)
+            }
+            _ => None,
+        };
         let call = self.push(Expr::Call {
             func,
             args: args.into(),
         });
         self.site(SiteKind::Call, call, function, ctx);
+        if let Some(cast) = self.cast(function, &positional_nodes, second, call, ctx) {
+            return cast;
+        }
         if function.kind_name() != "identifier" || self.text(function) != "super" {
             return call;
         }
@@ -88,6 +104,31 @@ impl Builder<'_> {
             (None, Some(method)) => self.push(Expr::Super { function: method }),
             (None, None) => call,
         }
+    }
+
+    /// `cast(T, v)` (`typing.cast`, `t.cast`): `v`, and what the annotation `T` declares;
+    /// the call's own value too, for a function of the repository named `cast`.
+    fn cast(
+        &mut self,
+        function: Node<'_>,
+        positional: &[Node<'_>],
+        value: Option<ExprId>,
+        call: ExprId,
+        ctx: Ctx,
+    ) -> Option<ExprId> {
+        let text = compact(self.text(function));
+        if !matches!(
+            &*text,
+            "cast" | "t.cast" | "typing.cast" | "typing_extensions.cast"
+        ) {
+            return None;
+        }
+        let ([declared, _], Some(value)) = (positional, value) else {
+            return None;
+        };
+        let mut items = vec![call, value];
+        items.extend(self.annotation(*declared, ctx));
+        Some(self.push(Expr::Union(items.into())))
     }
 
     /// `x.append(v)`, `x.extend([...])`, `x.insert(i, v)`, `x.update({...})`,
