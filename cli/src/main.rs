@@ -28,6 +28,7 @@ mod reference_docs;
 mod render;
 mod replay_html;
 mod sarif;
+mod sessions_usage_text;
 mod streams;
 mod usage;
 

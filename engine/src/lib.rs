@@ -41,6 +41,7 @@ pub mod watch;
 pub mod worktree;
 pub mod worktree_commit;
 mod worktree_files;
+pub mod zone;
 
 pub use changes::{ChangeEvent, ChangeResult};
 pub use database::{Db, EngineError, KeelDatabase};

@@ -4,8 +4,12 @@
 //! Owns: the [`Json`] value, its one serialization ([`Json::write`]) and its exact byte
 //! length ([`Json::len`]) — the impact report sizes prefixes with it, so both agree by
 //! construction. Strings escape `"`, `\` and control characters (`\n`, `\r`, `\t`, `\b`,
-//! `\f`, others as `\u00XX`); everything else is written as UTF-8, unescaped.
+//! `\f`, others as `\u00XX`); everything else is written as UTF-8, unescaped. A decimal
+//! number ([`Decimal`]: `-?digits(.digits)?`, already rounded by its maker) is written as
+//! its digits.
 //! Does not own: any schema (`callgraph`, `impact` build the values).
+
+use keel_engine::decimal::Decimal;
 
 /// A JSON value with ordered object keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +17,8 @@ pub enum Json {
     Null,
     Bool(bool),
     Number(u64),
+    /// A decimal number (a cost in USD), written as its digits.
+    Decimal(Decimal),
     String(String),
     Array(Vec<Json>),
     /// Keys in the order written.
@@ -43,6 +49,7 @@ impl Json {
             Self::Null => out.push_str("null"),
             Self::Bool(value) => out.push_str(if *value { "true" } else { "false" }),
             Self::Number(value) => out.push_str(&value.to_string()),
+            Self::Decimal(value) => out.push_str(value.as_str()),
             Self::String(text) => write_string(text, out),
             Self::Array(items) => {
                 out.push('[');
@@ -81,6 +88,7 @@ impl Json {
                 }
             }
             Self::Number(value) => digits(*value),
+            Self::Decimal(value) => value.as_str().len(),
             Self::String(text) => string_len(text),
             Self::Array(items) => {
                 2 + items.iter().map(Self::len).sum::<usize>() + items.len().saturating_sub(1)
@@ -156,17 +164,25 @@ mod tests {
             ),
             ("s", Json::string("q\"b\\n\n\t\u{1}é€😀")),
             ("e", Json::Object(Vec::new())),
+            (
+                "d",
+                Json::Array(vec![
+                    Json::Decimal(Decimal::parse("0.006505").expect("a decimal")),
+                    Json::Decimal(Decimal::parse("-2").expect("a decimal")),
+                ]),
+            ),
             ("l", Json::Array(Vec::new())),
         ]);
         let text = value.to_text();
         assert_eq!(
             text,
-            r#"{"z":10,"a":[null,false,true],"s":"q\"b\\n\n\t\u0001é€😀","e":{},"l":[]}"#
+            r#"{"z":10,"a":[null,false,true],"s":"q\"b\\n\n\t\u0001é€😀","e":{},"d":[0.006505,-2],"l":[]}"#
         );
         assert_eq!(value.len(), text.len());
         // serde_json reads it back to the same string (an independent parser).
         let parsed: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         assert_eq!(parsed["s"], "q\"b\\n\n\t\u{1}é€😀");
+        assert_eq!(parsed["d"][0], 0.006505);
     }
 
     #[test]

@@ -342,6 +342,13 @@ impl From<keel_queries::impact::options::OptionError> for CommandError {
     }
 }
 
+/// `keel sessions usage`'s flags: bad usage, named and repaired by the error itself.
+impl From<keel_queries::sessions::usage::UsageFlagError> for CommandError {
+    fn from(err: keel_queries::sessions::usage::UsageFlagError) -> Self {
+        Self::typed(Code::Usage, &err)
+    }
+}
+
 impl From<keel_queries::impact::patch::PatchError> for CommandError {
     fn from(err: keel_queries::impact::patch::PatchError) -> Self {
         Self::typed(Code::BadPatch, &err)

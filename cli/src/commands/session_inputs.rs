@@ -1,10 +1,11 @@
-//! What a sessions report is read from, shared by `keel sessions` and `keel report`: the
-//! flags (the sessions file or the agent logs, the decisions, the period, the clock, the
-//! repositories), `keel.toml`'s `[sessions]` and `[trailers]`, and the run that reads
-//! them through the engine's door and asks for the report.
+//! What a sessions report is read from, shared by `keel sessions` (and its `usage`) and
+//! `keel report`: the flags (the sessions file or the agent logs, the decisions, the
+//! period, the clock, the repositories), `keel.toml`'s `[sessions]` and `[trailers]`, and
+//! the run that reads them through the engine's door and asks for the report.
 //!
 //! Owns: turning flags and settings into [`SessionSources`] and [`LogSources`], the
-//! order of the reads (agent logs and prices, the sessions, the scan plan), progress on a
+//! order of the reads (agent logs and prices, the sessions, the scan plan), the scope
+//! `keel sessions usage` links its sessions in (every session read), progress on a
 //! terminal, and the warnings on stderr.
 //! Does not own: reading files or repositories (`keel_engine`), any rule
 //! (`keel_queries::sessions`, `keel_queries::agents`), or rendering (`sessions`).
@@ -15,7 +16,7 @@ use keel_engine::Oid;
 use keel_engine::agents::{LogEnv, LogSources, session_repo};
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::{
-    ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, TIME_RANGE,
+    ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, SessionWorld, TIME_RANGE,
 };
 use keel_engine::settings::Settings;
 use keel_engine::{ChangeEvent, KeelDatabase};
@@ -120,17 +121,14 @@ fn days(flag: Option<i64>, settings: &Settings) -> Result<u32, CommandError> {
     })
 }
 
-/// The sources of this run: flags first, then `keel.toml` near the working folder.
-fn sources(
-    inputs: &SessionInputs,
+/// The repositories `repos` names, else `[sessions] repos` of `keel.toml` (relative to
+/// `root`, the work tree holding it); `None` when the sessions' own are to be scanned.
+fn explicit_repos(
     repos: RepoFlag<'_>,
     root: Option<PathBuf>,
     settings: &Settings,
-    sessions: SessionInput,
-) -> Result<SessionSources, CommandError> {
-    let now = now(inputs.now.as_deref())?;
-    let days = days(inputs.days, settings)?;
-    let repos = if !repos.paths.is_empty() {
+) -> Option<ExplicitRepos> {
+    if !repos.paths.is_empty() {
         Some(ExplicitRepos {
             origin: repos.flag.to_owned(),
             paths: repos.paths.to_vec(),
@@ -148,13 +146,25 @@ fn sources(
         })
     } else {
         None
-    };
+    }
+}
+
+/// The sources of this run: flags first, then `keel.toml` near the working folder.
+fn sources(
+    inputs: &SessionInputs,
+    repos: RepoFlag<'_>,
+    root: Option<PathBuf>,
+    settings: &Settings,
+    sessions: SessionInput,
+) -> Result<SessionSources, CommandError> {
+    let now = now(inputs.now.as_deref())?;
+    let days = days(inputs.days, settings)?;
     Ok(SessionSources {
         sessions,
         decisions: inputs.decisions.clone(),
         now,
         days,
-        repos,
+        repos: explicit_repos(repos, root, settings),
         trailers: settings.trailers.clone(),
     })
 }
@@ -239,10 +249,26 @@ pub(crate) fn report(
         }
     };
     let sources = sources(inputs, repos, root, settings, input)?;
+    let world = link(&mut db, sources, progress)?;
+    // `link` made this report and refused its error.
+    let mut report = sessions_report(&db, world).clone().map_err(report_error)?;
+    let touched = touched_by_record(&report);
+    report.with_touched(touched);
+    Ok(report)
+}
+
+/// Loads `sources` into `db` and links its sessions to their repositories' commits (the
+/// scan through the engine's door, with progress on a terminal when `progress` allows):
+/// the world `keel sessions` reports on. Warnings go to stderr.
+fn link(
+    db: &mut KeelDatabase,
+    sources: SessionSources,
+    progress: bool,
+) -> Result<SessionWorld, CommandError> {
     let loaded = db.apply_changes(&[ChangeEvent::SessionsFrom(Box::new(sources))])?;
     // A `SessionsFrom` that succeeded always made its world.
     let world = loaded.sessions_loaded.expect("a loaded world");
-    let plan = scan_plan(&db, world);
+    let plan = scan_plan(db, world);
     // Long work shows progress on a terminal only, never in pipes or with JSON.
     let progress = progress && std::io::stderr().is_terminal();
     if progress {
@@ -256,24 +282,60 @@ pub(crate) fn report(
         write_stderr("\r\x1b[K");
     }
     scanned?;
-    let report = sessions_report(&db, world)
-        .clone()
-        .map_err(|err| match err {
-            ReportError::Trailer(err) => CommandError::repairable(
-                format!(
-                    "keel.toml: [trailers] {}: not a valid regex ({})",
-                    err.harness, err.message
-                ),
-                "fix the pattern (Rust regex syntax, matched case-insensitively)",
-            ),
-        })?;
+    if let Err(err) = sessions_report(db, world) {
+        return Err(report_error(err.clone()));
+    }
     for warning in db.session_warnings() {
         errln!("warning: {warning}");
     }
-    let mut report = report;
-    let touched = touched_by_record(&report);
-    report.with_touched(touched);
-    Ok(report)
+    Ok(world)
+}
+
+/// Why a report could not be made, as the user repairs it.
+fn report_error(err: ReportError) -> CommandError {
+    match err {
+        ReportError::Trailer(err) => CommandError::repairable(
+            format!(
+                "keel.toml: [trailers] {}: not a valid regex ({})",
+                err.harness, err.message
+            ),
+            "fix the pattern (Rust regex syntax, matched case-insensitively)",
+        ),
+    }
+}
+
+/// The agent logs' sessions (`sessions`, read into `db` by [`read_agent_logs`]) linked to
+/// their commits as `keel sessions` links them, over every session read: the scope runs
+/// from the earliest session's end to now (or the latest end, if later), so no session
+/// and none of its commits is left out. `repos` and `decisions` as for `keel sessions`.
+pub(crate) fn link_agent_sessions(
+    db: &mut KeelDatabase,
+    sessions: &AgentSessions,
+    repos: RepoFlag<'_>,
+    decisions: Option<PathBuf>,
+    root: Option<PathBuf>,
+    settings: &Settings,
+    progress: bool,
+) -> Result<SessionWorld, CommandError> {
+    let clock = now(None)?;
+    let latest = sessions.sessions.iter().map(|s| s.end).max();
+    let now = latest.map_or(clock, |latest| latest.max(clock));
+    let earliest = sessions.sessions.iter().map(|s| s.end).min().unwrap_or(now);
+    const NANOS_PER_DAY: i128 = 86_400 * 1_000_000_000;
+    let span = i128::from(now.nanos()) - i128::from(earliest.nanos());
+    let days = u32::try_from((span + NANOS_PER_DAY - 1) / NANOS_PER_DAY).unwrap_or(u32::MAX);
+    let sources = SessionSources {
+        sessions: SessionInput::Records {
+            origin: "agent logs".to_owned(),
+            sessions: sessions.sessions.iter().map(record).collect(),
+        },
+        decisions,
+        now,
+        days,
+        repos: explicit_repos(repos, root, settings),
+        trailers: settings.trailers.clone(),
+    };
+    link(db, sources, progress)
 }
 
 /// Each linked record's projection: `keel touched` over its commits as a set, at its

@@ -1,22 +1,28 @@
 //! `keel sessions`: what each AI coding-agent session cost, which commits it produced,
 //! and how many survived.
 //!
-//! Owns: the command and `export`'s flags, reading `keel.toml` near the working folder,
-//! and rendering text (tables per repository and per harness, the records, the pending
-//! questions), JSON (`keel.sessions.v1`) and the exported JSON lines.
+//! Owns: the command and the flags of `export` and `usage`, reading `keel.toml` near the
+//! working folder, and rendering text (tables per repository and per harness, the records,
+//! the pending questions), JSON (`keel.sessions.v1`) and the exported JSON lines; `usage`'s
+//! flags checked before anything is read.
 //! Does not own: what the report is read from and how (`session_inputs`), reading files or
-//! repositories (`keel_engine::sessions`) or any rule (`keel_queries::sessions`).
+//! repositories (`keel_engine::sessions`), any rule (`keel_queries::sessions`, its
+//! `usage` grouping and JSON) or `usage`'s text table (`crate::sessions_usage_text`).
 
-use super::session_inputs::{LogArgs, RepoFlag, SessionInputs, read_agent_logs, record, report};
+use super::session_inputs::{
+    LogArgs, RepoFlag, SessionInputs, link_agent_sessions, read_agent_logs, record, report,
+};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
 use keel_engine::KeelDatabase;
 use keel_engine::sessions::{Instant, settings_near};
 use keel_engine::settings::Settings;
+use keel_engine::zone::time_zone;
 use keel_queries::agents::AgentSession;
+use keel_queries::sessions::usage::{UsageQuery, usage_json, usage_report};
 use keel_queries::sessions::{Group, SessionsReport};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which session made which commits, at what cost, and what survived?
 ///
@@ -46,6 +52,7 @@ pub(crate) struct SessionsArgs {
 #[derive(Debug, clap::Subcommand)]
 enum SessionsCommand {
     Export(ExportArgs),
+    Usage(UsageArgs),
 }
 
 /// Writes the sessions read from the agent logs as JSON lines on stdout, sorted by (start,
@@ -61,10 +68,50 @@ struct ExportArgs {
     since: Option<String>,
 }
 
+/// Tokens and cost from the agent logs per day (or week, month, session, model, repository,
+/// harness), beside the commits the sessions made that were kept and reverted.
+///
+/// Each API call's tokens and cost go to the local date of the call, so a session past
+/// midnight splits between two days; each commit, linked as `keel sessions` links it, goes
+/// to the local date of its author time, the repository it was made in, and the model of
+/// its session's latest call at or before it. A cost keel cannot price is unknown, never 0.
+/// Exit 0: table printed; 2: bad usage or input keel could not read (nothing written).
+#[derive(Debug, clap::Args)]
+struct UsageArgs {
+    #[command(flatten)]
+    logs: LogArgs,
+    /// Group by day, week (from Monday, named by its date), month, session, model, repo or
+    /// harness.
+    #[arg(long, value_name = "GROUP", default_value = "day")]
+    by: String,
+    /// The first local date counted, inclusive (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// The last local date counted, inclusive (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// The time zone dates are read in: an IANA name (Europe/Berlin) or UTC.
+    #[arg(long, value_name = "TZ", default_value = "UTC")]
+    timezone: String,
+    /// A repository to link commits in (repeatable); replaces `[sessions] repos` [default:
+    /// the sessions' own].
+    #[arg(long = "repo", value_name = "DIR")]
+    repos: Vec<PathBuf>,
+    /// Decisions for window links (JSON lines, as `keel sessions --decisions`); a link
+    /// without one is pending, its commits counted apart.
+    #[arg(long, value_name = "FILE")]
+    decisions: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
 pub(crate) fn cmd_sessions(args: &SessionsArgs) -> Result<ExitStatus, CommandError> {
     let (root, settings) = settings_near(&std::env::current_dir()?)?;
-    if let Some(SessionsCommand::Export(export)) = &args.command {
-        return cmd_export(export, &settings);
+    match &args.command {
+        Some(SessionsCommand::Export(export)) => return cmd_export(export, &settings),
+        Some(SessionsCommand::Usage(usage)) => return cmd_usage(usage, root, &settings),
+        None => {}
     }
     let repos = RepoFlag {
         flag: "--repo",
@@ -109,6 +156,48 @@ fn cmd_export(args: &ExportArgs, settings: &Settings) -> Result<ExitStatus, Comm
         out.push('\n');
     }
     write_stdout(&out)?;
+    Ok(ExitStatus::Clean)
+}
+
+/// `keel sessions usage`: the flags are checked first (a bad one writes nothing and reads
+/// nothing), then the logs are read, linked and grouped.
+fn cmd_usage(
+    args: &UsageArgs,
+    root: Option<PathBuf>,
+    settings: &Settings,
+) -> Result<ExitStatus, CommandError> {
+    let zone = time_zone(&args.timezone).map_err(|err| {
+        CommandError::repairable(
+            format!("--timezone: {err}"),
+            "pass an IANA time zone name (Europe/Berlin, America/New_York) or UTC",
+        )
+    })?;
+    let query = UsageQuery::new(
+        &args.by,
+        args.since.as_deref(),
+        args.until.as_deref(),
+        zone,
+        &args.timezone,
+    )?;
+    let for_people = args.format == Format::Text;
+    let mut db = KeelDatabase::detached();
+    let read = read_agent_logs(&mut db, &args.logs, settings, for_people)?;
+    let repos = RepoFlag {
+        flag: "--repo",
+        paths: &args.repos,
+    };
+    let decisions = args.decisions.as_deref().map(Path::to_owned);
+    let world = link_agent_sessions(&mut db, &read, repos, decisions, root, settings, for_people)?;
+    let report = usage_report(&db, db.agent_logs(), world, &query);
+    let text = match args.format {
+        Format::Text => crate::sessions_usage_text::text(&report),
+        Format::Json => {
+            let mut text = usage_json(&report).to_text();
+            text.push('\n');
+            text
+        }
+    };
+    write_stdout(&text)?;
     Ok(ExitStatus::Clean)
 }
 

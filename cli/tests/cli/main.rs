@@ -46,6 +46,7 @@ mod report;
 mod reports;
 mod sessions;
 mod sessions_touched;
+mod sessions_usage;
 #[cfg(unix)]
 mod sha256;
 mod support;

@@ -11,12 +11,14 @@
 //! files or repositories (`keel_engine::sessions`: the caller hands [`scan_plan`] back as
 //! `ChangeEvent::ScanPlanned`), nor rendering (`keel`).
 //!
-//! API boundary: [`scan_plan`], [`sessions_report`] and the report types.
+//! API boundary: [`scan_plan`], [`sessions_report`] and the report types; [`usage`]'s
+//! `usage_report` and `usage_json` (`keel sessions usage`).
 
 pub mod exact;
 pub mod links;
 pub mod report;
 pub mod rules;
+pub mod usage;
 
 #[cfg(test)]
 mod tests;
