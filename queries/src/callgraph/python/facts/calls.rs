@@ -1,6 +1,8 @@
 //! Calls as the walk reads them: the callee and its arguments (keywords, splats), the
-//! call site recorded for its owner, `super()` and `super(C, obj)`, `cast(T, v)`, and the stores a
-//! container's methods make (`append`, `extend`, `insert`, `update`, `setdefault`).
+//! call site recorded for its owner, `super()` and `super(C, obj)`, the standard
+//! library's functions that return an argument (`cast(T, v)`, `update_wrapper(w, f)`),
+//! and the stores a container's methods make (`append`, `extend`, `insert`, `update`,
+//! `setdefault`).
 //!
 //! Owns: the sites of calls and of implicit calls (their line and text, none inside a
 //! left-out unit); a called attribute is its call's site, not an attribute read's.
@@ -71,13 +73,13 @@ impl Builder<'_> {
         }
         self.container_store(func, &args, ctx);
         // Exactly two positional arguments: what `cast` takes.
-        let second = match args.as_slice() {
+        let pair = match args.as_slice() {
             [first, second]
                 if [first, second]
                     .iter()
                     .all(|a| a.keyword.is_none() && !a.splat) =>
             {
-                Some(second.value)
+                Some([first.value, second.value])
             }
             _ => None,
         };
@@ -86,8 +88,8 @@ impl Builder<'_> {
             args: args.into(),
         });
         self.site(SiteKind::Call, call, function, ctx);
-        if let Some(cast) = self.cast(function, &positional_nodes, second, call, ctx) {
-            return cast;
+        if let Some(passed) = self.passthrough(function, &positional_nodes, pair, call, ctx) {
+            return passed;
         }
         if function.kind_name() != "identifier" || self.text(function) != "super" {
             return call;
@@ -106,28 +108,31 @@ impl Builder<'_> {
         }
     }
 
-    /// `cast(T, v)` (`typing.cast`, `t.cast`): `v`, and what the annotation `T` declares;
-    /// the call's own value too, for a function of the repository named `cast`.
-    fn cast(
+    /// The standard library's functions that return an argument, called with two
+    /// positional arguments: `cast(T, v)` (`typing.cast`, `t.cast`) is `v` and what the
+    /// annotation `T` declares; `update_wrapper(wrapper, wrapped)` (`functools`) is
+    /// `wrapper`. The call's own value too, for a function of the repository of that name.
+    fn passthrough(
         &mut self,
         function: Node<'_>,
         positional: &[Node<'_>],
-        value: Option<ExprId>,
+        pair: Option<[ExprId; 2]>,
         call: ExprId,
         ctx: Ctx,
     ) -> Option<ExprId> {
-        let text = compact(self.text(function));
-        if !matches!(
-            &*text,
-            "cast" | "t.cast" | "typing.cast" | "typing_extensions.cast"
-        ) {
-            return None;
-        }
-        let ([declared, _], Some(value)) = (positional, value) else {
+        let ([first_node, _], Some([first, second])) = (positional, pair) else {
             return None;
         };
-        let mut items = vec![call, value];
-        items.extend(self.annotation(*declared, ctx));
+        let text = compact(self.text(function));
+        let items = match &*text {
+            "cast" | "t.cast" | "typing.cast" | "typing_extensions.cast" => {
+                let mut items = vec![call, second];
+                items.extend(self.annotation(*first_node, ctx));
+                items
+            }
+            "update_wrapper" | "functools.update_wrapper" => vec![call, first],
+            _ => return None,
+        };
         Some(self.push(Expr::Union(items.into())))
     }
 
