@@ -159,27 +159,11 @@ fn gemini_logs(home: &Path, project: &Path) {
     );
 }
 
-/// sha256 of `text` in hex, as Gemini CLI names a project's older folder, through the
-/// system's `sha256sum` (the test crate has no hash of its own).
+/// sha256 of `text` in hex, as Gemini CLI named a project's folder before short names.
 fn sha256_hex(text: &str) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new("sha256sum")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("sha256sum runs");
-    child
-        .stdin
-        .take()
-        .expect("a pipe")
-        .write_all(text.as_bytes())
-        .expect("write to sha256sum");
-    let out = child.wait_with_output().expect("sha256sum ends");
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .next()
-        .expect("a digest")
-        .to_owned()
+    use sha2::Digest;
+    let digest: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 fn opencode_usage(input: u64, output: u64, read: u64, write: u64) -> Value {

@@ -433,4 +433,27 @@ mod tests {
             Some("parent-id")
         );
     }
+
+    #[test]
+    fn a_chats_folder_is_found_by_project_root_else_by_name_or_hash_in_projects_json() {
+        let root = tempfile::tempdir().expect("a temporary folder");
+        let root = root.path();
+        let chat = |project: &str| root.join(format!("tmp/{project}/chats/session-x.jsonl"));
+        std::fs::create_dir_all(root.join("tmp/app")).expect("mkdir");
+        std::fs::write(root.join("tmp/app/.project_root"), "/w/app\n").expect("write");
+        std::fs::write(
+            root.join("projects.json"),
+            r#"{"projects": {"/w/other": "other", "/w/app": "app"}}"#,
+        )
+        .expect("write");
+        let cwd = |project: &str| GeminiCli.file_cwd(root, &chat(project));
+        assert_eq!(cwd("app").as_deref(), Some("/w/app"));
+        // No `.project_root`: the registry's entry by short name, or by the sha256 of the
+        // path (the older folder names).
+        assert_eq!(cwd("other").as_deref(), Some("/w/other"));
+        let digest: [u8; 32] = sha2::Sha256::digest(b"/w/other").into();
+        let hash: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+        assert_eq!(cwd(&hash).as_deref(), Some("/w/other"));
+        assert_eq!(cwd("unknown"), None);
+    }
 }
