@@ -167,6 +167,8 @@ fn sources(projects: &Path) -> LogSources {
     LogSources {
         claude_dirs: vec![projects.to_path_buf()],
         codex_dirs: Vec::new(),
+        gemini_dirs: Vec::new(),
+        opencode_dirs: Vec::new(),
         env: LogEnv::default(),
     }
 }

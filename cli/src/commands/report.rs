@@ -29,8 +29,9 @@ use std::path::{Path, PathBuf};
 /// The page shows every spec node with its status (blocked, warning, clean), findings and
 /// hits, filterable by id, path and status; the hit commits over time; and, given any
 /// session flag, cost per kept commit, cost per 100 lines and revert rate per harness and
-/// per repository, computed as `keel sessions` computes them (without --sessions,
-/// --claude-dir or --codex-dir the default agent-log folders are read, e.g. with --days
+/// per repository, computed as `keel sessions` computes them (without --sessions or a
+/// log-folder flag, --claude-dir, --codex-dir, --gemini-dir or --opencode-dir, the
+/// default agent-log folders are read, e.g. with --days
 /// 30; `keel.toml` is read from the work tree holding --repo). It holds its own styles,
 /// script and charts and loads nothing. Exit 0: written, nothing blocks; 1: written, the
 /// lint blocks (as `keel lint` would exit); 2: bad usage or input keel could not read (one

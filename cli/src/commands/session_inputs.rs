@@ -59,6 +59,8 @@ impl SessionInputs {
         self.sessions.is_some()
             || !self.logs.claude_dirs.is_empty()
             || !self.logs.codex_dirs.is_empty()
+            || !self.logs.gemini_dirs.is_empty()
+            || !self.logs.opencode_dirs.is_empty()
             || self.decisions.is_some()
             || self.days.is_some()
             || self.now.is_some()
@@ -84,6 +86,14 @@ pub(crate) struct LogArgs {
     /// $CODEX_HOME, else ~/.codex].
     #[arg(long = "codex-dir", value_name = "DIR")]
     codex_dirs: Vec<PathBuf>,
+    /// A .gemini folder: the chats of its tmp/*/chats/ are read (repeatable) [default:
+    /// $GEMINI_CLI_HOME/.gemini, else ~/.gemini].
+    #[arg(long = "gemini-dir", value_name = "DIR")]
+    gemini_dirs: Vec<PathBuf>,
+    /// An OpenCode data folder: its storage/ sessions, messages and parts are read
+    /// (repeatable) [default: $XDG_DATA_HOME/opencode, else ~/.local/share/opencode].
+    #[arg(long = "opencode-dir", value_name = "DIR")]
+    opencode_dirs: Vec<PathBuf>,
 }
 
 fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
@@ -180,6 +190,8 @@ pub(crate) fn read_agent_logs(
     let sources = LogSources {
         claude_dirs: logs.claude_dirs.clone(),
         codex_dirs: logs.codex_dirs.clone(),
+        gemini_dirs: logs.gemini_dirs.clone(),
+        opencode_dirs: logs.opencode_dirs.clone(),
         env: LogEnv::from_process(),
     };
     let bar = (progress && std::io::stderr().is_terminal()).then(|| {

@@ -28,7 +28,9 @@ use std::path::{Path, PathBuf};
 ///
 /// Reads the agents' own logs (Claude Code: --claude-dir, else each $CLAUDE_CONFIG_DIR
 /// entry's projects/, else ~/.claude/projects and ~/.config/claude/projects; Codex:
-/// --codex-dir, else $CODEX_HOME, else ~/.codex), or a sessions log in keel's format
+/// --codex-dir, else $CODEX_HOME, else ~/.codex; Gemini CLI: --gemini-dir, else
+/// $GEMINI_CLI_HOME/.gemini, else ~/.gemini; OpenCode: --opencode-dir, else
+/// $XDG_DATA_HOME/opencode, else ~/.local/share/opencode), or a sessions log in keel's format
 /// (--sessions, which wins), scans the repositories (--repo, else `[sessions] repos` of
 /// keel.toml, else the sessions' own) and links commits to sessions by agent trailer or by
 /// time window. Window links stay pending until a decision (--decisions, point

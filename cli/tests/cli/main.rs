@@ -24,6 +24,7 @@ mod exit_codes;
 mod first_hour;
 mod fresh;
 mod gate_update;
+mod harness_logs;
 #[cfg(unix)]
 mod hook;
 #[cfg(unix)]

@@ -1,6 +1,7 @@
 //! Finding agent log files and reading them into [`AgentLog`] inputs, incrementally: a
 //! file that only grew is read from where the last read stopped, so an appended line is
-//! the one line parsed; a file that changed otherwise is read again whole.
+//! the one line parsed; a file that changed otherwise is read again whole, and so is a
+//! JSON document (Gemini CLI's older chats, OpenCode's storage) whenever it changed.
 //!
 //! Owns: the folder walk (sorted; symbolic links followed, each folder walked and each
 //! file read once, a link that cannot be followed a warning naming it; an unreadable
@@ -8,10 +9,14 @@
 //! one is silently absent), choosing the
 //! active copy of a Codex rollout that also sits in `archived_sessions/`, the read marks,
 //! and the per-line warnings (a malformed line is skipped, naming file:line; an
-//! unterminated last line that does not parse yet is left for the next read).
+//! unterminated last line that does not parse yet is left for the next read; a
+//! malformed document is skipped whole, naming file:line, and a truncated one is read
+//! again when it changes).
 //! Does not own: what a line means (the connectors) or any counting.
 
-use super::{AgentLog, AgentLogs, Connector, HarnessId, LogEnv, LogLine, connectors};
+use super::{
+    AgentLog, AgentLogs, Connector, DocumentError, HarnessId, LogEnv, LogLine, connectors,
+};
 use crate::KeelDatabase;
 use crate::refusal::{Refusal, RefusalCode};
 use salsa::Setter;
@@ -64,6 +69,10 @@ pub struct LogSources {
     pub claude_dirs: Vec<PathBuf>,
     /// `--codex-dir` folders (each a CODEX_HOME).
     pub codex_dirs: Vec<PathBuf>,
+    /// `--gemini-dir` folders (each a `.gemini` folder).
+    pub gemini_dirs: Vec<PathBuf>,
+    /// `--opencode-dir` folders (each an OpenCode data folder).
+    pub opencode_dirs: Vec<PathBuf>,
     pub env: LogEnv,
 }
 
@@ -72,6 +81,8 @@ impl LogSources {
         match harness {
             "claude-code" => &self.claude_dirs,
             "codex" => &self.codex_dirs,
+            "gemini-cli" => &self.gemini_dirs,
+            "opencode" => &self.opencode_dirs,
             _ => &[],
         }
     }
@@ -94,6 +105,7 @@ struct Found {
     path: PathBuf,
     harness: HarnessId,
     file_session: Option<Arc<str>>,
+    file_cwd: Option<Arc<str>>,
     /// Reached through a symbolic link (the file is one, or a folder above it is).
     linked: bool,
 }
@@ -233,6 +245,7 @@ fn discover(sources: &LogSources) -> Result<(Vec<Found>, Vec<LogWarning>), LogFo
                     None => continue,
                 },
             }
+            warnings.extend(connector.root_warnings(&root.path));
             let mut paths = Vec::new();
             let follows = |link: &Path| {
                 connector.is_log(&root.path, link) || connector.may_hold_logs(&root.path, link)
@@ -244,6 +257,7 @@ fn discover(sources: &LogSources) -> Result<(Vec<Found>, Vec<LogWarning>), LogFo
                     .filter(|(path, _)| connector.is_log(&root.path, path))
                     .map(|(path, linked)| Found {
                         file_session: connector.file_session(&root.path, &path),
+                        file_cwd: connector.file_cwd(&root.path, &path),
                         path,
                         harness,
                         linked,
@@ -445,12 +459,29 @@ impl KeelDatabase {
         let meta = std::fs::metadata(&found.path).ok();
         let len = meta.as_ref().map_or(0, std::fs::Metadata::len);
         let mtime = meta.as_ref().and_then(|meta| meta.modified().ok());
+        if let Some(log) = log {
+            if log.file_session(&*self) != &found.file_session {
+                log.set_file_session(self).to(found.file_session.clone());
+            }
+            if log.file_cwd(&*self) != &found.file_cwd {
+                log.set_file_cwd(self).to(found.file_cwd.clone());
+            }
+        }
         let previous = log.map(|log| log.read(&*self).clone()).unwrap_or_default();
         if let Some(log) = log
             && previous.len == len
             && previous.mtime == mtime
         {
             return log;
+        }
+        if connector.is_document(&found.path) {
+            let mark = ReadMark {
+                len,
+                mtime,
+                ..ReadMark::default()
+            };
+            let lines = self.read_whole_document(connector, &found.path, sync);
+            return self.store(log, found, lines, mark, true);
         }
         let appended = log.is_some() && len >= previous.consumed;
         let start = if appended {
@@ -490,6 +521,71 @@ impl KeelDatabase {
             tail: tail.split_off(keep_from),
         };
         let fresh_start = start.consumed == 0;
+        self.store(log, found, lines, mark, fresh_start)
+    }
+
+    /// A document's lines, read whole; a warning naming file:line when it is malformed
+    /// (skipped) or ends early (skipped until it changes).
+    fn read_whole_document(
+        &self,
+        connector: &dyn Connector,
+        path: &Path,
+        sync: &mut LogSync,
+    ) -> Vec<LogLine> {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                sync.warnings.push(LogWarning {
+                    location: path.display().to_string(),
+                    message: format!("cannot read this log ({err}); skipped"),
+                });
+                return Vec::new();
+            }
+        };
+        sync.files_read += 1;
+        sync.bytes_read += bytes.len() as u64;
+        sync.lines_parsed += 1;
+        let parsed = std::str::from_utf8(crate::jsonl::without_bom(&bytes))
+            .map_err(|err| DocumentError {
+                line: 1 + u32::try_from(
+                    bytes[..err.valid_up_to()]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count(),
+                )
+                .unwrap_or(u32::MAX - 1),
+                message: "not UTF-8".to_owned(),
+                truncated: false,
+            })
+            .and_then(|text| connector.read_document(text));
+        match parsed {
+            Ok(lines) => lines,
+            Err(err) => {
+                let message = if err.truncated {
+                    "the document ends early (still being written?); skipped until it changes"
+                        .to_owned()
+                } else {
+                    format!("skipped a malformed file: {}", err.message)
+                };
+                sync.warnings.push(LogWarning {
+                    location: format!("{}:{}", path.display(), err.line),
+                    message,
+                });
+                Vec::new()
+            }
+        }
+    }
+
+    /// Sets (or creates) a file's input: `lines` replace what was read when `fresh_start`,
+    /// else follow it as a new chunk.
+    fn store(
+        &mut self,
+        log: Option<AgentLog>,
+        found: Found,
+        lines: Vec<LogLine>,
+        mark: ReadMark,
+        fresh_start: bool,
+    ) -> AgentLog {
         match log {
             Some(log) => {
                 let mut chunks = if fresh_start {
@@ -517,6 +613,7 @@ impl KeelDatabase {
                     found.path,
                     found.harness,
                     found.file_session,
+                    found.file_cwd,
                     chunks,
                     mark,
                 )

@@ -96,6 +96,20 @@ pub enum LogEvent {
     Meta(Meta),
     /// The model in use from here on (Codex's `turn_context`).
     Model(Arc<str>),
+    /// A message whose API calls may be written apart, as its steps (OpenCode): `message`
+    /// is the id its steps name; `call` is the message as one call (its model, and the
+    /// usage it carries), whose `id` is what a copy of the message shares with it (a
+    /// forked session's clone has a new message id).
+    Message {
+        message: Arc<str>,
+        call: Call,
+    },
+    /// One API call of a message, written apart from it (OpenCode's `step-finish`
+    /// part): the model is its message's.
+    Step {
+        message: Arc<str>,
+        tokens: Tokens,
+    },
     /// Nothing but identity, time and tools.
     Plain,
 }

@@ -4,8 +4,10 @@
 //! the only line parsed again).
 //!
 //! A harness is one [`Connector`]: where its logs are ([`Connector::roots`],
-//! [`Connector::is_log`]) and how a line reads ([`Connector::read_line`]). Claude Code
-//! ([`claude`]) and Codex CLI ([`codex`]) are the two today; a third is one more file.
+//! [`Connector::is_log`]) and how a line reads ([`Connector::read_line`]), or a whole file
+//! for a harness that writes one JSON document per file ([`Connector::read_document`]).
+//! Claude Code ([`claude`]), Codex CLI ([`codex`]), Gemini CLI ([`gemini`]) and OpenCode
+//! ([`opencode`]) are the four today; another is one more file.
 //!
 //! Owns: finding log files, reading their bytes, the line model, per-line warnings.
 //! Does not own: any rule that turns lines into sessions (dedupe, forks, deltas, pricing:
@@ -14,7 +16,9 @@
 pub mod claude;
 pub mod codex;
 mod files;
+pub mod gemini;
 mod lines;
+pub mod opencode;
 
 pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark, parse_chunk};
 pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens, ToolUse};
@@ -24,7 +28,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A harness id as sessions carry it (`claude-code`, `codex`).
+/// A harness id as sessions carry it (`claude-code`, `codex`, `gemini-cli`, `opencode`).
 pub type HarnessId = &'static str;
 
 /// The environment a connector reads its default locations from (injected, so tests
@@ -37,6 +41,10 @@ pub struct LogEnv {
     pub claude_config_dir: Option<String>,
     /// `$CODEX_HOME`.
     pub codex_home: Option<PathBuf>,
+    /// `$GEMINI_CLI_HOME` (Gemini CLI's stand-in for the home folder: its `.gemini`).
+    pub gemini_cli_home: Option<PathBuf>,
+    /// `$XDG_DATA_HOME` (OpenCode's data folder is its `opencode/`).
+    pub xdg_data_home: Option<PathBuf>,
 }
 
 impl LogEnv {
@@ -48,6 +56,8 @@ impl LogEnv {
             claude_config_dir: nonempty("CLAUDE_CONFIG_DIR")
                 .map(|value| value.to_string_lossy().into_owned()),
             codex_home: nonempty("CODEX_HOME").map(PathBuf::from),
+            gemini_cli_home: nonempty("GEMINI_CLI_HOME").map(PathBuf::from),
+            xdg_data_home: nonempty("XDG_DATA_HOME").map(PathBuf::from),
         }
     }
 }
@@ -85,14 +95,64 @@ pub trait Connector: Send + Sync {
     /// (Claude Code's `<sid>.jsonl`, `<sid>/subagents/…`).
     fn file_session(&self, root: &Path, path: &Path) -> Option<Arc<str>>;
 
+    /// The folder a file's sessions ran in when its records name none (Gemini CLI keeps
+    /// it beside the chats, in `.project_root`). None by default.
+    fn file_cwd(&self, _root: &Path, _path: &Path) -> Option<Arc<str>> {
+        None
+    }
+
+    /// What a root holds that keel does not read, said once per run (OpenCode's SQLite
+    /// database). Nothing by default.
+    fn root_warnings(&self, _root: &Path) -> Vec<LogWarning> {
+        Vec::new()
+    }
+
     /// One line (1-based `line`) as keel's model; `Ok(None)` for a line that carries
     /// nothing keel counts. `Err` names what is wrong with it.
     fn read_line(&self, line: u32, text: &str) -> Result<Option<LogLine>, String>;
+
+    /// Whether `path` is one JSON document (read whole, again whenever it changes)
+    /// rather than JSON lines. No file is, by default.
+    fn is_document(&self, _path: &Path) -> bool {
+        false
+    }
+
+    /// A whole document's lines (each numbered by the line of the document it starts
+    /// on). `Err` names the line and what is wrong.
+    fn read_document(&self, _text: &str) -> Result<Vec<LogLine>, DocumentError> {
+        Ok(Vec::new())
+    }
+}
+
+/// What is wrong with a log document, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentError {
+    /// 1-based line of the document.
+    pub line: u32,
+    pub message: String,
+    /// The document ends before it is whole (it may still be being written).
+    pub truncated: bool,
+}
+
+impl DocumentError {
+    /// A JSON parse error, where serde_json found it.
+    pub fn json(err: &serde_json::Error) -> Self {
+        Self {
+            line: u32::try_from(err.line()).unwrap_or(u32::MAX).max(1),
+            message: err.to_string(),
+            truncated: err.is_eof(),
+        }
+    }
 }
 
 /// The connectors keel knows, in the order their sessions are listed.
 pub fn connectors() -> Vec<Box<dyn Connector>> {
-    vec![Box::new(claude::ClaudeCode), Box::new(codex::Codex)]
+    vec![
+        Box::new(claude::ClaudeCode),
+        Box::new(codex::Codex),
+        Box::new(gemini::GeminiCli),
+        Box::new(opencode::OpenCode),
+    ]
 }
 
 /// Every log file, as a salsa input: path, harness, what has been read of it.
@@ -106,6 +166,9 @@ pub struct AgentLog {
     /// [`Connector::file_session`]).
     #[returns(ref)]
     pub file_session: Option<Arc<str>>,
+    /// The folder its records ran in when they name none (see [`Connector::file_cwd`]).
+    #[returns(ref)]
+    pub file_cwd: Option<Arc<str>>,
     /// The lines read so far, one chunk per read (an append adds a chunk).
     #[returns(ref)]
     pub chunks: Vec<Arc<[LogLine]>>,

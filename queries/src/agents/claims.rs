@@ -104,7 +104,9 @@ struct Claimer {
     slots: FxHashMap<SlotKey, usize>,
     warnings: Vec<String>,
     uuids: FxHashSet<Arc<str>>,
-    calls: FxHashMap<Arc<str>, CallSlot>,
+    calls: FxHashMap<SlotKey, CallSlot>,
+    /// Each message's steps (OpenCode), in path order, by (harness, message id).
+    steps: FxHashMap<SlotKey, Vec<Tokens>>,
     tools: FxHashSet<SlotKey>,
     /// The Codex totals each session counted a call for (by slot).
     totals: FxHashSet<(usize, RawUsage)>,
@@ -115,6 +117,8 @@ struct File<'a> {
     harness: Arc<str>,
     origin: String,
     file_session: Option<&'a Arc<str>>,
+    /// The folder of records that name none.
+    file_cwd: Option<&'a Arc<str>>,
     lines: &'a [&'a LogLine],
 }
 
@@ -156,7 +160,8 @@ impl Claimer {
     }
 
     fn claude_call(&mut self, slot: usize, call: &Call, at: Option<Instant>) {
-        if let Some(owned) = self.calls.get(&call.id) {
+        let key = (self.sessions[slot].0.0.clone(), call.id.clone());
+        if let Some(owned) = self.calls.get(&key) {
             // Streaming writes early copies with placeholder counts: keep the largest.
             let owned = &mut self.sessions[owned.session].1.calls[owned.index];
             if call.tokens.total() > owned.tokens.total() {
@@ -175,7 +180,42 @@ impl Claimer {
         });
         let index = calls.len() - 1;
         self.calls.insert(
-            call.id.clone(),
+            key,
+            CallSlot {
+                session: slot,
+                index,
+            },
+        );
+    }
+
+    /// A message whose calls may be its steps (OpenCode): each step one call at the
+    /// message's model, else the message itself when it carries usage.
+    fn message_calls(&mut self, slot: usize, message: &Arc<str>, call: &Call, at: Option<Instant>) {
+        let harness = self.sessions[slot].0.0.clone();
+        let Some(steps) = self.steps.get(&(harness.clone(), message.clone())) else {
+            if call.tokens.total() > 0 {
+                self.claude_call(slot, call, at);
+            }
+            return;
+        };
+        let key = (harness, call.id.clone());
+        if self.calls.contains_key(&key) {
+            return;
+        }
+        let counted: Vec<CountedCall> = steps
+            .iter()
+            .map(|tokens| CountedCall {
+                model: call.model.clone(),
+                tokens: *tokens,
+                fast: false,
+                at,
+            })
+            .collect();
+        let calls = &mut self.sessions[slot].1.calls;
+        let index = calls.len();
+        calls.extend(counted);
+        self.calls.insert(
+            key,
             CallSlot {
                 session: slot,
                 index,
@@ -186,18 +226,77 @@ impl Claimer {
     /// Files of records (Claude Code): each session's records gathered over all files,
     /// then claimed session by session in the order the sessions started.
     fn records_files(&mut self, files: &[File<'_>]) {
+        // A session with a parent (OpenCode's sub-agents) counts toward its parent's.
+        let spawners: FxHashMap<SlotKey, Arc<str>> = files
+            .iter()
+            .flat_map(|file| file.lines.iter().map(move |line| (file, line)))
+            .filter_map(|(file, line)| match &line.event {
+                LogEvent::Meta(meta) => meta
+                    .spawned_by
+                    .clone()
+                    .filter(|parent| *parent != meta.id)
+                    .map(|parent| ((file.harness.clone(), meta.id.clone()), parent)),
+                _ => None,
+            })
+            .collect();
+        let owner = |harness: &Arc<str>, id: &Arc<str>| -> Arc<str> {
+            let mut owner = id.clone();
+            let mut depth = 0;
+            while let Some(parent) = spawners.get(&(harness.clone(), owner.clone()))
+                && depth < spawners.len()
+            {
+                owner = parent.clone();
+                depth += 1;
+            }
+            owner
+        };
+        let mut step_origins: BTreeMap<SlotKey, String> = BTreeMap::new();
+        for file in files {
+            for line in file.lines {
+                if let LogEvent::Step { message, tokens } = &line.event {
+                    let key = (file.harness.clone(), message.clone());
+                    self.steps.entry(key.clone()).or_default().push(*tokens);
+                    step_origins
+                        .entry(key)
+                        .or_insert_with(|| format!("{}:{}", file.origin, line.line));
+                }
+            }
+        }
+        let messages: FxHashSet<SlotKey> = files
+            .iter()
+            .flat_map(|file| file.lines.iter().map(move |line| (file, line)))
+            .filter_map(|(file, line)| match &line.event {
+                LogEvent::Message { message, .. } => Some((file.harness.clone(), message.clone())),
+                _ => None,
+            })
+            .collect();
+        for (key, origin) in &step_origins {
+            if !messages.contains(key) {
+                self.warnings.push(format!(
+                    "{origin}: {} step(s) of message {} whose file keel did not find; not counted",
+                    self.steps.get(key).map_or(0, Vec::len),
+                    key.1
+                ));
+            }
+        }
         let mut groups: Vec<Group<'_>> = Vec::new();
         let mut index: FxHashMap<SlotKey, usize> = FxHashMap::default();
         for (at, file) in files.iter().enumerate() {
             let mut orphans = Vec::new();
             let mut last: Option<(&Arc<str>, usize)> = None;
             for &line in file.lines {
-                let Some(id) = line.session.as_ref().or(file.file_session) else {
+                let Some(named) = line.session.as_ref().or(file.file_session) else {
                     orphans.push(line.line);
                     continue;
                 };
+                let resolved = if spawners.is_empty() {
+                    None
+                } else {
+                    Some(owner(&file.harness, named))
+                };
+                let id = resolved.as_ref().unwrap_or(named);
                 let group = match last {
-                    Some((known, group)) if known == id => group,
+                    Some((known, group)) if known == named => group,
                     _ => *index
                         .entry((file.harness.clone(), id.clone()))
                         .or_insert_with(|| {
@@ -209,7 +308,7 @@ impl Claimer {
                             groups.len() - 1
                         }),
                 };
-                last = Some((id, group));
+                last = Some((named, group));
                 let group = &mut groups[group];
                 if let Some(time) = line.timestamp {
                     group.first = Some(group.first.map_or(time, |first| first.min(time)));
@@ -229,25 +328,29 @@ impl Claimer {
         groups.sort_by_key(|group| (group.first.is_none(), group.first));
         for group in &groups {
             for &(at, line) in &group.lines {
-                self.record(&group.key, line, &files[at].origin);
+                self.record(&group.key, line, &files[at]);
             }
         }
     }
 
     /// One record of a session: counted once per `uuid` (the first claim wins).
-    fn record(&mut self, (harness, id): &SlotKey, line: &LogLine, origin: &str) {
+    fn record(&mut self, (harness, id): &SlotKey, line: &LogLine, file: &File<'_>) {
         if let Some(uuid) = &line.uuid
             && !self.uuids.insert(uuid.clone())
         {
             return;
         }
-        let slot = self.slot(harness, id, origin);
+        let slot = self.slot(harness, id, &file.origin);
         let facts = self.facts(slot);
         facts.touch(line.timestamp);
-        facts.offer_cwd(0, line.timestamp, line.cwd.as_ref());
+        facts.offer_cwd(0, line.timestamp, line.cwd.as_ref().or(file.file_cwd));
         self.count_tools(slot, line);
-        if let LogEvent::Call(call) = &line.event {
-            self.claude_call(slot, call, line.timestamp);
+        match &line.event {
+            LogEvent::Call(call) => self.claude_call(slot, call, line.timestamp),
+            LogEvent::Message { message, call } => {
+                self.message_calls(slot, message, call, line.timestamp);
+            }
+            _ => {}
         }
     }
 
@@ -433,8 +536,9 @@ fn replayed(log: &[&LogLine], second_header: Option<usize>) -> HashSet<usize> {
         .collect()
 }
 
-/// The claims over every file, given in (harness, path) order: a file that holds a
-/// session header is a rollout (Codex), any other a file of records (Claude Code).
+/// The claims over every file, given in (harness, path) order: a Codex file that holds a
+/// session header is a rollout, any other a file of records (Claude Code, Gemini CLI,
+/// OpenCode).
 pub fn claims_of(db: &dyn keel_engine::Db, files: &[(AgentLog, Vec<&LogLine>)]) -> Claims {
     let mut records = Vec::new();
     let mut rollouts = Vec::new();
@@ -443,11 +547,15 @@ pub fn claims_of(db: &dyn keel_engine::Db, files: &[(AgentLog, Vec<&LogLine>)]) 
             harness: Arc::from(log.harness(db)),
             origin: log.path(db).display().to_string(),
             file_session: log.file_session(db).as_ref(),
+            file_cwd: log.file_cwd(db).as_ref(),
             lines,
         };
-        if lines
-            .iter()
-            .any(|line| matches!(line.event, LogEvent::Meta(_)))
+        // Codex rollouts; every other harness writes records (OpenCode's session
+        // headers included).
+        if log.harness(db) == "codex"
+            && lines
+                .iter()
+                .any(|line| matches!(line.event, LogEvent::Meta(_)))
         {
             rollouts.push(file);
         } else {

@@ -113,6 +113,8 @@ fn provider(harness: &str) -> Option<&'static str> {
     match harness {
         "claude-code" => Some("anthropic"),
         "codex" => Some("openai"),
+        "gemini-cli" => Some("google"),
+        // OpenCode calls any provider's models: the bundled table matches the model id.
         _ => None,
     }
 }
@@ -234,6 +236,38 @@ mod tests {
         )
         .expect("a bundled model");
         assert_eq!(cost.exact().round6(), 1.25 + 0.125 + 10.0);
+    }
+
+    #[test]
+    fn bundled_gemini_and_opencode_rates() {
+        // gemini-2.5-pro (published, up to 200k prompt tokens): input $1.25, cached
+        // input $0.125, output $10 per million.
+        let none = BTreeMap::new();
+        let gemini = call_cost(
+            &none,
+            &call(
+                "gemini-cli",
+                "gemini-2.5-pro",
+                tokens(100_000, 10_000, 0, 0, 50_000),
+            ),
+        )
+        .expect("a bundled model");
+        assert_eq!(
+            gemini.exact().round6(),
+            0.1 * 1.25 + 0.01 * 10.0 + 0.05 * 0.125
+        );
+        // OpenCode names no provider: the model id alone finds claude-sonnet-4-5 ($3, $15,
+        // 5-minute write $3.75, read $0.30; 120k input tokens in all, under the 200k tier).
+        let opencode = call_cost(
+            &none,
+            &call(
+                "opencode",
+                "claude-sonnet-4-5",
+                tokens(40_000, 0, 40_000, 0, 40_000),
+            ),
+        )
+        .expect("a bundled model");
+        assert_eq!(opencode.exact().round6(), 0.04 * (3.0 + 3.75 + 0.3));
     }
 
     #[test]

@@ -18,6 +18,8 @@ fn sources(dir: &Path) -> LogSources {
     LogSources {
         claude_dirs: vec![dir.to_owned()],
         codex_dirs: Vec::new(),
+        gemini_dirs: Vec::new(),
+        opencode_dirs: Vec::new(),
         env: LogEnv::default(),
     }
 }
