@@ -76,7 +76,7 @@ enum Command {
     Fresh(fresh::FreshArgs),
     Cache(cache::CacheArgs),
     Demo(demo::DemoArgs),
-    Sessions(sessions::SessionsArgs),
+    Sessions(Box<sessions::SessionsArgs>),
     Callgraph(callgraph::CallgraphArgs),
     Impact(impact::ImpactArgs),
     Completions(completions::CompletionsArgs),
