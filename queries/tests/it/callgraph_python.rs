@@ -323,6 +323,8 @@ fn decorators_are_calls_and_decorated_functions_stay_callable() {
             "m.py#logged.wrapper -> m.py#work",
             "m.py#main -> m.py#cached",
             "m.py#main -> m.py#logged.wrapper",
+            // The wrapper stands for the function it wraps.
+            "m.py#main -> m.py#work",
         ],
     );
 }

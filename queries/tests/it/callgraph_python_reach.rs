@@ -213,7 +213,8 @@ fn a_wrapper_calls_each_function_its_decorator_is_applied_to_in_its_own_file() {
 /// through `update_wrapper` and `t.cast`, which return it, so a call of a decorated
 /// method reaches the wrapper, as at runtime (checked under `python3`), and the
 /// wrapper's `f(self, ...)` reaches every method decorated with it, in its own file and
-/// in the files that import it.
+/// in the files that import it. The wrapper stands for the method: the call reaches the
+/// method too, and what the method returns is what the call returns (`register`).
 #[test]
 fn flask_setupmethod_reaches_the_methods_it_decorates_in_every_file() {
     let scaffold = r#"import typing as t
@@ -237,8 +238,11 @@ class Scaffold:
         raise NotImplementedError
 
     @setupmethod
-    def route(self, rule: str) -> None:
-        pass
+    def route(self, rule: str):
+        def decorator(f):
+            return f
+
+        return decorator
 "#;
     let app = r#"from .scaffold import Scaffold, setupmethod
 
@@ -255,9 +259,14 @@ class App(Scaffold):
         pass
 
 
+def index() -> None:
+    pass
+
+
 def make() -> None:
     app = App()
-    app.route("/")
+    register = app.route("/")
+    register(index)
     app.register_blueprint(None)
 "#;
     let files = [
@@ -274,10 +283,15 @@ def make() -> None:
     ] {
         assert_edge(&graph, edge);
     }
-    // The call reaches the method through the wrapper only, as at runtime.
-    assert_no_edge(
+    // The wrapper stands for the method: the method is reached directly too, and what
+    // it returns flows out of the call (`register(index)` calls `route`'s `decorator`).
+    assert_edge(
         &graph,
         "flask/app.py#make -> flask/scaffold.py#Scaffold.route",
+    );
+    assert_edge(
+        &graph,
+        "flask/app.py#make -> flask/scaffold.py#Scaffold.route.decorator",
     );
     assert_no_edge(
         &graph,

@@ -1822,17 +1822,42 @@ impl<'a> Eval<'a> {
                     )
                 })
                 .collect();
-            if callable.is_empty() {
-                // An external decorator (or one keel cannot follow) leaves the function.
+            // An external decorator (or one keel cannot follow) leaves the function; a
+            // wrapper defined in the decorator's body stands for it too: a call of the
+            // decorated name runs the wrapper, which passes its arguments on and returns
+            // what the function returns.
+            let wraps = callable
+                .iter()
+                .any(|&value| self.is_wrapper_of(decorator, value));
+            if callable.is_empty() || wraps {
                 out.add(&undecorated);
-            } else {
-                out.add(&callable);
             }
+            out.add(&callable);
         }
         if decorators.is_empty() {
             out.add(&undecorated);
         }
         out.done()
+    }
+
+    /// Whether `value`, what `decorator` returned, is a function defined in the
+    /// decorator's own body (`logged.wrapper`, `retry(3)`'s `decorate.attempt`).
+    fn is_wrapper_of(&self, decorator: Value, value: Value) -> bool {
+        let (Value::Func(dm, ds) | Value::Bound(dm, ds), Value::Func(wm, ws)) = (decorator, value)
+        else {
+            return false;
+        };
+        let Some(model) = self.model(wm).filter(|_| dm == wm) else {
+            return false;
+        };
+        let mut scope = model.scope(ws).parent;
+        while let Some(id) = scope {
+            if id == ds {
+                return true;
+            }
+            scope = model.scope(id).parent;
+        }
+        false
     }
 
     fn keys(&mut self, m: Mod, index: ExprId, ctx: &Ctx) -> Vec<Option<Key>> {
