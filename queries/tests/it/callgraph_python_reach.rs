@@ -695,3 +695,64 @@ fn items_of_annotated_containers_enumerate_zip_dict_methods_and_cast_reach_their
         unresolved(&graph)
     );
 }
+
+/// flask's `globals.py`: proxies declared as classes defined under `if TYPE_CHECKING:`
+/// (a `Protocol` stub mixed into the real class) while the value is something else at
+/// runtime. A method such a class defines never runs: no edge to the stub, and the site
+/// is not unresolved; the real class's methods found through it still are (`work`). The
+/// control: a class of the `else:` branch is a runtime class.
+const TYPE_ONLY: &str = r#"from __future__ import annotations
+
+import typing as t
+from types import SimpleNamespace
+
+
+class Real:
+    def work(self):
+        return 1
+
+
+if t.TYPE_CHECKING:
+
+    class ProxyMixin(t.Protocol):
+        def _get_current_object(self) -> Real: ...
+
+    class RealProxy(ProxyMixin, Real): ...
+
+else:
+
+    class Fallback:
+        def run(self):
+            return 2
+
+
+current: RealProxy = SimpleNamespace(work=Real().work, _get_current_object=Real)
+
+
+def use():
+    current.work()
+    current._get_current_object()
+    Fallback().run()
+
+
+use()
+"#;
+
+#[test]
+fn methods_of_classes_defined_under_type_checking_are_never_called() {
+    let files = [("proxies.py", TYPE_ONLY)];
+    let graph = graph_agreeing_with_runtime(&files, "proxies.py", 3);
+    assert_edge(&graph, "proxies.py#use -> proxies.py#Real.work");
+    assert_edge(&graph, "proxies.py#use -> proxies.py#Fallback.run");
+    assert_no_edge(
+        &graph,
+        "proxies.py#use -> proxies.py#ProxyMixin._get_current_object",
+    );
+    assert!(
+        !unresolved(&graph)
+            .iter()
+            .any(|site| site.contains("_get_current_object")),
+        "{:#?}",
+        unresolved(&graph)
+    );
+}

@@ -233,6 +233,8 @@ struct Builder<'s> {
     /// The spliced chunks' places, in splice order: a chunk resolved its expressions'
     /// names and sorted its scopes' bindings already.
     chunk_spans: Vec<ChunkSpan>,
+    /// How many `if TYPE_CHECKING:` blocks the walk is in.
+    type_checking: u32,
 }
 
 impl<'s> Builder<'s> {
@@ -255,6 +257,7 @@ impl<'s> Builder<'s> {
             all_unknown: false,
             pending_names: Vec::new(),
             chunk_spans: Vec::new(),
+            type_checking: 0,
         };
         builder.new_scope(ScopeKind::Module, "".into(), None);
         builder
@@ -341,6 +344,16 @@ impl<'s> Builder<'s> {
         let mut scope = Scope::new(kind, name, parent, top);
         scope.node = matches!(kind, ScopeKind::Class | ScopeKind::Function)
             && self.standing.units.contains(&*scope.name);
+        // Only where fragments are not walked alone (a class inside a `def` is part of
+        // the def's fragment, which is walked without the `if` around it).
+        let in_function =
+            std::iter::successors(parent, |&id| self.model.scopes[id as usize].parent).any(|id| {
+                matches!(
+                    self.model.scopes[id as usize].kind,
+                    ScopeKind::Function | ScopeKind::Lambda
+                )
+            });
+        scope.type_only = kind == ScopeKind::Class && self.type_checking > 0 && !in_function;
         self.model.scopes.push(scope);
         self.binds.push(HashSet::default());
         self.globals.push(HashSet::default());

@@ -278,6 +278,7 @@ impl Builder<'_> {
             name: source.name.clone(),
             parent,
             node: source.node,
+            type_only: source.type_only,
             flavor: source.flavor,
             params: source.params.clone(),
             bindings: Vec::new(),

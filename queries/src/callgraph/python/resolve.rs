@@ -758,6 +758,13 @@ impl<'a> Eval<'a> {
                 self.callback_targets(site.expr, builtin, &mut targets);
             }
             match (kind, value) {
+                // A method of a class defined under `if TYPE_CHECKING:` never runs (the
+                // value is something else at runtime, outside keel's view).
+                (SiteKind::Call | SiteKind::Decorator, Value::Func(m, s) | Value::Bound(m, s))
+                    if self.in_type_only_class(m, s) =>
+                {
+                    settled = true;
+                }
                 (SiteKind::Call | SiteKind::Decorator, Value::Func(m, s) | Value::Bound(m, s)) => {
                     match self.node(m, s) {
                         Some(id) => targets.push(id),
@@ -1838,6 +1845,23 @@ impl<'a> Eval<'a> {
             out.add(&undecorated);
         }
         out.done()
+    }
+
+    /// Whether function `s` of module `m` is defined in a type-only class (directly or
+    /// nested).
+    fn in_type_only_class(&self, m: Mod, s: ScopeId) -> bool {
+        let Some(model) = self.model(m) else {
+            return false;
+        };
+        let mut scope = model.scope(s).parent;
+        while let Some(id) = scope {
+            let enclosing = model.scope(id);
+            if enclosing.type_only {
+                return true;
+            }
+            scope = enclosing.parent;
+        }
+        false
     }
 
     /// Whether `value`, what `decorator` returned, is a function defined in the

@@ -506,6 +506,7 @@ impl Relocation<'_> {
             name: scope.name.clone(),
             parent: scope.parent.map(|parent| self.scope(parent)),
             node: scope.node,
+            type_only: scope.type_only,
             flavor: scope.flavor,
             params: scope.params.clone(),
             bindings: scope

@@ -200,6 +200,9 @@ pub(crate) struct Scope {
     /// A class's instance attributes: `self.name = value` in its methods.
     pub(crate) self_stores: Vec<(Box<str>, ExprId)>,
     pub(crate) top: BlockId,
+    /// A class defined under `if TYPE_CHECKING:`: it informs types, and its methods
+    /// never run (no call reaches them).
+    pub(crate) type_only: bool,
 }
 
 impl Scope {
@@ -223,6 +226,7 @@ impl Scope {
             bases: Vec::new(),
             self_stores: Vec::new(),
             top,
+            type_only: false,
         }
     }
 

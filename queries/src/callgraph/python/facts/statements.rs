@@ -3,8 +3,9 @@
 //! `nonlocal`, and imports (`import a.b as c`, `from . import x`, `from m import *`).
 //!
 //! Owns: which statements bind what (an import's module or name, an `except` or `with`
-//! target), the blocks they open (a loop's body is looped), and the implicit sites of
-//! `for`, `with` and `raise`.
+//! target), the blocks they open (a loop's body is looped), the implicit sites of
+//! `for`, `with` and `raise`, and the classes an `if TYPE_CHECKING:` block defines
+//! (type-only).
 //! Does not own: definitions (`definitions`), assignments (`assignments`) or the
 //! expressions inside statements (`expressions`).
 
@@ -85,7 +86,12 @@ impl Builder<'_> {
                     }
                     None => Vec::new(),
                 };
+                let type_checking = node
+                    .field(&fields::CONDITION)
+                    .is_some_and(|condition| self.is_type_checking(condition));
+                self.type_checking += u32::from(type_checking);
                 self.narrowed_block(node.field(&fields::CONSEQUENCE), &narrowings, ctx);
+                self.type_checking -= u32::from(type_checking);
                 let mut cursor = node.walk();
                 let alternatives: Vec<Node<'_>> = node
                     .children_by_field_name("alternative", &mut cursor)
@@ -243,6 +249,16 @@ impl Builder<'_> {
             "assert_statement" => self.assertion(node, ctx),
             _ => self.children_exprs(node, ctx),
         }
+    }
+
+    /// Whether an `if`'s condition is `TYPE_CHECKING` (`typing.TYPE_CHECKING`,
+    /// `t.TYPE_CHECKING`): its block runs only under a type checker.
+    fn is_type_checking(&self, condition: Node<'_>) -> bool {
+        matches!(condition.kind_name(), "identifier" | "attribute")
+            && compact(self.text(condition))
+                .rsplit('.')
+                .next()
+                .is_some_and(|last| last == "TYPE_CHECKING")
     }
 
     fn except(&mut self, clause: Node<'_>, ctx: Ctx) {

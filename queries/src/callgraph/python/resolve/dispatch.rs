@@ -179,7 +179,8 @@ impl Eval<'_> {
         self.mros.clear();
         let mut out = Vec::new();
         for (index, scope) in facts.model.scopes.iter().enumerate() {
-            if scope.kind != ScopeKind::Class || !scope.node {
+            // A type-only class (`if TYPE_CHECKING:`) has no instances to dispatch to.
+            if scope.kind != ScopeKind::Class || !scope.node || scope.type_only {
                 continue;
             }
             self.budget = BUDGET;
