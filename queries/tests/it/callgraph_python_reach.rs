@@ -585,6 +585,7 @@ fn an_item_of_a_declared_tuple_return_is_typed_by_its_annotation() {
 /// method. Before, the items of a builtin container were external: these calls had no
 /// edge and no unresolved site, silently.
 const CONTAINERS: &str = r#"import typing as t
+from contextvars import ContextVar
 from typing import Iterable, Mapping, cast
 
 
@@ -648,6 +649,14 @@ def never_called(ps: list[P], table: "dict[str, Q]", rest: t.Sequence["P"]) -> N
     rest[-1].get()
 
 
+_current: ContextVar[P] = ContextVar("current")
+
+
+def from_context() -> None:
+    if (found := _current.get(None)) is not None:
+        found.get()
+
+
 def casted(thing: object) -> None:
     p = t.cast(P, thing)
     p.get()
@@ -663,6 +672,8 @@ cmd.paired()
 cmd.looked_up()
 over([P()], {"x": Q()})
 casted(Both())
+_current.set(P())
+from_context()
 "#;
 
 #[test]
@@ -677,6 +688,7 @@ fn items_of_annotated_containers_enumerate_zip_dict_methods_and_cast_reach_their
         "Cmd.looked_up",
         "over",
         "casted",
+        "from_context",
     ] {
         assert_edge(&graph, &format!("box.py#{caller} -> box.py#P.get"));
     }

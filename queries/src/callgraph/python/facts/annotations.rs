@@ -165,7 +165,8 @@ impl Builder<'_> {
 
     /// A builtin container of declared items: `list[A]` and the other iterables a tuple
     /// of `A`s (its methods are external, iterating or indexing it gives `A`s),
-    /// `dict[K, V]` and the other mappings a dict whose keys are `K`s and values `V`s.
+    /// `dict[K, V]` and the other mappings a dict whose keys are `K`s and values `V`s,
+    /// `ContextVar[T]` and queues a dict of `T`s (what `.get()` gives).
     /// An item that names no class is unknown.
     fn container_annotation(
         &mut self,
@@ -187,6 +188,11 @@ impl Builder<'_> {
             Container::Mapping => {
                 let key = item(self, 0);
                 let value = item(self, 1);
+                self.push(Expr::Dict(Box::new([(Some(key), value)])))
+            }
+            Container::Cell => {
+                let key = self.push(Expr::Unknown);
+                let value = item(self, 0);
                 self.push(Expr::Dict(Box::new([(Some(key), value)])))
             }
         }
@@ -324,6 +330,9 @@ enum Container {
     Items,
     /// Mappings of keys (first parameter) to values (second).
     Mapping,
+    /// Holders of one parameter's values read by `.get()` (`ContextVar[T]`, `Queue[T]`):
+    /// read as a mapping of unknown keys to them.
+    Cell,
 }
 
 impl Container {
@@ -335,6 +344,7 @@ impl Container {
             | "Generator" | "AsyncIterable" | "AsyncIterator" | "AsyncGenerator" => Self::Items,
             "dict" | "Dict" | "Mapping" | "MutableMapping" | "defaultdict" | "DefaultDict"
             | "OrderedDict" | "ChainMap" => Self::Mapping,
+            "ContextVar" | "Queue" | "SimpleQueue" | "LifoQueue" | "PriorityQueue" => Self::Cell,
             _ => return None,
         })
     }
