@@ -657,6 +657,11 @@ def from_context() -> None:
         found.get()
 
 
+def in_one_expression() -> bool:
+    # The walrus's name read later in the same expression.
+    return (found := _current.get(None)) is not None and found.get() == 1
+
+
 def casted(thing: object) -> None:
     p = t.cast(P, thing)
     p.get()
@@ -674,6 +679,7 @@ over([P()], {"x": Q()})
 casted(Both())
 _current.set(P())
 from_context()
+in_one_expression()
 "#;
 
 #[test]
@@ -689,6 +695,7 @@ fn items_of_annotated_containers_enumerate_zip_dict_methods_and_cast_reach_their
         "over",
         "casted",
         "from_context",
+        "in_one_expression",
     ] {
         assert_edge(&graph, &format!("box.py#{caller} -> box.py#P.get"));
     }

@@ -187,6 +187,8 @@ impl Builder<'_> {
                         name,
                         value,
                     );
+                    // What the statement reads after it sees it (`(x := f()) and x.m()`).
+                    self.pos += 1;
                 }
                 value
             }
