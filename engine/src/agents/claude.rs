@@ -190,13 +190,7 @@ impl Connector for ClaudeCode {
 
     fn roots(&self, flagged: &[PathBuf], env: &LogEnv) -> Vec<LogRoot> {
         if !flagged.is_empty() {
-            return flagged
-                .iter()
-                .map(|path| LogRoot {
-                    path: path.clone(),
-                    flag: Some("--claude-dir"),
-                })
-                .collect();
+            return LogRoot::flagged(flagged, "--claude-dir");
         }
         let configs: Vec<PathBuf> = match &env.claude_config_dir {
             Some(list) => list

@@ -235,13 +235,7 @@ impl Connector for GeminiCli {
 
     fn roots(&self, flagged: &[PathBuf], env: &LogEnv) -> Vec<LogRoot> {
         if !flagged.is_empty() {
-            return flagged
-                .iter()
-                .map(|path| LogRoot {
-                    path: path.clone(),
-                    flag: Some("--gemini-dir"),
-                })
-                .collect();
+            return LogRoot::flagged(flagged, "--gemini-dir");
         }
         env.gemini_cli_home
             .as_ref()

@@ -71,6 +71,19 @@ pub struct LogRoot {
     pub flag: Option<&'static str>,
 }
 
+impl LogRoot {
+    /// The folders `flag` named, each a root that names its flag.
+    pub fn flagged(paths: &[PathBuf], flag: &'static str) -> Vec<LogRoot> {
+        paths
+            .iter()
+            .map(|path| LogRoot {
+                path: path.clone(),
+                flag: Some(flag),
+            })
+            .collect()
+    }
+}
+
 /// One harness: where its logs are and how one line reads.
 pub trait Connector: Send + Sync {
     /// The harness id sessions carry.

@@ -288,13 +288,7 @@ impl Connector for OpenCode {
 
     fn roots(&self, flagged: &[PathBuf], env: &LogEnv) -> Vec<LogRoot> {
         if !flagged.is_empty() {
-            return flagged
-                .iter()
-                .map(|path| LogRoot {
-                    path: path.clone(),
-                    flag: Some("--opencode-dir"),
-                })
-                .collect();
+            return LogRoot::flagged(flagged, "--opencode-dir");
         }
         let data = env.xdg_data_home.clone().or_else(|| {
             env.home
