@@ -9,10 +9,14 @@
 //! `message.id` per file, tokens summed — and (c) keel again after one line is appended
 //! to one file (the warm read). Both sides must report the generator's own call and
 //! token totals; the tool exits non-zero when either differs.
+//! With `--keel BIN` it times instead the release binary end to end, as users run it:
+//! `BIN sessions export --claude-dir CORPUS` cold (each run a new process), then one line
+//! appended to one file and a second process (the warm read), each answer summed from the
+//! exported records and checked against the generator's totals.
 //! Does not own: the reading (`keel_engine::agents`) or the pricing (`keel_queries`).
 //!
 //! Usage: `cargo run --release -p keel-benches --bin logs-bench -- [--files N]
-//! [--messages N] [--runs N]` (defaults 1000 files × 250 messages, about 510 MB; best of
+//! [--messages N] [--runs N] [--keel BIN]` (defaults 1000 files × 250 messages, about 510 MB; best of
 //! 3 runs). The numbers belong in a closing note, never in a test.
 
 use keel_engine::agents::{AgentLogs, LogEnv, LogSources, LogSync};
@@ -28,6 +32,8 @@ struct Options {
     files: usize,
     messages: usize,
     runs: usize,
+    /// A `keel` binary to time end to end instead of the in-process read.
+    keel: Option<PathBuf>,
 }
 
 impl Options {
@@ -36,6 +42,7 @@ impl Options {
             files: 1000,
             messages: 250,
             runs: 3,
+            keel: None,
         };
         while let Some(arg) = args.next() {
             let mut number = || -> Result<usize, String> {
@@ -46,6 +53,9 @@ impl Options {
                 "--files" => options.files = number()?,
                 "--messages" => options.messages = number()?,
                 "--runs" => options.runs = number()?.max(1),
+                "--keel" => {
+                    options.keel = Some(args.next().ok_or("--keel needs a value")?.into());
+                }
                 _ => return Err(format!("unknown argument {arg}")),
             }
         }
@@ -80,7 +90,9 @@ fn main() -> ExitCode {
     let options = match Options::parse(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(message) => {
-            eprintln!("{message}\nusage: logs-bench [--files N] [--messages N] [--runs N]");
+            eprintln!(
+                "{message}\nusage: logs-bench [--files N] [--messages N] [--runs N] [--keel BIN]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -107,6 +119,9 @@ fn run(options: &Options) -> Result<bool, String> {
         truth.tokens,
         started.elapsed().as_secs_f64()
     );
+    if let Some(keel) = &options.keel {
+        return binary_runs(keel, corpus.path(), &projects, truth, options.runs);
+    }
     let mut ok = true;
     let (keel_time, keel_totals) = best_of(options.runs, || keel_read(&projects))?;
     ok &= check("keel", keel_totals, truth);
@@ -135,6 +150,78 @@ fn run(options: &Options) -> Result<bool, String> {
         100.0 * warm_time.as_secs_f64() / keel_time.as_secs_f64()
     );
     Ok(ok)
+}
+
+/// The binary end to end: cold runs (each a new process), then one appended line and a
+/// second process.
+fn binary_runs(
+    keel: &Path,
+    home: &Path,
+    projects: &Path,
+    truth: Totals,
+    runs: usize,
+) -> Result<bool, String> {
+    let mut ok = true;
+    let (cold, totals) = best_of(runs, || binary_export(keel, home, projects))?;
+    ok &= check("keel cold (binary)", totals, truth);
+    append_line(projects)?;
+    let started = Instant::now();
+    let totals = binary_export(keel, home, projects)?;
+    let warm = started.elapsed();
+    let expected = Totals {
+        calls: truth.calls + 1,
+        tokens: truth.tokens + APPENDED_TOKENS,
+    };
+    ok &= check("keel warm (binary)", totals, expected);
+    let cold_again = binary_export(keel, home, projects)?;
+    ok &= check("keel cold after the append (binary)", cold_again, expected);
+    println!("keel sessions export, cold:  {:8.1} ms", ms(cold));
+    println!(
+        "keel sessions export, warm (a second process after one line appended to one file): {:.1} ms = {:.2}% of cold",
+        ms(warm),
+        100.0 * warm.as_secs_f64() / cold.as_secs_f64()
+    );
+    Ok(ok)
+}
+
+/// One `keel sessions export` process over `projects`, its home (and every default log
+/// folder) pointed at `home` so that only the corpus is read; the totals of its records.
+fn binary_export(keel: &Path, home: &Path, projects: &Path) -> Result<Totals, String> {
+    let output = std::process::Command::new(keel)
+        .args(["sessions", "export", "--claude-dir"])
+        .arg(projects)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join("codex"))
+        .env("GEMINI_CLI_HOME", home.join("gemini"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|error| format!("{}: {error}", keel.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} sessions export: {}",
+            keel.display(),
+            output.status
+        ));
+    }
+    let mut totals = Totals::default();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let record: serde_json::Value =
+            serde_json::from_str(line).map_err(|error| format!("an exported record: {error}"))?;
+        totals.calls += record["api_calls"].as_u64().unwrap_or(0);
+        totals.tokens += [
+            "input",
+            "output",
+            "cache_write_5m",
+            "cache_write_1h",
+            "cache_read",
+        ]
+        .iter()
+        .filter_map(|key| record["tokens"][key].as_u64())
+        .sum::<u64>();
+    }
+    Ok(totals)
 }
 
 fn ms(time: Duration) -> f64 {
@@ -212,12 +299,32 @@ fn warm_read(projects: &Path, truth: Totals) -> Result<(Duration, bool), String>
     let mut db = KeelDatabase::detached();
     let (logs, _) = read_logs(&mut db, projects)?;
     agent_sessions(&db, logs);
+    append_line(projects)?;
+    let started = Instant::now();
+    let (logs, sync) = read_logs(&mut db, projects)?;
+    let totals = totals_of(agent_sessions(&db, logs));
+    let elapsed = started.elapsed();
+    let expected = Totals {
+        calls: truth.calls + 1,
+        tokens: truth.tokens + APPENDED_TOKENS,
+    };
+    println!(
+        "warm read: {} of {} files read, {} lines parsed",
+        sync.files_read, sync.files, sync.lines_parsed
+    );
+    Ok((elapsed, check("keel warm", totals, expected)))
+}
+
+/// The tokens of the line [`append_line`] appends.
+const APPENDED_TOKENS: u64 = 7 + 11;
+
+/// Appends one assistant line (one new call) to one file.
+fn append_line(projects: &Path) -> Result<(), String> {
     let file = projects.join("-w-app0").join("session-0.jsonl");
     let mut log = std::fs::OpenOptions::new()
         .append(true)
         .open(&file)
         .map_err(|error| format!("{}: {error}", file.display()))?;
-    let tokens = 7 + 11;
     writeln!(
         log,
         "{}",
@@ -231,20 +338,7 @@ fn warm_read(projects: &Path, truth: Totals) -> Result<(Duration, bool), String>
         )
     )
     .map_err(|error| error.to_string())?;
-    drop(log);
-    let started = Instant::now();
-    let (logs, sync) = read_logs(&mut db, projects)?;
-    let totals = totals_of(agent_sessions(&db, logs));
-    let elapsed = started.elapsed();
-    let expected = Totals {
-        calls: truth.calls + 1,
-        tokens: truth.tokens + tokens,
-    };
-    println!(
-        "warm read: {} of {} files read, {} lines parsed",
-        sync.files_read, sync.files, sync.lines_parsed
-    );
-    Ok((elapsed, check("keel warm", totals, expected)))
+    Ok(())
 }
 
 fn baseline_read(projects: &Path) -> Result<Totals, String> {
