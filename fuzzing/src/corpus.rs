@@ -229,6 +229,35 @@ pub fn codex() -> Vec<Vec<u8>> {
     seeds(&sources, |text| contains(text, b"payload"), files)
 }
 
+/// Gemini CLI chats: the connector's tests and the end-to-end fixtures built in code.
+pub fn gemini() -> Vec<Vec<u8>> {
+    let sources = [
+        include_str!("../../engine/src/agents/gemini.rs"),
+        include_str!("../../cli/tests/cli/harness_logs.rs"),
+    ];
+    let none: [&[u8]; 0] = [];
+    seeds(
+        &sources,
+        |text| contains(text, b"sessionId") || contains(text, b"\"tokens\""),
+        none,
+    )
+}
+
+/// OpenCode storage documents: the connector's tests and the end-to-end fixtures built
+/// in code.
+pub fn opencode() -> Vec<Vec<u8>> {
+    let sources = [
+        include_str!("../../engine/src/agents/opencode.rs"),
+        include_str!("../../cli/tests/cli/harness_logs.rs"),
+    ];
+    let none: [&[u8]; 0] = [];
+    seeds(
+        &sources,
+        |text| contains(text, b"sessionID") || contains(text, b"modelID"),
+        none,
+    )
+}
+
 const PATCH_HAND: [&[u8]; 3] = [
     b"diff --git a/old.py b/new.py\nsimilarity index 90%\nrename from old.py\nrename to new.py\n--- a/old.py\n+++ b/new.py\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n",
     b"--- a/m.py\t2026-01-01 00:00:00\n+++ b/m.py\t2026-01-01 00:00:01\n@@ -0,0 +1 @@\n+x\n@@ -3 +4,0 @@\n-y\n",

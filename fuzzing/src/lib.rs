@@ -2,9 +2,9 @@
 //! random testing that drives them on the stable toolchain.
 //!
 //! Owns: the list of readers ([`READERS`]: `spec.md` frontmatter, `keel.toml`,
-//! `sessions.jsonl`, `decisions.jsonl`, `READINGS.jsonl`, Claude Code and Codex logs, the
-//! unified-diff patch, git trailers), each with its target ([`targets`]: the reader plus
-//! the invariants it must keep), its seed corpus ([`corpus`]: the tests' own inputs and
+//! `sessions.jsonl`, `decisions.jsonl`, `READINGS.jsonl`, Claude Code, Codex, Gemini CLI
+//! and OpenCode logs, the unified-diff patch, git trailers), each with its target
+//! ([`targets`]: the reader plus the invariants it must keep), its seed corpus ([`corpus`]: the tests' own inputs and
 //! fixtures) and its format's tokens ([`mutate`]); the driver [`run`], which mutates seeds
 //! deterministically, catches every panic and keeps one input per crash site, and
 //! [`minimize`], which shrinks a crashing input.
@@ -36,7 +36,7 @@ pub struct Reader {
 }
 
 /// Every reader of outside bytes.
-pub const READERS: [Reader; 9] = [
+pub const READERS: [Reader; 11] = [
     Reader {
         name: "spec",
         target: targets::spec,
@@ -78,6 +78,18 @@ pub const READERS: [Reader; 9] = [
         target: targets::codex,
         seeds: corpus::codex,
         tokens: mutate::CODEX,
+    },
+    Reader {
+        name: "gemini",
+        target: targets::gemini,
+        seeds: corpus::gemini,
+        tokens: mutate::GEMINI,
+    },
+    Reader {
+        name: "opencode",
+        target: targets::opencode,
+        seeds: corpus::opencode,
+        tokens: mutate::OPENCODE,
     },
     Reader {
         name: "patch",

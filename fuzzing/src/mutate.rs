@@ -256,6 +256,53 @@ const CODEX_TOKENS: &[&[u8]] = &[
     b"\"parent_thread_id\"",
 ];
 
+/// Gemini CLI chats (JSON lines and older documents).
+const GEMINI_TOKENS: &[&[u8]] = &[
+    b"\"sessionId\"",
+    b"\"startTime\"",
+    b"\"kind\"",
+    b"\"messages\"",
+    b"\"type\"",
+    b"\"gemini\"",
+    b"\"user\"",
+    b"\"model\"",
+    b"\"tokens\"",
+    b"\"input\"",
+    b"\"output\"",
+    b"\"cached\"",
+    b"\"thoughts\"",
+    b"\"tool\"",
+    b"\"toolCalls\"",
+    b"\"$set\"",
+    b"\"$rewindTo\"",
+    b"\"id\"",
+    b"\"timestamp\"",
+];
+
+/// OpenCode storage documents.
+const OPENCODE_TOKENS: &[&[u8]] = &[
+    b"\"id\"",
+    b"\"sessionID\"",
+    b"\"messageID\"",
+    b"\"parentID\"",
+    b"\"directory\"",
+    b"\"role\"",
+    b"\"assistant\"",
+    b"\"modelID\"",
+    b"\"providerID\"",
+    b"\"tokens\"",
+    b"\"reasoning\"",
+    b"\"cache\"",
+    b"\"read\"",
+    b"\"write\"",
+    b"\"time\"",
+    b"\"created\"",
+    b"\"type\"",
+    b"\"step-finish\"",
+    b"\"tool\"",
+    b"\"callID\"",
+];
+
 /// Unified diffs.
 const PATCH_TOKENS: &[&[u8]] = &[
     b"diff --git a/x.py b/x.py\n",
@@ -348,6 +395,10 @@ pub const SESSIONS: Tokens = &[JSON_TOKENS, SESSIONS_TOKENS];
 pub const CLAUDE: Tokens = &[JSON_TOKENS, CLAUDE_TOKENS];
 /// Codex rollouts' tokens.
 pub const CODEX: Tokens = &[JSON_TOKENS, CODEX_TOKENS];
+/// Gemini CLI chats' tokens.
+pub const GEMINI: Tokens = &[JSON_TOKENS, GEMINI_TOKENS];
+/// OpenCode storage documents' tokens.
+pub const OPENCODE: Tokens = &[JSON_TOKENS, OPENCODE_TOKENS];
 /// Unified diffs' tokens.
 pub const PATCH: Tokens = &[PATCH_TOKENS];
 /// Commit messages' tokens.

@@ -13,6 +13,8 @@
 
 use keel_engine::agents::claude::ClaudeCode;
 use keel_engine::agents::codex::Codex;
+use keel_engine::agents::gemini::GeminiCli;
+use keel_engine::agents::opencode::OpenCode;
 use keel_engine::agents::{Connector, LogLine, LogSync, ReadMark, parse_chunk};
 use keel_engine::readings::parse_readings;
 use keel_engine::sessions::Decimal;
@@ -445,6 +447,51 @@ pub fn claude(bytes: &[u8]) {
 /// Codex rollouts: `keel_engine::agents::parse_chunk` with the Codex connector.
 pub fn codex(bytes: &[u8]) {
     agent_log("codex", &Codex, bytes);
+}
+
+/// Gemini CLI chats: JSON lines through `keel_engine::agents::parse_chunk`, and the older
+/// whole-document form through `Connector::read_document`.
+pub fn gemini(bytes: &[u8]) {
+    agent_log("gemini", &GeminiCli, bytes);
+    log_document("gemini", &GeminiCli, bytes);
+}
+
+/// OpenCode storage documents (a session, a message, a part) through
+/// `Connector::read_document`.
+pub fn opencode(bytes: &[u8]) {
+    log_document("opencode", &OpenCode, bytes);
+}
+
+/// A whole log document: read twice the same; its records in line order inside it; an
+/// error names a line of it in one line of text.
+fn log_document(reader: &str, connector: &dyn Connector, bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let read = connector.read_document(text);
+    assert_eq!(
+        read,
+        connector.read_document(text),
+        "{reader}: two reads of one document differ"
+    );
+    let bound = line_bound(bytes);
+    match read {
+        Ok(lines) => {
+            let mut last = 0;
+            for line in &lines {
+                check_line(reader, "a document's record", line.line as usize, bound);
+                assert!(
+                    line.line >= last,
+                    "{reader}: document records out of line order"
+                );
+                last = line.line;
+            }
+        }
+        Err(err) => {
+            check_line(reader, "a document error", err.line as usize, bound);
+            one_line(reader, "a document error", &err.message);
+        }
+    }
 }
 
 /// What one read of a log's bytes gives: its lines, the bytes consumed, the next line's

@@ -76,6 +76,16 @@ fn codex() {
 }
 
 #[test]
+fn gemini() {
+    short_run("gemini");
+}
+
+#[test]
+fn opencode() {
+    short_run("opencode");
+}
+
+#[test]
 fn patch() {
     short_run("patch");
 }
@@ -98,6 +108,8 @@ fn every_reader_has_a_short_run() {
             "readings",
             "claude",
             "codex",
+            "gemini",
+            "opencode",
             "patch",
             "trailers"
         ]

@@ -1,0 +1,6 @@
+//! cargo-fuzz target `opencode`: OpenCode storage documents, through
+//! `keel_fuzzing::targets::opencode` (the reader and its invariants, the same function the
+//! short run and `fuzz-bench` drive).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| keel_fuzzing::targets::opencode(data));
