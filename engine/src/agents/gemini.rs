@@ -15,13 +15,14 @@
 use super::claude::instant;
 use super::{
     Call, Connector, DocumentError, HarnessId, LogEnv, LogEvent, LogLine, LogRoot, Tokens, ToolUse,
+    relative_parts,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use sha2::Digest;
 use std::collections::BTreeMap;
 use std::io::BufRead;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The Gemini CLI connector.
@@ -188,18 +189,6 @@ fn record(
     }))
 }
 
-/// `path` relative to `root`, as plain components.
-fn parts(root: &Path, path: &Path) -> Option<Vec<String>> {
-    path.strip_prefix(root)
-        .ok()?
-        .components()
-        .map(|part| match part {
-            Component::Normal(name) => name.to_str().map(str::to_owned),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The session id a chat's first line (its header) names, when it names its own.
 fn header_session(path: &Path) -> Option<Arc<str>> {
     let file = std::fs::File::open(path).ok()?;
@@ -249,7 +238,7 @@ impl Connector for GeminiCli {
     }
 
     fn is_log(&self, root: &Path, path: &Path) -> bool {
-        let Some(parts) = parts(root, path) else {
+        let Some(parts) = relative_parts(root, path) else {
             return false;
         };
         let chat = matches!(parts.len(), 4 | 5) && parts[0] == TMP && parts[2] == CHATS;
@@ -258,11 +247,12 @@ impl Connector for GeminiCli {
     }
 
     fn may_hold_logs(&self, root: &Path, dir: &Path) -> bool {
-        parts(root, dir).is_some_and(|parts| parts.first().is_some_and(|first| first == TMP))
+        relative_parts(root, dir)
+            .is_some_and(|parts| parts.first().is_some_and(|first| first == TMP))
     }
 
     fn file_session(&self, root: &Path, path: &Path) -> Option<Arc<str>> {
-        let parts = parts(root, path)?;
+        let parts = relative_parts(root, path)?;
         match parts.len() {
             // tmp/<project>/chats/<parent>/<id>.jsonl: a sub-agent's, its parent's work.
             5 => Some(parts[3].as_str().into()),
@@ -272,7 +262,7 @@ impl Connector for GeminiCli {
     }
 
     fn file_cwd(&self, root: &Path, path: &Path) -> Option<Arc<str>> {
-        let parts = parts(root, path)?;
+        let parts = relative_parts(root, path)?;
         let project = parts.get(1)?;
         let marker = root.join(TMP).join(project).join(PROJECT_ROOT);
         let folder = match std::fs::read_to_string(marker) {

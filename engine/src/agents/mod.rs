@@ -71,6 +71,19 @@ pub struct LogRoot {
     pub flag: Option<&'static str>,
 }
 
+/// `path` relative to `root` (a log root), as plain components; `None` outside it or
+/// for a component that is not plain UTF-8.
+pub(crate) fn relative_parts(root: &Path, path: &Path) -> Option<Vec<String>> {
+    path.strip_prefix(root)
+        .ok()?
+        .components()
+        .map(|part| match part {
+            std::path::Component::Normal(name) => name.to_str().map(str::to_owned),
+            _ => None,
+        })
+        .collect()
+}
+
 impl LogRoot {
     /// The folders `flag` named, each a root that names its flag.
     pub fn flagged(paths: &[PathBuf], flag: &'static str) -> Vec<LogRoot> {

@@ -16,11 +16,11 @@
 
 use super::{
     Call, Connector, DocumentError, HarnessId, LogEnv, LogEvent, LogLine, LogRoot, Meta, Tokens,
-    ToolUse,
+    ToolUse, relative_parts,
 };
 use crate::sessions::Instant;
 use serde::Deserialize;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The OpenCode connector.
@@ -148,18 +148,6 @@ fn millis(field: &str, ms: i64) -> Result<Instant, String> {
     ms.checked_mul(1_000_000)
         .map(Instant::from_nanos)
         .ok_or_else(|| format!("{field}: {ms} is outside the times keel reads"))
-}
-
-/// `path` relative to `root`, as plain components.
-fn parts(root: &Path, path: &Path) -> Option<Vec<String>> {
-    path.strip_prefix(root)
-        .ok()?
-        .components()
-        .map(|part| match part {
-            Component::Normal(name) => name.to_str().map(str::to_owned),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A document as keel's model; `None` for one that carries nothing keel counts.
@@ -304,7 +292,7 @@ impl Connector for OpenCode {
     }
 
     fn is_log(&self, root: &Path, path: &Path) -> bool {
-        parts(root, path).is_some_and(|parts| {
+        relative_parts(root, path).is_some_and(|parts| {
             parts.len() == 4
                 && parts[0] == "storage"
                 && FOLDERS.contains(&parts[1].as_str())
@@ -313,7 +301,7 @@ impl Connector for OpenCode {
     }
 
     fn may_hold_logs(&self, root: &Path, dir: &Path) -> bool {
-        parts(root, dir).is_some_and(|parts| {
+        relative_parts(root, dir).is_some_and(|parts| {
             parts.first().is_some_and(|first| first == "storage")
                 && parts
                     .get(1)
