@@ -215,6 +215,17 @@ mod tests {
         }
     }
 
+    /// `caller`'s call of `m` at `line` on a value declared as `receiver`.
+    fn call_of_m(caller: &str, line: u32, receiver: &str, unresolved: Option<&str>) -> VirtualCall {
+        VirtualCall {
+            caller: id(caller),
+            line,
+            name: "m".into(),
+            receivers: vec![id(receiver)],
+            unresolved: unresolved.map(str::to_owned),
+        }
+    }
+
     fn method(text: &str) -> CallNode {
         CallNode {
             id: id(text),
@@ -248,20 +259,8 @@ mod tests {
             .map(method)
             .collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
-        let on_a = VirtualCall {
-            caller: id("a.py#A.run"),
-            line: 3,
-            name: "m".into(),
-            receivers: vec![id("a.py#A")],
-            unresolved: None,
-        };
-        let on_i = VirtualCall {
-            caller: id("i.ts#use"),
-            line: 9,
-            name: "m".into(),
-            receivers: vec![id("i.ts#I")],
-            unresolved: Some("x.m".into()),
-        };
+        let on_a = call_of_m("a.py#A.run", 3, "a.py#A", None);
+        let on_i = call_of_m("i.ts#use", 9, "i.ts#I", Some("x.m"));
         let out = dispatch(types.iter(), &[&on_a, &on_i], &nodes);
         let callees: Vec<String> = out
             .calls
@@ -289,13 +288,7 @@ mod tests {
             class("a.py#B", &["a.py#B", "a.py#A"], &["a.py#A"], &["m"]),
         ];
         let nodes = [method("a.py#A.m")];
-        let call = VirtualCall {
-            caller: id("a.py#f"),
-            line: 1,
-            name: "m".into(),
-            receivers: vec![id("a.py#A")],
-            unresolved: None,
-        };
+        let call = call_of_m("a.py#f", 1, "a.py#A", None);
         assert!(dispatch(types.iter(), &[&call], &nodes).calls.is_empty());
     }
 
@@ -307,13 +300,7 @@ mod tests {
         ];
         let mut nodes = vec![method("a.py#A.m"), method("a.py#B.m")];
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
-        let call = VirtualCall {
-            caller: id("a.py#f"),
-            line: 1,
-            name: "m".into(),
-            receivers: vec![id("a.py#A")],
-            unresolved: None,
-        };
+        let call = call_of_m("a.py#f", 1, "a.py#A", None);
         let out = dispatch(types.iter(), &[&call], &nodes);
         assert_eq!(out.calls.len(), 1);
         assert_eq!(out.calls[0].callee.as_str(), "a.py#B.m");

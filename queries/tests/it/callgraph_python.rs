@@ -4,7 +4,8 @@
 //! events.
 
 use crate::support::{
-    count, fresh_graph as graph, graph_in, hashed_files, set_sources, source_tree,
+    count, edges, fresh_graph as graph, graph_in, hashed_files, set_sources, source_tree,
+    unresolved,
 };
 use keel_engine::KeelDatabase;
 use keel_queries::callgraph::python::fragments::python_fragment;
@@ -13,24 +14,6 @@ use keel_queries::callgraph::python::{
     reuse_counts,
 };
 use keel_queries::callgraph::{CallGraph, call_graph, graph_inputs};
-
-/// `caller -> callee` for every edge.
-fn edges(graph: &CallGraph) -> Vec<String> {
-    graph
-        .edges
-        .iter()
-        .map(|edge| format!("{} -> {}", edge.caller, edge.callee))
-        .collect()
-}
-
-/// `caller:line text` for every unresolved site.
-fn unresolved(graph: &CallGraph) -> Vec<String> {
-    graph
-        .unresolved
-        .iter()
-        .map(|site| format!("{}:{} {}", site.caller, site.line, site.callee_text))
-        .collect()
-}
 
 fn has(graph: &CallGraph, edge: &str) -> bool {
     edges(graph).iter().any(|known| known == edge)

@@ -127,3 +127,21 @@ pub(crate) fn graph_in(db: &KeelDatabase, texts: &[(&str, &str)]) -> CallGraph {
 pub(crate) fn fresh_graph(texts: &[(&str, &str)]) -> CallGraph {
     graph_in(&KeelDatabase::detached(), texts)
 }
+
+/// `caller -> callee` for every edge of `graph`, in its order (sorted).
+pub(crate) fn edges(graph: &CallGraph) -> Vec<String> {
+    graph
+        .edges
+        .iter()
+        .map(|edge| format!("{} -> {}", edge.caller, edge.callee))
+        .collect()
+}
+
+/// `caller:line text` for every unresolved site of `graph`.
+pub(crate) fn unresolved(graph: &CallGraph) -> Vec<String> {
+    graph
+        .unresolved
+        .iter()
+        .map(|site| format!("{}:{} {}", site.caller, site.line, site.callee_text))
+        .collect()
+}

@@ -23,7 +23,8 @@ impl Builder<'_> {
         let func = self.expr(function, ctx);
         self.unsite_attribute(func);
         let mut args = Vec::new();
-        let mut positional_nodes = Vec::new();
+        // The first positional argument as written: `cast(T, v)` reads `T` as an annotation.
+        let mut first_positional = None;
         if let Some(arguments) = node.field(&fields::ARGUMENTS) {
             if arguments.kind_name() == "generator_expression" {
                 let value = self.expr(arguments, ctx);
@@ -59,7 +60,7 @@ impl Builder<'_> {
                         }
                         "comment" => {}
                         _ => {
-                            positional_nodes.push(child);
+                            first_positional = first_positional.or(Some(child));
                             let value = self.expr(child, ctx);
                             args.push(Arg {
                                 keyword: None,
@@ -88,7 +89,7 @@ impl Builder<'_> {
             args: args.into(),
         });
         self.site(SiteKind::Call, call, function, ctx);
-        if let Some(passed) = self.passthrough(function, &positional_nodes, pair, call, ctx) {
+        if let Some(passed) = self.passthrough(function, first_positional, pair, call, ctx) {
             return passed;
         }
         if function.kind_name() != "identifier" || self.text(function) != "super" {
@@ -115,19 +116,24 @@ impl Builder<'_> {
     fn passthrough(
         &mut self,
         function: Node<'_>,
-        positional: &[Node<'_>],
+        first_node: Option<Node<'_>>,
         pair: Option<[ExprId; 2]>,
         call: ExprId,
         ctx: Ctx,
     ) -> Option<ExprId> {
-        let ([first_node, _], Some([first, second])) = (positional, pair) else {
+        let (Some(first_node), Some([first, second])) = (first_node, pair) else {
             return None;
         };
-        let text = compact(self.text(function));
+        let written = self.text(function);
+        // Most two-argument calls are neither: no compacted copy of their callee's text.
+        if !(written.ends_with("cast") || written.ends_with("update_wrapper")) {
+            return None;
+        }
+        let text = compact(written);
         let items = match &*text {
             "cast" | "t.cast" | "typing.cast" | "typing_extensions.cast" => {
                 let mut items = vec![call, second];
-                items.extend(self.annotation(*first_node, ctx));
+                items.extend(self.annotation(first_node, ctx));
                 items
             }
             "update_wrapper" | "functools.update_wrapper" => vec![call, first],
