@@ -8,7 +8,8 @@
 //! `self`, static and class methods, properties), call results (returns, with the call's
 //! own arguments for the callee's parameters; generators; a class call makes an
 //! instance), containers (tuple/list/dict displays, indexes and stores), iteration
-//! (`__iter__`/`__next__`, generators), decorators (a decorator from the tree is called;
+//! (`__iter__`/`__next__`, generators), `with … as x` (`__enter__`, or what a
+//! `@contextlib.contextmanager` generator yields), decorators (a decorator from the tree is called;
 //! an external one leaves the function as it is), and parameter flow inside the file (the
 //! arguments of every call the file makes to its own functions, `obj.x = …` and
 //! `obj[k] = …` stores, to a fixpoint) and from other files' decorator applications
@@ -113,6 +114,13 @@ enum Value {
     /// A method bound to an instance (or a class method to its class): the first
     /// parameter is taken.
     Bound(Mod, ScopeId),
+    /// A function behind the wrapper its decorator defined in its own body
+    /// (`logged.wrapper`): calling the decorated name runs the wrapper, which calls the
+    /// function with the call's arguments and returns what it returns. Values flow as
+    /// through a call of the function; the call's edge is the wrapper's alone.
+    Behind(Mod, ScopeId),
+    /// [`Value::Behind`] bound to an instance: the first parameter is taken.
+    BoundBehind(Mod, ScopeId),
     Class(Mod, ScopeId),
     Instance(Mod, ScopeId),
     Module(Mod),
@@ -174,6 +182,9 @@ enum Builtin {
     DictItems,
     /// A pair `d.items()` yields: keys are not followed (external), values are.
     DictItem,
+    /// `len(x)`, `repr(x)`, `hash(x)`…: calls the named special method of `x`'s class;
+    /// gives a value of builtin type.
+    Protocol(&'static str),
 }
 
 impl Builtin {
@@ -189,8 +200,25 @@ impl Builtin {
             "staticmethod" | "classmethod" => Self::Same,
             "enumerate" => Self::Enumerate,
             "zip" => Self::Zip,
+            "len" => Self::Protocol("__len__"),
+            "repr" => Self::Protocol("__repr__"),
+            "hash" => Self::Protocol("__hash__"),
+            "abs" => Self::Protocol("__abs__"),
+            "format" => Self::Protocol("__format__"),
+            "dir" => Self::Protocol("__dir__"),
+            "round" => Self::Protocol("__round__"),
             _ => return None,
         })
+    }
+}
+
+/// `value` standing behind a wrapper: a function (or method) becomes
+/// [`Value::Behind`] ([`Value::BoundBehind`]); anything else is itself.
+fn behind(value: Value) -> Value {
+    match value {
+        Value::Func(m, s) => Value::Behind(m, s),
+        Value::Bound(m, s) => Value::BoundBehind(m, s),
+        other => other,
     }
 }
 
@@ -677,8 +705,8 @@ impl<'a> Eval<'a> {
     /// the arguments (1 for a bound method or a constructor).
     fn callables(&mut self, value: Value) -> Vec<(Mod, ScopeId, u32)> {
         match value {
-            Value::Func(m, s) => vec![(m, s, 0)],
-            Value::Bound(m, s) => vec![(m, s, 1)],
+            Value::Func(m, s) | Value::Behind(m, s) => vec![(m, s, 0)],
+            Value::Bound(m, s) | Value::BoundBehind(m, s) => vec![(m, s, 1)],
             Value::Class(m, c) => self.method_functions(m, c, "__init__"),
             Value::Instance(m, c) => self.method_functions(m, c, "__call__"),
             _ => Vec::new(),
@@ -765,6 +793,13 @@ impl<'a> Eval<'a> {
                 {
                     settled = true;
                 }
+                // The wrapper in front of it is the call's target.
+                (
+                    SiteKind::Call | SiteKind::Decorator,
+                    Value::Behind(..) | Value::BoundBehind(..),
+                ) => {
+                    settled = true;
+                }
                 (SiteKind::Call | SiteKind::Decorator, Value::Func(m, s) | Value::Bound(m, s)) => {
                     match self.node(m, s) {
                         Some(id) => targets.push(id),
@@ -780,17 +815,13 @@ impl<'a> Eval<'a> {
                     settled |= self.method_targets(m, c, "__call__", &mut targets);
                 }
                 (SiteKind::Iterate, Value::Instance(m, c)) => {
-                    settled |= self.method_targets(m, c, "__iter__", &mut targets);
-                    let iterators = self.invoke_method(m, c, "__iter__");
-                    for iterator in iterators.iter() {
-                        if let Value::Instance(im, ic) = *iterator {
-                            settled |= self.method_targets(im, ic, "__next__", &mut targets);
-                        }
-                    }
+                    settled |= self.iteration_targets(m, c, &mut targets);
                 }
                 // A generator function made a context manager (`@contextlib.contextmanager`)
-                // decorates through the standard library (`ContextDecorator`).
-                (SiteKind::Decorator, Value::Gen(..)) => settled = true,
+                // decorates and enters through the standard library (`ContextDecorator`,
+                // `_GeneratorContextManager.__enter__`), which runs the generator the
+                // call made: the call's own edge.
+                (SiteKind::Decorator | SiteKind::Enter, Value::Gen(..)) => settled = true,
                 (SiteKind::Enter, Value::Instance(m, c)) => {
                     settled |= self.method_targets(m, c, "__enter__", &mut targets);
                     settled |= self.method_targets(m, c, "__exit__", &mut targets);
@@ -805,12 +836,29 @@ impl<'a> Eval<'a> {
         (targets, settled)
     }
 
-    /// The callbacks a builtin call makes (`map(f, xs)`, `sorted(xs, key=f)`): edges from
-    /// the caller, which passes them.
+    /// Pushes what iterating an instance of a class runs: its `__iter__`, and the
+    /// `__next__` of the iterator that returns; returns whether the lookup settled
+    /// without a node.
+    fn iteration_targets(&mut self, m: Mod, class: ScopeId, out: &mut Vec<NodeId>) -> bool {
+        let mut settled = self.method_targets(m, class, "__iter__", out);
+        let iterators = self.invoke_method(m, class, "__iter__");
+        for iterator in iterators.iter() {
+            if let Value::Instance(im, ic) = *iterator {
+                settled |= self.method_targets(im, ic, "__next__", out);
+            }
+        }
+        settled
+    }
+
+    /// The callbacks a builtin call makes (`map(f, xs)`, `sorted(xs, key=f)`) and the
+    /// special methods it runs on the instances it is given (`len(x)`: `__len__`;
+    /// `list(x)`, `sorted(x)`, `enumerate(x)`…: `__iter__` and the iterator's `__next__`;
+    /// `next(it)`: `__next__`): edges from the caller, which passes them.
     fn callback_targets(&mut self, call: ExprId, builtin: Builtin, out: &mut Vec<NodeId>) {
         let Expr::Call { args, .. } = self.facts.model.expr(call) else {
             return;
         };
+        self.protocol_targets(args, builtin, out);
         // `map` and `filter` take the function first; keel reads every positional
         // argument, and only callables give edges.
         let callbacks: Vec<ExprId> = match builtin {
@@ -838,6 +886,46 @@ impl<'a> Eval<'a> {
                     self.method_targets(m, c, "__init__", out);
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// The special methods builtin call `builtin` with arguments `args` runs on the
+    /// instances among its positional arguments (after `map`'s and `filter`'s function).
+    fn protocol_targets(&mut self, args: &[Arg], builtin: Builtin, out: &mut Vec<NodeId>) {
+        let skip = match builtin {
+            Builtin::Map | Builtin::Filter => 1,
+            Builtin::Sorted
+            | Builtin::Elements
+            | Builtin::Enumerate
+            | Builtin::Zip
+            | Builtin::Next
+            | Builtin::Protocol(_) => 0,
+            _ => return,
+        };
+        let positional: Vec<ExprId> = args
+            .iter()
+            .filter(|a| a.keyword.is_none() && !a.splat)
+            .skip(skip)
+            .map(|a| a.value)
+            .collect();
+        for argument in positional {
+            let values = self.eval(CURRENT, argument, &None);
+            for &value in values.iter() {
+                let Value::Instance(m, c) = value else {
+                    continue;
+                };
+                match builtin {
+                    Builtin::Protocol(name) => {
+                        self.method_targets(m, c, name, out);
+                    }
+                    Builtin::Next => {
+                        self.method_targets(m, c, "__next__", out);
+                    }
+                    _ => {
+                        self.iteration_targets(m, c, out);
+                    }
+                }
             }
         }
     }
@@ -1005,6 +1093,12 @@ impl<'a> Eval<'a> {
                     match manager {
                         Value::Instance(im, ic) => {
                             let values = self.invoke_method(im, ic, "__enter__");
+                            out.add(&values);
+                        }
+                        // A generator function made a context manager
+                        // (`@contextlib.contextmanager`): `as` binds what it yields.
+                        Value::Gen(..) => {
+                            let values = self.iterate(manager);
                             out.add(&values);
                         }
                         Value::External => out.add(&[Value::External]),
@@ -1228,6 +1322,8 @@ impl<'a> Eval<'a> {
             | Value::Result(..)
             | Value::Func(..)
             | Value::Bound(..)
+            | Value::Behind(..)
+            | Value::BoundBehind(..)
             | Value::Seq(..)
             | Value::Const(..)
             | Value::Gen(..) => one(Value::External),
@@ -1456,6 +1552,9 @@ impl<'a> Eval<'a> {
                     }
                     Flavor::Plain | Flavor::ClassMethod => out.add(&[Value::Bound(fm, fs)]),
                 },
+                Value::Behind(fm, fs) if self.flavor(fm, fs) != Flavor::Static => {
+                    out.add(&[Value::BoundBehind(fm, fs)]);
+                }
                 other => out.add(&[other]),
             }
         }
@@ -1545,8 +1644,10 @@ impl<'a> Eval<'a> {
     /// What calling `func` with `args` (written in module `caller`) returns.
     fn call_result(&mut self, func: Value, caller: Mod, args: Rc<[Arg]>, ctx: &Ctx) -> Values {
         match func {
-            Value::Func(m, s) => self.invoke(m, s, 0, caller, args, ctx),
-            Value::Bound(m, s) => self.invoke(m, s, 1, caller, args, ctx),
+            Value::Func(m, s) | Value::Behind(m, s) => self.invoke(m, s, 0, caller, args, ctx),
+            Value::Bound(m, s) | Value::BoundBehind(m, s) => {
+                self.invoke(m, s, 1, caller, args, ctx)
+            }
             Value::Class(m, c) => one(Value::Instance(m, c)),
             Value::Instance(m, c) => {
                 let mut out = Set::default();
@@ -1633,6 +1734,7 @@ impl<'a> Eval<'a> {
                 Some(&inner) => self.eval(m, inner, ctx),
                 None => one(Value::External),
             },
+            Builtin::Protocol(_) => one(Value::External),
             Builtin::Opaque | Builtin::EnumerateItem | Builtin::ZipItem | Builtin::DictItem => {
                 none()
             }
@@ -1836,8 +1938,11 @@ impl<'a> Eval<'a> {
             let wraps = callable
                 .iter()
                 .any(|&value| self.is_wrapper_of(decorator, value));
-            if callable.is_empty() || wraps {
+            if callable.is_empty() {
                 out.add(&undecorated);
+            } else if wraps {
+                let behind: Vec<Value> = undecorated.iter().map(|&value| behind(value)).collect();
+                out.add(&behind);
             }
             out.add(&callable);
         }

@@ -8,7 +8,9 @@
 //! the tree (`self`, a parameter, an annotated or constructed value) whose `name` is a
 //! method of its class or comes from a base outside the tree (or, on `self` and `cls`, is
 //! not found there: a mixin calling what its subclasses provide), and `cls.name(…)` /
-//! `cls(…)` in a class method. Not virtual: `super().name(…)`,
+//! `cls(…)` in a class method, and `obj.name` read or assigned where `name` is a property
+//! of `obj`'s class with a getter or setter (a subclass may define the property again).
+//! Not virtual: `super().name(…)`,
 //! `Base.name(self)` and any call through a class named as such, a module's function, an
 //! instance attribute (`self.name = …` shadows the class's methods).
 //! Does not own: evaluating values (`resolve`), reaching the overrides across the tree
@@ -33,17 +35,20 @@ impl Eval<'_> {
     /// the site is a method call a subclass may take over. Read while the site's group
     /// is evaluated: what it reads counts as the group's.
     pub(super) fn receivers(&mut self, site: &Site) -> Option<Receivers> {
-        if site.kind != SiteKind::Call {
-            return None;
-        }
         let model = &self.facts.model;
-        let Expr::Call { func, .. } = model.expr(site.expr) else {
-            return None;
-        };
-        let (object, name, construct) = match model.expr(*func) {
-            Expr::Attr { object, name } => (*object, name.clone(), false),
-            _ if self.first_parameter(*func) == Some(Flavor::ClassMethod) => {
-                (*func, Name::from("__init__"), true)
+        let (object, name, construct, access) = match (site.kind, model.expr(site.expr)) {
+            (SiteKind::Call, Expr::Call { func, .. }) => match model.expr(*func) {
+                Expr::Attr { object, name } => (*object, name.clone(), false, None),
+                _ if self.first_parameter(*func) == Some(Flavor::ClassMethod) => {
+                    (*func, Name::from("__init__"), true, None)
+                }
+                _ => return None,
+            },
+            (SiteKind::Attribute, Expr::Attr { object, name }) => {
+                (*object, name.clone(), false, Some(Flavor::Property))
+            }
+            (SiteKind::Assign, Expr::Attr { object, name }) => {
+                (*object, name.clone(), false, Some(Flavor::Setter))
             }
             _ => return None,
         };
@@ -66,9 +71,11 @@ impl Eval<'_> {
                 Value::Class(m, c) if cls => (m, c),
                 _ => continue,
             };
-            if self.overridable(m, c, &name, own)
-                && let Some(id) = self.class_id(m, c)
-            {
+            let virtual_ = match access {
+                None => self.overridable(m, c, &name, own),
+                Some(want) => self.is_property(m, c, &name, want),
+            };
+            if virtual_ && let Some(id) = self.class_id(m, c) {
                 classes.push(id);
             }
         }
@@ -84,12 +91,26 @@ impl Eval<'_> {
             return false;
         }
         match self.member(m, c, name) {
-            Member::Found(cm, cs) => self
-                .member_values(cm, cs, name)
-                .iter()
-                .any(|value| matches!(value, Value::Func(..) | Value::Bound(..))),
+            Member::Found(cm, cs) => self.member_values(cm, cs, name).iter().any(|value| {
+                matches!(
+                    value,
+                    Value::Func(..) | Value::Bound(..) | Value::Behind(..) | Value::BoundBehind(..)
+                )
+            }),
             Member::External => true,
             Member::Missing => missing,
+        }
+    }
+
+    /// Whether `name` on an instance of class `c` is a property of the tree with an
+    /// accessor of flavor `want` (a read runs its getter, an assignment its setter): a
+    /// subclass may define the property again. A property is a data descriptor: an
+    /// assignment `obj.name = …` runs its setter and stores nothing on the instance, so
+    /// such stores do not hide it.
+    fn is_property(&mut self, m: Mod, c: ScopeId, name: &str, want: Flavor) -> bool {
+        match self.member(m, c, name) {
+            Member::Found(cm, cs) => !self.accessors(cm, cs, name, want).is_empty(),
+            Member::External | Member::Missing => false,
         }
     }
 

@@ -208,6 +208,8 @@ fn map_value(value: Value, map: &impl Fn(IdKind, u32) -> u32) -> Value {
     match value {
         Value::Func(CURRENT, s) => Value::Func(CURRENT, scope(s)),
         Value::Bound(CURRENT, s) => Value::Bound(CURRENT, scope(s)),
+        Value::Behind(CURRENT, s) => Value::Behind(CURRENT, scope(s)),
+        Value::BoundBehind(CURRENT, s) => Value::BoundBehind(CURRENT, scope(s)),
         Value::Class(CURRENT, s) => Value::Class(CURRENT, scope(s)),
         Value::Instance(CURRENT, s) => Value::Instance(CURRENT, scope(s)),
         Value::Gen(CURRENT, s) => Value::Gen(CURRENT, scope(s)),
