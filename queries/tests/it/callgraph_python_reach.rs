@@ -945,3 +945,59 @@ fn builtins_given_an_instance_call_its_special_methods() {
     assert_no_edge(&graph, "bag.py#main -> bag.py#Quiet.__len__");
     assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
 }
+
+const HOOKS: &str = r#"class Lazy:
+    def __init__(self):
+        self.real = 1
+
+    def __getattr__(self, name):
+        return self.fallback
+
+    def fallback(self):
+        return 2
+
+    def own(self):
+        return 1
+
+
+class Recorder:
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+
+
+def missing(lazy):
+    return lazy.work()
+
+
+def found(lazy):
+    lazy.real = 3
+    return lazy.own(), lazy.real
+
+
+def record():
+    rec = Recorder()
+    rec.x = 1
+
+
+def main():
+    lazy = Lazy()
+    missing(lazy)
+    found(lazy)
+    record()
+
+
+main()
+"#;
+
+#[test]
+fn attribute_hooks_run_for_names_an_instance_lacks_and_for_every_assignment() {
+    let files = [("hooks.py", HOOKS)];
+    let graph = graph_agreeing_with_runtime(&files, "hooks.py", 6);
+    // `lazy.work()`: `__getattr__` runs, and the call runs what it returns.
+    assert_edge(&graph, "hooks.py#missing -> hooks.py#Lazy.__getattr__");
+    assert_edge(&graph, "hooks.py#missing -> hooks.py#Lazy.fallback");
+    assert_edge(&graph, "hooks.py#record -> hooks.py#Recorder.__setattr__");
+    // Controls: names the class or its instances have never reach `__getattr__`.
+    assert_no_edge(&graph, "hooks.py#found -> hooks.py#Lazy.__getattr__");
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}

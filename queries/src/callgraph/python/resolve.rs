@@ -1526,6 +1526,10 @@ impl<'a> Eval<'a> {
                     let values = self.subclass_attr(m, class, name);
                     out.add(&values);
                 }
+                if self.reaches_getattr(m, class, name) {
+                    let values = self.invoke_method(m, class, "__getattr__");
+                    out.add(&values);
+                }
             }
         }
         out.done()

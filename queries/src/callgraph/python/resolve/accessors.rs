@@ -7,10 +7,12 @@
 //! site) to its setter (`@x.setter`), found through the class's MRO for an instance of
 //! it (`self.x` in its methods, `obj.x` with `obj`'s class known) and after the class for
 //! `super().x`; likewise a descriptor's `__get__` and `__set__` when the class attribute
-//! holds an instance of a class of the tree that defines them; and finding one accessor of a property from another (the getter, setter
-//! and deleter are functions of one name in one class body: the name's binding at the
-//! end of the body is the last of them, so the others are found among the class's
-//! functions of that name).
+//! holds an instance of a class of the tree that defines them; the attribute hooks
+//! (`__getattr__` for a name the instance lacks, `__setattr__` for every assignment);
+//! and finding one accessor of a property from another (the getter, setter and deleter
+//! are functions of one name in one class body: the name's binding at the end of the
+//! body is the last of them, so the others are found among the class's functions of
+//! that name).
 //! Does not own: what a property returns when read (`Eval::bind_values` invokes the
 //! getter found here), the sites (`facts`), a plain attribute (no edge: only a function
 //! of a property's flavor is called), a class's attribute read on the class
@@ -48,6 +50,9 @@ impl Eval<'_> {
             _ => return,
         };
         for object in objects {
+            if let Value::Instance(m, c) = object {
+                self.hook_targets(m, c, &name, want, out);
+            }
             let member = match object {
                 Value::Instance(m, c) => self.member(m, c, &name),
                 Value::Super(m, c) => self.member_after(m, c, &name, Some((m, c))),
@@ -61,6 +66,39 @@ impl Eval<'_> {
             }
             self.descriptor_targets(cm, cs, &name, want, out);
         }
+    }
+
+    /// The attribute hooks an access on an instance of class `c` runs: an assignment
+    /// calls the class's `__setattr__` whatever the name; a read of a name neither the
+    /// class nor its instances have (nor, for a mixin, its subclasses) calls its
+    /// `__getattr__`. Only hooks the tree defines give edges (`object`'s are external).
+    fn hook_targets(
+        &mut self,
+        m: Mod,
+        c: ScopeId,
+        name: &str,
+        want: Flavor,
+        out: &mut Vec<NodeId>,
+    ) {
+        let hook = match want {
+            Flavor::Setter => "__setattr__",
+            _ if self.reaches_getattr(m, c, name) => "__getattr__",
+            _ => return,
+        };
+        if let Member::Found(..) = self.member(m, c, hook) {
+            self.method_targets(m, c, hook, out);
+        }
+    }
+
+    /// Whether reading `name` on an instance of class `c` falls through to
+    /// `__getattr__`: the class defines one (or inherits it from the tree) and has no
+    /// member, instance attribute or subclass attribute of that name.
+    pub(super) fn reaches_getattr(&mut self, m: Mod, c: ScopeId, name: &str) -> bool {
+        name != "__getattr__"
+            && matches!(self.member(m, c, "__getattr__"), Member::Found(..))
+            && matches!(self.member(m, c, name), Member::Missing)
+            && self.stored_attrs(m, c, name).is_empty()
+            && self.subclass_attr(m, c, name).is_empty()
     }
 
     /// A descriptor's accessor: member `name` of class `cs` holds an instance of a class
