@@ -85,9 +85,7 @@ impl Eval<'_> {
             _ if self.reaches_getattr(m, c, name) => "__getattr__",
             _ => return,
         };
-        if let Member::Found(..) = self.member(m, c, hook) {
-            self.method_targets(m, c, hook, out);
-        }
+        self.method_targets(m, c, hook, out);
     }
 
     /// Whether reading `name` on an instance of class `c` falls through to
