@@ -164,13 +164,15 @@ impl KeelDatabase {
                 .map(|(oid, commit)| (*oid, salsa::plumbing::AsId::as_id(commit).as_bits()))
                 .collect(),
         };
-        let index = rmp_serde::to_vec(&index).map_err(|err| self.unreadable(&err))?;
-        let written = rmp_serde::to_vec(&<dyn salsa::Database>::as_serialize(self));
-        let salsa = written.map_err(|err| self.unreadable(&err))?;
-        let mut body = Vec::with_capacity(8 + index.len() + salsa.len());
-        body.extend_from_slice(&(index.len() as u64).to_le_bytes());
-        body.extend_from_slice(&index);
-        body.extend_from_slice(&salsa);
+        // One buffer for the whole body, salsa's part encoded straight into it after the
+        // index (no second copy of the largest part): the index's length is patched in.
+        let mut body = vec![0; 8];
+        rmp_serde::encode::write(&mut body, &index).map_err(|err| self.unreadable(&err))?;
+        let index_len = (body.len() - 8) as u64;
+        body[..8].copy_from_slice(&index_len.to_le_bytes());
+        let written =
+            rmp_serde::encode::write(&mut body, &<dyn salsa::Database>::as_serialize(self));
+        written.map_err(|err| self.unreadable(&err))?;
         if body.len() > MAX_BYTES {
             remove_file(&path)?;
             return Ok(());

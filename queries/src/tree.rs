@@ -184,21 +184,24 @@ fn diff_into(
     if old == new {
         return Ok(());
     }
-    let mut sides: BTreeMap<String, (Option<&TreeItem>, Option<&TreeItem>)> = BTreeMap::new();
-    let old_items = old
-        .map(|oid| tree_items(db, TreeId::new(db, oid)).clone())
-        .transpose()?;
-    let new_items = new
-        .map(|oid| tree_items(db, TreeId::new(db, oid)).clone())
-        .transpose()?;
+    // Read from the object store, not through `tree_items`: a diff reads each changed tree
+    // of each commit, and memoized for the process they grew with the history (most of a
+    // cold lint's memory), while the next commit's diff is the only other reader.
+    let old_items = old.map(|oid| db.objects().tree(oid)).transpose()?;
+    let new_items = new.map(|oid| db.objects().tree(oid)).transpose()?;
+    let mut sides: BTreeMap<&str, (Option<&TreeItem>, Option<&TreeItem>)> = BTreeMap::new();
     for item in old_items.iter().flat_map(|items| items.iter()) {
-        sides.entry(item.name.clone()).or_default().0 = Some(item);
+        sides.entry(item.name.as_str()).or_default().0 = Some(item);
     }
     for item in new_items.iter().flat_map(|items| items.iter()) {
-        sides.entry(item.name.clone()).or_default().1 = Some(item);
+        sides.entry(item.name.as_str()).or_default().1 = Some(item);
     }
     for (name, (before, after)) in sides {
-        let path = join(&prefix, &name);
+        // Same kind and id on both sides: no subtree, submodule or file to report.
+        if before.map(|i| (i.kind, i.oid)) == after.map(|i| (i.kind, i.oid)) {
+            continue;
+        }
+        let path = join(&prefix, name);
         let tree_of =
             |item: Option<&TreeItem>| item.filter(|i| i.kind == EntryKind::Tree).map(|i| i.oid);
         let file_of =
@@ -315,8 +318,11 @@ fn entries_under(
 
 fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{prefix}/{name}")
+        return name.to_owned();
     }
+    let mut path = String::with_capacity(prefix.len() + 1 + name.len());
+    path.push_str(prefix);
+    path.push('/');
+    path.push_str(name);
+    path
 }

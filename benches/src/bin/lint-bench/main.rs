@@ -2,15 +2,18 @@
 //! against the git CLI reading the same window's patches, with both answers checked.
 //!
 //! Usage:
-//! - `lint-bench prepare SOURCE DEST [--nodes 39] [--base-date 2019-06-01]`: clone a
-//!   repository and add generated spec nodes on a merged branch (`prepare`);
-//! - `lint-bench REPO [--runs N] [--threads N]`: the measured run (`measure`), printed as
-//!   a table with ratios and the checks; exits 1 when a check fails.
+//! - `lint-bench prepare SOURCE DEST [--nodes 39] [--base-date 2019-06-01] [--spec-at REV]
+//!   [--tip REV]`: clone a repository and add generated spec nodes on a merged branch
+//!   (`prepare`);
+//! - `lint-bench REPO [--runs N] [--threads N] [--keel BIN]`: the measured run (`measure`;
+//!   the release binary's rows in `binary`), printed as a table with ratios and the checks;
+//!   exits 1 when a check fails.
 //!
 //! Owns: the command line and dispatch. Does not own: preparing (`prepare`), measuring
-//! (`measure`), git's side (`git`) or the cross-check (`checks`). The numbers belong in a
-//! closing note, never in a test.
+//! (`measure`, `binary`), git's side (`git`) or the cross-check (`checks`). The numbers
+//! belong in a closing note, never in a test.
 
+mod binary;
 mod checks;
 mod git;
 mod measure;
@@ -19,7 +22,7 @@ mod prepare;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: lint-bench REPO [--runs N] [--threads N]\n       lint-bench prepare SOURCE DEST [--nodes N] [--base-date YYYY-MM-DD]";
+const USAGE: &str = "usage: lint-bench REPO [--runs N] [--threads N] [--keel BIN]\n       lint-bench prepare SOURCE DEST [--nodes N] [--base-date YYYY-MM-DD] [--spec-at REV] [--tip REV]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
             parse_prepare(&args[1..]).and_then(|a| prepare::prepare(&a).map(|()| true))
         }
         Some("cold-once") => parse_cold_once(&args[1..]).map(|()| true),
+        Some("peak-once") => binary::peak_once(&args[1..]).map(|()| true),
         Some(_) => parse_measure(&args).and_then(|o| measure::run(&o)),
         None => Err(format!("no repository given\n{USAGE}")),
     };
@@ -77,14 +81,21 @@ fn parse_measure(args: &[String]) -> Result<measure::Options, String> {
         repo: PathBuf::from(repo),
         runs: 5,
         threads: std::thread::available_parallelism().map_or(1, usize::from),
+        keel: PathBuf::new(),
     };
+    let mut keel = None;
     for (flag, value) in &flags {
         match flag.as_str() {
             "--runs" => options.runs = number(flag, value)?.max(1),
             "--threads" => options.threads = number(flag, value)?.max(1),
+            "--keel" => keel = Some(PathBuf::from(value)),
             other => return Err(format!("unknown flag {other}\n{USAGE}")),
         }
     }
+    options.keel = match keel {
+        Some(keel) => keel,
+        None => keel_benches::release_keel()?,
+    };
     Ok(options)
 }
 
@@ -98,11 +109,15 @@ fn parse_prepare(args: &[String]) -> Result<prepare::PrepareArgs, String> {
         dest: PathBuf::from(dest),
         nodes: 39,
         base_date: "2019-06-01".to_owned(),
+        spec_at: None,
+        tip: None,
     };
     for (flag, value) in &flags {
         match flag.as_str() {
             "--nodes" => prepared.nodes = number(flag, value)?.max(1),
             "--base-date" => prepared.base_date.clone_from(value),
+            "--spec-at" => prepared.spec_at = Some(value.clone()),
+            "--tip" => prepared.tip = Some(value.clone()),
             other => return Err(format!("unknown flag {other}\n{USAGE}")),
         }
     }

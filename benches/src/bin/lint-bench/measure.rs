@@ -1,6 +1,7 @@
 //! The measured run: keel cold (N threads and 1 thread, each run in a child process),
-//! keel warm (one new commit, the same database), and the git baseline, side by side,
-//! with both answers checked.
+//! keel warm (one new commit, the same database), the release binary end to end (cold,
+//! and a second process after one commit; `binary`), and the git baseline, side by side,
+//! with both answers checked (the binary's JSON report against the in-process report).
 //!
 //! Owns: the plan (nodes, anchored paths, each node's version and the git ranges), the
 //! timings and counters, the per-run peak RSS (each cold run is a fresh child process —
@@ -9,6 +10,7 @@
 //! (`git reset --hard` to the original tip, also on a panic), and the printed table.
 //! Does not own: parsing git's patches (`git`), nor the cross-check (`checks`).
 
+use crate::binary::{self, Measured};
 use crate::checks::{CrossCheck, cross_check};
 use crate::git::{self, LogRange, Patches};
 use crate::prepare::short;
@@ -28,6 +30,8 @@ pub(crate) struct Options {
     pub(crate) repo: PathBuf,
     pub(crate) runs: usize,
     pub(crate) threads: usize,
+    /// The release `keel` timed end to end.
+    pub(crate) keel: PathBuf,
 }
 
 /// Work counters from salsa's executed-query log (as `keel lint --stats` counts them).
@@ -359,9 +363,8 @@ fn run_git_baseline(repo: &Path, plan: &Plan) -> Result<(Duration, Vec<String>),
 
 /// The issue's own yardstick, timed beside the window baseline: `git log --no-merges -p
 /// --histogram -U0 -- <anchored paths>` over the whole history (no range, default history
-/// simplification), stdout consumed. Returns the time and the output's size.
-fn run_whole_history_log(repo: &Path, plan: &Plan) -> Result<(Duration, usize), String> {
-    let start = Instant::now();
+/// simplification), stdout consumed, under a `peak-once` child (its time and peak RSS).
+fn run_whole_history_log(repo: &Path, plan: &Plan) -> Result<Measured, String> {
     let mut command = git::git(repo);
     command
         .args([
@@ -374,24 +377,18 @@ fn run_whole_history_log(repo: &Path, plan: &Plan) -> Result<(Duration, usize), 
             "--no-textconv",
             "--",
         ])
-        .args(&plan.anchored)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    let mut out = Vec::new();
-    child
-        .stdout
-        .take()
-        .ok_or("git's stdout is piped")?
-        .read_to_end(&mut out)
-        .map_err(|e| format!("cannot read git's output: {e}"))?;
-    let status = child.wait().map_err(|e| format!("git did not end: {e}"))?;
-    if !status.success() || out.is_empty() {
-        return Err("the whole-history git log failed or printed nothing".to_owned());
+        .args(&plan.anchored);
+    let measured = binary::measure(&command)?;
+    if measured.stdout.is_empty() {
+        return Err("the whole-history git log printed nothing".to_owned());
     }
-    Ok((start.elapsed(), out.len()))
+    Ok(measured)
+}
+
+/// The release binary's cold `keel lint`: `.git/keel/` removed first.
+fn run_binary_cold(keel: &Path, repo: &Path) -> Result<Measured, String> {
+    binary::clear_cache(repo)?;
+    binary::measure(&binary::keel_lint(keel, repo))
 }
 
 /// Median and minimum.
@@ -482,17 +479,16 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let mut git_times = Vec::new();
     let mut git_outputs: Option<Vec<String>> = None;
     let mut git_identical = true;
-    let mut whole_times = Vec::new();
-    let mut whole_bytes = 0;
+    let mut whole: Vec<Measured> = Vec::new();
+    let mut binary_cold: Vec<Measured> = Vec::new();
     for _ in 0..runs {
         for &t in &thread_counts {
             cold.entry(t).or_default().push(spawn_cold(repo, t)?);
         }
         let (time, outputs) = run_git_baseline(repo, &plan)?;
         git_times.push(time);
-        let (time, bytes) = run_whole_history_log(repo, &plan)?;
-        whole_times.push(time);
-        whole_bytes = bytes;
+        binary_cold.push(run_binary_cold(&options.keel, repo)?);
+        whole.push(run_whole_history_log(repo, &plan)?);
         match &git_outputs {
             None => git_outputs = Some(outputs),
             Some(first) => git_identical &= *first == outputs,
@@ -517,12 +513,19 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     let in_process_cold = start.elapsed();
     let in_process_counts = Counts::take(&db);
     let cold_print = fingerprint(&report);
+    let cold_json =
+        serde_json::to_value(&report).map_err(|e| format!("the report as JSON: {e}"))?;
+    let mut binary_agrees = 0;
+    for measured in &binary_cold {
+        binary_agrees += usize::from(binary::report(measured)? == cold_json);
+    }
     // `node_range` holds indices into the ranges, one parsed output each.
     let cross = cross_check(&db, &report, &|node: &str| {
         plan.node_range.get(node).map(|&i| &per_range[i])
     })?;
     let mut warm = Vec::new();
     let warm_equals_fresh;
+    let mut binary_second = None;
     {
         let _restore = Restore {
             repo,
@@ -531,6 +534,9 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         let mut last = None;
         for step in 0..runs {
             let commit = warm_commit(repo, &plan, step)?;
+            let second = (step == 0)
+                .then(|| binary::measure(&binary::keel_lint(&options.keel, repo)))
+                .transpose()?;
             db.take_executed_queries();
             let start = Instant::now();
             db.apply_changes(&[ChangeEvent::TipMoved])
@@ -544,6 +550,11 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
                     && f.path == plan.warm_target.0
                     && f.hits.iter().any(|h| *h.commit == *commit)
             });
+            if let Some(second) = second {
+                let json = serde_json::to_value(&report)
+                    .map_err(|e| format!("the report as JSON: {e}"))?;
+                binary_second = Some((binary::report(&second)? == json, second));
+            }
             warm.push(WarmSample {
                 wall,
                 counts,
@@ -609,7 +620,9 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         "-",
         "-"
     );
-    let (whole_median, whole_min) = stats(&whole_times);
+    let (whole_median, whole_min) = stats(&whole.iter().map(|m| m.wall).collect::<Vec<_>>());
+    let whole_peak = whole.iter().map(|m| m.peak_kib).max().unwrap_or(0);
+    let whole_bytes = whole.first().map_or(0, |m| m.stdout.len());
     println!(
         "{:<30} {:>7.1} ms {:>7.1} ms {:>8} {:>9} {:>8} {:>10}",
         "git log -p, whole history",
@@ -618,12 +631,41 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
         "-",
         "-",
         "-",
-        "-"
+        mib(whole_peak)
     );
+    let (binary_median, binary_min) =
+        stats(&binary_cold.iter().map(|m| m.wall).collect::<Vec<_>>());
+    let binary_peak = binary_cold.iter().map(|m| m.peak_kib).max().unwrap_or(0);
+    println!(
+        "{:<30} {:>7.1} ms {:>7.1} ms {:>8} {:>9} {:>8} {:>10}",
+        "keel lint (binary), cold",
+        ms(binary_median),
+        ms(binary_min),
+        "-",
+        "-",
+        "-",
+        mib(binary_peak)
+    );
+    if let Some((_, second)) = &binary_second {
+        println!(
+            "{:<30} {:>7.1} ms {:>10} {:>8} {:>9} {:>8} {:>10}",
+            "keel lint (binary), +1 commit",
+            ms(second.wall),
+            "-",
+            "-",
+            "-",
+            "-",
+            mib(second.peak_kib)
+        );
+    }
     println!(
         "(the second git row is the issue's yardstick, `git log --no-merges -p --histogram -U0 -- <{} anchored paths>` over all history: {:.1} MiB of patches)",
         plan.anchored.len(),
         whole_bytes as f64 / (1024.0 * 1024.0)
+    );
+    println!(
+        "(the binary rows: `{} lint --format json`, each its own process; cold = no .git/keel/ before it, its memo write included; +1 commit = a second process after the first warm commit; peak RSS of every process = its ru_maxrss)",
+        options.keel.display()
     );
     println!(
         "(keel cold in-process, before the warm runs: {:.1} ms, {} images, {} hunk sets, {} queries)",
@@ -651,6 +693,17 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     println!(
         "                  keel cold {threads}t / whole-history git log {:.2}",
         ms(cold_medians[&threads]) / ms(whole_median)
+    );
+    println!(
+        "binary            keel lint cold / whole-history git log {:.2}   peak RSS keel / git {:.2}{}",
+        ms(binary_median) / ms(whole_median),
+        binary_peak as f64 / whole_peak.max(1) as f64,
+        binary_second
+            .as_ref()
+            .map_or_else(String::new, |(_, second)| format!(
+                "   +1 commit / cold {:.1}%",
+                100.0 * ms(second.wall) / ms(binary_median)
+            ))
     );
 
     // The checks.
@@ -715,6 +768,13 @@ pub(crate) fn run(options: &Options) -> Result<bool, String> {
     );
     print_cross_check(&cross);
     ok &= cross.mismatches.is_empty();
+    let second_agrees = binary_second.as_ref().is_some_and(|(same, _)| *same);
+    ok &= binary_agrees == binary_cold.len() && second_agrees;
+    println!(
+        "  the binary's JSON report equals the in-process report: cold {binary_agrees}/{}, +1 commit {}",
+        binary_cold.len(),
+        yes(second_agrees)
+    );
     let hits = warm.iter().filter(|s| s.hit_reported).count();
     ok &= hits == warm.len() && warm_equals_fresh;
     println!(
@@ -767,6 +827,11 @@ fn print_cross_check(cross: &CrossCheck) {
     if cross.mismatches.len() > 20 {
         println!("    … and {} more mismatches", cross.mismatches.len() - 20);
     }
+}
+
+/// KiB as MiB, one decimal.
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
 fn yes(value: bool) -> &'static str {

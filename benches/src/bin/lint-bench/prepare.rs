@@ -1,8 +1,10 @@
 //! `lint-bench prepare SOURCE DEST`: a real repository made lintable without committing
 //! anyone's code into keel.
 //!
-//! Owns: cloning SOURCE into DEST, picking the first-parent commit just before the base
-//! date, generating spec nodes deterministically from the tip's code (keel's own
+//! Owns: cloning SOURCE into DEST (its default branch cut back to `--tip` when given),
+//! picking the first-parent commit just before the base date (or the `--spec-at`
+//! commit: a scale scenario's nodes written at an old commit, their window the whole
+//! history since), generating spec nodes deterministically from the tip's code (keel's own
 //! extractor; only file paths and unit names unique at the tip), committing them on a
 //! branch from that commit with the pinned identity and date, and merging that branch into
 //! the default branch with `--no-ff` (a clean merge that owns no code line). Every node's
@@ -30,6 +32,11 @@ pub(crate) struct PrepareArgs {
     pub(crate) nodes: usize,
     /// `YYYY-MM-DD`, midnight UTC.
     pub(crate) base_date: String,
+    /// The commit the spec branch starts from, instead of the base date's; the spec
+    /// commit is dated a minute after it.
+    pub(crate) spec_at: Option<String>,
+    /// The default branch is reset to this commit first: the scenario cut at an older tip.
+    pub(crate) tip: Option<String>,
 }
 
 /// One tip file with the units a selector may name.
@@ -41,7 +48,7 @@ struct CodeFile {
 
 /// Prepares DEST; prints what was prepared.
 pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), String> {
-    let base_time = midnight_utc(&args.base_date)?;
+    let mut base_time = midnight_utc(&args.base_date)?;
     if args.dest.exists() {
         return Err(format!(
             "{} exists; prepare clones into a new folder",
@@ -68,15 +75,39 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), String> {
     let branch = git::run(dest, &["symbolic-ref", "--short", "HEAD"])?
         .trim()
         .to_owned();
+    if let Some(tip) = &args.tip {
+        let commit = format!("{tip}^{{commit}}");
+        git::run(dest, &["reset", "--quiet", "--hard", &commit])?;
+    }
     let tip = git::run(dest, &["rev-parse", "HEAD"])?.trim().to_owned();
     let tip_time: i64 = git::run(dest, &["log", "-1", "--format=%ct", "HEAD"])?
         .trim()
         .parse()
         .map_err(|e| format!("tip committer time: {e}"))?;
-    let before = format!("--before={} 00:00:00 +0000", args.base_date);
-    let base = git::run(dest, &["rev-list", "-1", "--first-parent", &before, "HEAD"])?
-        .trim()
-        .to_owned();
+    let base = match &args.spec_at {
+        Some(rev) => {
+            let base = git::run(
+                dest,
+                &["rev-parse", "--verify", &format!("{rev}^{{commit}}")],
+            )?
+            .trim()
+            .to_owned();
+            git::run(dest, &["merge-base", "--is-ancestor", &base, "HEAD"])
+                .map_err(|_| format!("--spec-at {rev} is not an ancestor of the tip"))?;
+            base_time = git::run(dest, &["log", "-1", "--format=%ct", &base])?
+                .trim()
+                .parse::<i64>()
+                .map_err(|e| format!("--spec-at committer time: {e}"))?
+                + 60;
+            base
+        }
+        None => {
+            let before = format!("--before={} 00:00:00 +0000", args.base_date);
+            git::run(dest, &["rev-list", "-1", "--first-parent", &before, "HEAD"])?
+                .trim()
+                .to_owned()
+        }
+    };
     if base.is_empty() {
         return Err(format!(
             "no first-parent commit before {}; pick a later --base-date",
@@ -174,11 +205,14 @@ pub(crate) fn prepare(args: &PrepareArgs) -> Result<(), String> {
         "  source {source}, default branch {branch}, tip {}",
         short(&tip)
     );
-    println!(
-        "  base   {} (the first-parent commit before {})",
-        short(&base),
-        args.base_date
-    );
+    match &args.spec_at {
+        Some(rev) => println!("  base   {} (--spec-at {rev})", short(&base)),
+        None => println!(
+            "  base   {} (the first-parent commit before {})",
+            short(&base),
+            args.base_date
+        ),
+    }
     println!(
         "  specs  {} on branch {SPEC_BRANCH}: {} nodes, {scoped} scoped entries with {selectors} selectors, {bare} bare entries",
         short(&spec_commit),
