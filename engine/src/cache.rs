@@ -7,16 +7,16 @@
 //! error. Commands answer cold and say so once; only `keel cache clear`, whose whole job
 //! is the folder, fails on it.
 //!
-//! Owns: the folder's path and its files' names, the troubles and their repairs, the
-//! atomic writer (a temporary file named `.keel-XXXXXX.tmp` in the folder, then a
-//! rename) and the naming of its temporary files — `tempfile`'s default `.tmpXXXXXX`
-//! too, which builds before this one used — so `clear` removes what a crash at the rename
-//! left and nothing else.
-//! Does not own: what the memo and the kept answers hold (`memo`, `kept_lint`).
+//! Owns: the folder's path and its files' names, what `keel cache info` and `clear` find
+//! there (the writer's temporary files included).
+//! Does not own: what the memo and the kept answers hold (`memo`, `kept_lint`), or one
+//! file's troubles, reading and atomic writing (`cache_file`).
 
+pub use crate::cache_file::{CacheAction, CacheTrouble};
+use crate::cache_file::{is_temporary_name, open_folder};
+pub(crate) use crate::cache_file::{read_file, remove_file, write_atomically};
 use crate::database::{EngineError, KeelDatabase};
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The memo's file name in the cache folder.
 pub(crate) const MEMO_FILE: &str = "memo.bin";
@@ -33,116 +33,6 @@ fn is_kept_lint_name(name: &str) -> bool {
 
 /// The folder's name in the git common folder.
 const FOLDER: &str = "keel";
-
-/// The writer's temporary files: `<PREFIX><RANDOM alphanumerics><SUFFIX>`.
-const TEMPORARY_PREFIX: &str = ".keel-";
-const TEMPORARY_SUFFIX: &str = ".tmp";
-const TEMPORARY_RANDOM: usize = 6;
-
-/// How builds before [`TEMPORARY_PREFIX`] named them (`tempfile`'s default): `.tmp` and
-/// six alphanumerics.
-const LEGACY_TEMPORARY_PREFIX: &str = ".tmp";
-
-/// What keel was doing when the file system refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheAction {
-    Read,
-    Write,
-    Remove,
-}
-
-impl std::fmt::Display for CacheAction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Read => "read",
-            Self::Write => "written",
-            Self::Remove => "removed",
-        })
-    }
-}
-
-/// Why keel cannot use its cache folder or a file in it. Each names the path, what is
-/// wrong (with the OS's own reason) and the repair.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CacheTrouble {
-    /// Something other than a folder is at the folder's path.
-    #[error(
-        "{folder}: not a folder ({reason}), where keel keeps its memo and kept answers; repair: remove it (`rm {folder}`), keel makes the folder again"
-    )]
-    NotAFolder { folder: PathBuf, reason: String },
-    /// The OS refused this user (the folder or file belongs to another user, or its mode
-    /// shuts this user out).
-    #[error(
-        "{path}: cannot be {action}: {reason}; repair: give the folder back to your user (`sudo chown -R \"$USER\" {folder}`) or remove it (`sudo rm -rf {folder}`: it holds only keel's cache)"
-    )]
-    Denied {
-        folder: PathBuf,
-        path: PathBuf,
-        action: CacheAction,
-        reason: String,
-    },
-    /// Any other failure: a full or read-only disk, an I/O error, a folder where a file
-    /// belongs.
-    #[error(
-        "{path}: cannot be {action}: {reason}; repair: remove the folder (`rm -rf {folder}`: it holds only keel's cache); if that fails too, check the disk (full, or mounted read-only)"
-    )]
-    Failed {
-        folder: PathBuf,
-        path: PathBuf,
-        action: CacheAction,
-        reason: String,
-    },
-}
-
-impl CacheTrouble {
-    /// The trouble `err` shows while `action` on `path` in `folder`: a stray file at the
-    /// folder's path explains any failure inside it.
-    pub(crate) fn of(
-        folder: &Path,
-        path: &Path,
-        action: CacheAction,
-        err: &std::io::Error,
-    ) -> Self {
-        let reason = err.to_string();
-        let folder = folder.to_owned();
-        if std::fs::metadata(&folder).is_ok_and(|meta| !meta.is_dir()) {
-            return Self::NotAFolder { folder, reason };
-        }
-        let path = path.to_owned();
-        if err.kind() == std::io::ErrorKind::PermissionDenied {
-            Self::Denied {
-                folder,
-                path,
-                action,
-                reason,
-            }
-        } else {
-            Self::Failed {
-                folder,
-                path,
-                action,
-                reason,
-            }
-        }
-    }
-
-    /// The path the trouble is with.
-    pub fn path(&self) -> &Path {
-        match self {
-            Self::NotAFolder { folder, .. } => folder,
-            Self::Denied { path, .. } | Self::Failed { path, .. } => path,
-        }
-    }
-
-    /// Is the trouble with the folder itself (then no file in it can be written either),
-    /// not with one file in it?
-    pub fn with_the_folder(&self) -> bool {
-        match self {
-            Self::NotAFolder { .. } => true,
-            Self::Denied { folder, path, .. } | Self::Failed { folder, path, .. } => folder == path,
-        }
-    }
-}
 
 /// Why reading or writing the memo or a kept answer failed: the cache folder (which a
 /// command answers without), or the repository itself (which it cannot).
@@ -257,87 +147,10 @@ impl KeelDatabase {
     }
 }
 
-/// The cache folder's entries; `None` when there is no folder yet.
-fn open_folder(folder: &Path) -> Result<Option<std::fs::ReadDir>, CacheTrouble> {
-    match std::fs::read_dir(folder) {
-        Ok(entries) => Ok(Some(entries)),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(CacheTrouble::of(folder, folder, CacheAction::Read, &err)),
-    }
-}
-
-/// Reads `path` in the cache folder: `None` when there is no such file.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Vec<u8>>, CacheTrouble> {
-    let folder = folder_of(path);
-    // The folder first: when it is what keeps keel out, the trouble names it, not the file.
-    open_folder(folder)?;
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(CacheTrouble::of(folder, path, CacheAction::Read, &err)),
-    }
-}
-
-/// Removes `path` in the cache folder; `false` when there was none.
-pub(crate) fn remove_file(path: &Path) -> Result<bool, CacheTrouble> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(true),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(err) => Err(CacheTrouble::of(
-            folder_of(path),
-            path,
-            CacheAction::Remove,
-            &err,
-        )),
-    }
-}
-
-/// Writes `header` and `body` to `path` through a temporary file in the same folder and a
-/// rename: a reader sees the old file or the new one, never a mix.
-pub(crate) fn write_atomically(path: &Path, header: &str, body: &[u8]) -> Result<(), CacheTrouble> {
-    let folder = folder_of(path);
-    let in_folder =
-        |err: std::io::Error| CacheTrouble::of(folder, folder, CacheAction::Write, &err);
-    std::fs::create_dir_all(folder).map_err(in_folder)?;
-    let mut temporary = tempfile::Builder::new()
-        .prefix(TEMPORARY_PREFIX)
-        .suffix(TEMPORARY_SUFFIX)
-        .rand_bytes(TEMPORARY_RANDOM)
-        .tempfile_in(folder)
-        .map_err(in_folder)?;
-    temporary
-        .write_all(header.as_bytes())
-        .and_then(|()| temporary.write_all(body))
-        .map_err(|err| CacheTrouble::of(folder, temporary.path(), CacheAction::Write, &err))?;
-    temporary
-        .persist(path)
-        .map_err(|err| CacheTrouble::of(folder, path, CacheAction::Write, &err.error))?;
-    Ok(())
-}
-
-/// The folder a cache file is in.
-fn folder_of(path: &Path) -> &Path {
-    path.parent().unwrap_or(Path::new("."))
-}
-
-/// Is `name` a temporary file of the writer (this build's naming or the one before)?
-fn is_temporary_name(name: &str) -> bool {
-    let random = |middle: &str| {
-        middle.len() == TEMPORARY_RANDOM && middle.bytes().all(|b| b.is_ascii_alphanumeric())
-    };
-    let current = name
-        .strip_prefix(TEMPORARY_PREFIX)
-        .and_then(|rest| rest.strip_suffix(TEMPORARY_SUFFIX))
-        .is_some_and(random);
-    let legacy = name
-        .strip_prefix(LEGACY_TEMPORARY_PREFIX)
-        .is_some_and(random);
-    current || legacy
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache_file::{TEMPORARY_PREFIX, TEMPORARY_RANDOM, TEMPORARY_SUFFIX};
 
     #[test]
     fn temporary_names_are_the_writers_own_and_nothing_like_them() {

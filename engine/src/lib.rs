@@ -17,6 +17,7 @@ pub mod ack;
 pub mod agents;
 pub mod allocator;
 pub mod cache;
+mod cache_file;
 pub mod changes;
 pub mod database;
 pub mod decimal;

@@ -51,6 +51,9 @@
 //! writes the file without them — they are only kept while some process still loads them.
 
 use crate::cache::{CacheError, CacheTrouble, MEMO_FILE, read_file, remove_file, write_atomically};
+pub use crate::cache_file::MemoDiscard;
+use crate::cache_file::split;
+pub(crate) use crate::cache_file::{checked_body, header};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
 use crate::oid::Oid;
@@ -85,24 +88,6 @@ pub struct MemoFileInfo {
     /// Entries held (the commits read and the answers kept), when the body
     /// is readable.
     pub entries: Option<usize>,
-}
-
-/// Why a memo file was not used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MemoDiscard {
-    #[error("written by another keel build ({0})")]
-    OtherBuild(String),
-    /// Not a file of the expected format (named: `keel-memo 3`).
-    #[error("not a keel file of format {0}")]
-    OtherFormat(&'static str),
-    #[error("truncated or corrupt (its length or digest does not match)")]
-    Corrupt,
-    #[error("its body could not be read ({0})")]
-    Unreadable(String),
-    #[error(
-        "written before the repository's shallow boundary, grafts or object replacements changed"
-    )]
-    OtherHistory,
 }
 
 /// Why a database opened without the memo it looked for.
@@ -314,65 +299,6 @@ impl KeelDatabase {
 struct CommitIndex {
     history: String,
     commits: Vec<(Oid, u64)>,
-}
-
-/// The header fields.
-struct Fields<'a> {
-    build: &'a str,
-    digest: &'a str,
-    length: usize,
-}
-
-impl Fields<'_> {
-    /// Is `body` the body this header describes, written by `build`?
-    fn check(&self, build: &str, body: &[u8]) -> Result<(), MemoDiscard> {
-        if self.build != build {
-            return Err(MemoDiscard::OtherBuild(self.build.to_owned()));
-        }
-        if body.len() != self.length || digest(body) != self.digest {
-            return Err(MemoDiscard::Corrupt);
-        }
-        Ok(())
-    }
-}
-
-/// The header line of a file of `format` (its first word and version) holding `body`.
-pub(crate) fn header(format: &str, build: &str, body: &[u8]) -> String {
-    format!("{format} {build} {} {}\n", digest(body), body.len())
-}
-
-/// The body of a file of `format` that `build` wrote, checked against its header.
-pub(crate) fn checked_body<'a>(
-    format: &'static str,
-    build: &str,
-    bytes: &'a [u8],
-) -> Result<&'a [u8], MemoDiscard> {
-    let (fields, body) = split(format, bytes).ok_or(MemoDiscard::OtherFormat(format))?;
-    fields.check(build, body).map(|()| body)
-}
-
-/// The header's fields and the body after it; `None` when the file is not of `format`.
-fn split<'a>(format: &str, bytes: &'a [u8]) -> Option<(Fields<'a>, &'a [u8])> {
-    let newline = bytes.iter().position(|&byte| byte == b'\n')?;
-    let line = std::str::from_utf8(&bytes[..newline]).ok()?;
-    let rest = line.strip_prefix(format)?.strip_prefix(' ')?;
-    let mut words = rest.split(' ');
-    let fields = Fields {
-        build: words.next()?,
-        digest: words.next()?,
-        length: words.next()?.parse().ok()?,
-    };
-    words
-        .next()
-        .is_none()
-        .then_some((fields, &bytes[newline + 1..]))
-}
-
-/// The body's check: a CRC-32, which catches truncation and torn or flipped bytes (what
-/// the check is for: the memo is keel's own file, not a signed one) at a small part of a
-/// SHA-256's cost on every run, read and write.
-fn digest(body: &[u8]) -> String {
-    format!("{:08x}", crc32fast::hash(body))
 }
 
 /// How many memos a body holds: the entries of every ingredient's map, counted without

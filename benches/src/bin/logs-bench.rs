@@ -10,9 +10,11 @@
 //! to one file (the warm read). Both sides must report the generator's own call and
 //! token totals; the tool exits non-zero when either differs.
 //! With `--keel BIN` it times instead the release binary end to end, as users run it:
-//! `BIN sessions export --claude-dir CORPUS` cold (each run a new process), then one line
-//! appended to one file and a second process (the warm read), each answer summed from the
-//! exported records and checked against the generator's totals.
+//! `BIN sessions export --claude-dir CORPUS` cold (each run a new process with a new,
+//! empty user cache, `KEEL_CACHE_DIR`), then one line appended to one file and a second
+//! process with the cache the last cold run wrote (the warm read), then one with
+//! `--no-cache`; each answer summed from the exported records and checked against the
+//! generator's totals.
 //! Does not own: the reading (`keel_engine::agents`) or the pricing (`keel_queries`).
 //!
 //! Usage: `cargo run --release -p keel-benches --bin logs-bench -- [--files N]
@@ -152,8 +154,9 @@ fn run(options: &Options) -> Result<bool, String> {
     Ok(ok)
 }
 
-/// The binary end to end: cold runs (each a new process), then one appended line and a
-/// second process.
+/// The binary end to end: cold runs (each a new process with a new, empty user cache),
+/// then one appended line and a second process with the last cold run's cache (the warm
+/// read), then a process without the cache (`--no-cache`) as a check.
 fn binary_runs(
     keel: &Path,
     home: &Path,
@@ -162,20 +165,39 @@ fn binary_runs(
     runs: usize,
 ) -> Result<bool, String> {
     let mut ok = true;
-    let (cold, totals) = best_of(runs, || binary_export(keel, home, projects))?;
+    let cache = home.join("cache");
+    let (cold, totals) = best_of(runs, || {
+        if cache.exists() {
+            std::fs::remove_dir_all(&cache).map_err(|error| error.to_string())?;
+        }
+        binary_export(keel, home, projects, Some(&cache))
+    })?;
     ok &= check("keel cold (binary)", totals, truth);
     append_line(projects)?;
     let started = Instant::now();
-    let totals = binary_export(keel, home, projects)?;
+    let totals = binary_export(keel, home, projects, Some(&cache))?;
     let warm = started.elapsed();
     let expected = Totals {
         calls: truth.calls + 1,
         tokens: truth.tokens + APPENDED_TOKENS,
     };
     ok &= check("keel warm (binary)", totals, expected);
-    let cold_again = binary_export(keel, home, projects)?;
-    ok &= check("keel cold after the append (binary)", cold_again, expected);
-    println!("keel sessions export, cold:  {:8.1} ms", ms(cold));
+    let started = Instant::now();
+    let uncached = binary_export(keel, home, projects, None)?;
+    let uncached_time = started.elapsed();
+    ok &= check(
+        "keel --no-cache after the append (binary)",
+        uncached,
+        expected,
+    );
+    println!(
+        "keel sessions export, cold (a new, empty cache, written):  {:8.1} ms",
+        ms(cold)
+    );
+    println!(
+        "keel sessions export --no-cache (after the append):       {:8.1} ms",
+        ms(uncached_time)
+    );
     println!(
         "keel sessions export, warm (a second process after one line appended to one file): {:.1} ms = {:.2}% of cold",
         ms(warm),
@@ -185,9 +207,16 @@ fn binary_runs(
 }
 
 /// One `keel sessions export` process over `projects`, its home (and every default log
-/// folder) pointed at `home` so that only the corpus is read; the totals of its records.
-fn binary_export(keel: &Path, home: &Path, projects: &Path) -> Result<Totals, String> {
-    let output = std::process::Command::new(keel)
+/// folder) pointed at `home` so that only the corpus is read, its user cache `cache` (or
+/// none: `--no-cache`); the totals of its records.
+fn binary_export(
+    keel: &Path,
+    home: &Path,
+    projects: &Path,
+    cache: Option<&Path>,
+) -> Result<Totals, String> {
+    let mut command = std::process::Command::new(keel);
+    command
         .args(["sessions", "export", "--claude-dir"])
         .arg(projects)
         .env("HOME", home)
@@ -195,7 +224,13 @@ fn binary_export(keel: &Path, home: &Path, projects: &Path) -> Result<Totals, St
         .env("GEMINI_CLI_HOME", home.join("gemini"))
         .env("XDG_DATA_HOME", home.join("data"))
         .env_remove("CLAUDE_CONFIG_DIR")
-        .stderr(std::process::Stdio::null())
+        .env_remove("XDG_CACHE_HOME")
+        .stderr(std::process::Stdio::null());
+    match cache {
+        Some(cache) => command.env("KEEL_CACHE_DIR", cache),
+        None => command.arg("--no-cache").env_remove("KEEL_CACHE_DIR"),
+    };
+    let output = command
         .output()
         .map_err(|error| format!("{}: {error}", keel.display()))?;
     if !output.status.success() {
@@ -257,6 +292,7 @@ fn sources(projects: &Path) -> LogSources {
         gemini_dirs: Vec::new(),
         opencode_dirs: Vec::new(),
         env: LogEnv::default(),
+        cache: None,
     }
 }
 

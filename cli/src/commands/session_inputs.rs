@@ -13,7 +13,7 @@
 use super::CommandError;
 use crate::streams::{errln, write_stderr};
 use keel_engine::Oid;
-use keel_engine::agents::{LogEnv, LogSources, session_repo};
+use keel_engine::agents::{LogCache, LogEnv, LogSources, session_repo};
 use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::{
     ExplicitRepos, Instant, SessionData, SessionInput, SessionSources, SessionWorld, TIME_RANGE,
@@ -94,6 +94,10 @@ pub(crate) struct LogArgs {
     /// (repeatable) [default: $XDG_DATA_HOME/opencode, else ~/.local/share/opencode].
     #[arg(long = "opencode-dir", value_name = "DIR")]
     opencode_dirs: Vec<PathBuf>,
+    /// Read every log, neither using nor writing the user cache of what earlier runs read
+    /// ($KEEL_CACHE_DIR, else $XDG_CACHE_HOME/keel, else ~/.cache/keel).
+    #[arg(long = "no-cache")]
+    no_cache: bool,
 }
 
 fn now(flag: Option<&str>) -> Result<Instant, CommandError> {
@@ -187,12 +191,19 @@ pub(crate) fn read_agent_logs(
     settings: &Settings,
     progress: bool,
 ) -> Result<AgentSessions, CommandError> {
+    let env = LogEnv::from_process();
+    let cache = if logs.no_cache {
+        None
+    } else {
+        LogCache::for_user(&env, super::helper::BUILD)
+    };
     let sources = LogSources {
         claude_dirs: logs.claude_dirs.clone(),
         codex_dirs: logs.codex_dirs.clone(),
         gemini_dirs: logs.gemini_dirs.clone(),
         opencode_dirs: logs.opencode_dirs.clone(),
-        env: LogEnv::from_process(),
+        env,
+        cache,
     };
     let bar = (progress && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(0);

@@ -650,3 +650,82 @@ fn an_opencode_database_beside_the_storage_is_named_not_silently_skipped() {
         "{stderr}"
     );
 }
+
+/// `keel sessions export` in `home`, the user cache in `cache` (or none).
+fn export_with_cache(home: &Path, cache: Option<&Path>) -> Run {
+    let mut command = crate::support::keel(home);
+    command.args(["sessions", "export"]);
+    match cache {
+        Some(cache) => command.env("KEEL_CACHE_DIR", cache),
+        None => command.arg("--no-cache"),
+    };
+    let run: Run = command.output().expect("the keel binary runs").into();
+    run.assert_no_panic();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run
+}
+
+/// Byte for byte, stdout and stderr: the cached run answers as a run without the cache.
+fn assert_cached_is_cold(home: &Path, cache: &Path) {
+    let cold = export_with_cache(home, None);
+    let cached = export_with_cache(home, Some(cache));
+    assert_eq!(cached.stdout, cold.stdout);
+    assert_eq!(cached.stderr, cold.stderr);
+}
+
+fn cache_entries(cache: &Path) -> Vec<PathBuf> {
+    let builds = std::fs::read_dir(cache.join("agent-logs")).expect("the cache's logs folder");
+    builds
+        .flat_map(|build| {
+            std::fs::read_dir(build.expect("a build").path()).expect("a build folder")
+        })
+        .map(|entry| entry.expect("an entry").path())
+        .collect()
+}
+
+#[test]
+fn a_second_export_answers_from_the_user_cache_as_a_cold_one_through_appends_and_deletes() {
+    let home = home();
+    let cache = tempfile::tempdir().expect("a cache folder");
+    let cache = cache.path().join("keel");
+    let cold = export_with_cache(home.path(), None);
+    assert!(!cache.exists(), "--no-cache writes no cache");
+    assert_cached_is_cold(home.path(), &cache);
+    let entries = cache_entries(&cache);
+    assert!(entries.len() >= 6, "one entry per log: {entries:?}");
+    assert_cached_is_cold(home.path(), &cache);
+
+    let chats = home.path().join(".gemini/tmp/gapp/chats");
+    let resumed = std::fs::read_dir(&chats)
+        .expect("the chats")
+        .map(|entry| entry.expect("a chat").path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .expect("the resumed chat");
+    let mut text = std::fs::read_to_string(&resumed).expect("read the chat");
+    text.push_str(&jsonl(&[gemini_message(
+        "m3",
+        &iso(11, 5, 0),
+        "gemini-2.5-pro",
+        gemini_tokens(1_000, 100, 0, 0, 0),
+        &[],
+    )]));
+    write(&resumed, &text);
+    assert_cached_is_cold(home.path(), &cache);
+    let appended = export_with_cache(home.path(), Some(&cache));
+    assert_ne!(appended.stdout, cold.stdout, "the appended message counts");
+
+    std::fs::remove_file(&resumed).expect("delete the chat");
+    assert_cached_is_cold(home.path(), &cache);
+
+    for entry in cache_entries(&cache) {
+        std::fs::write(&entry, "damaged").expect("damage an entry");
+    }
+    let damaged = export_with_cache(home.path(), Some(&cache));
+    assert_eq!(damaged.stdout, export_with_cache(home.path(), None).stdout);
+    assert_eq!(
+        damaged.stderr.matches("agent-log cache entries").count(),
+        1,
+        "said once: {}",
+        damaged.stderr
+    );
+}

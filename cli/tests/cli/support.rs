@@ -80,7 +80,9 @@ pub(crate) fn redact_path(text: &str, root: &Path) -> String {
 
 /// `keel` in `cwd` with a hermetic environment: nothing inherited but `PATH`; no colour;
 /// no system or global git config; `HOME` is `cwd`, so anything written there shows up in
-/// the tests' before/after listings.
+/// the tests' before/after listings — all but the user cache of agent logs, which keel
+/// keeps outside any repository and these runs keep in the target folder (a test of the
+/// cache names its own).
 pub(crate) fn keel(cwd: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_keel"));
     command
@@ -88,6 +90,10 @@ pub(crate) fn keel(cwd: &Path) -> Command {
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", cwd)
+        .env(
+            "KEEL_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("keel-user-cache"),
+        )
         .env("NO_COLOR", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")

@@ -14,10 +14,12 @@
 //! again when it changes).
 //! Does not own: what a line means (the connectors) or any counting.
 
+use super::log_cache::{Entry, EntryTrouble, LogCache};
 use super::{
     AgentLog, AgentLogs, Connector, DocumentError, HarnessId, LogEnv, LogLine, connectors,
 };
 use crate::KeelDatabase;
+use crate::cache_file::CacheTrouble;
 use crate::refusal::{Refusal, RefusalCode};
 use salsa::Setter;
 use std::collections::{BTreeSet, HashMap};
@@ -31,7 +33,7 @@ use std::time::SystemTime;
 const TAIL_BYTES: usize = 64;
 
 /// What the last read of a file saw.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ReadMark {
     pub len: u64,
     pub mtime: Option<SystemTime>,
@@ -45,7 +47,7 @@ pub struct ReadMark {
 }
 
 /// Something keel skipped and says so once.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LogWarning {
     /// `file:line`, or a folder.
     pub location: String,
@@ -74,6 +76,9 @@ pub struct LogSources {
     /// `--opencode-dir` folders (each an OpenCode data folder).
     pub opencode_dirs: Vec<PathBuf>,
     pub env: LogEnv,
+    /// The user cache a file not read in this process yet is taken from (and what is read
+    /// is written back to); `None` reads every file.
+    pub cache: Option<LogCache>,
 }
 
 impl LogSources {
@@ -98,6 +103,60 @@ pub struct LogSync {
     pub bytes_read: u64,
     pub lines_parsed: u64,
     pub warnings: Vec<LogWarning>,
+}
+
+/// How a sync read one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadKind {
+    /// Not at all: it did not change.
+    Unchanged,
+    /// From where the last read stopped: it only grew.
+    Appended,
+    /// Whole: new, rewritten, shrunk, or a document.
+    Whole,
+    /// Not: the OS refused it (said as a warning; tried again next time).
+    Failed,
+}
+
+/// What the user cache did in one sync: each kind of trouble is said once.
+#[derive(Default)]
+struct CacheUse {
+    /// Entries that were damaged (their logs were read again), and the first one.
+    damaged: usize,
+    first_damaged: Option<String>,
+    /// The first time the OS refused the folder or a file in it (read or write).
+    refused: Option<String>,
+    wrote: bool,
+}
+
+impl CacheUse {
+    fn refused(&mut self, trouble: &CacheTrouble) {
+        self.refused.get_or_insert_with(|| trouble.to_string());
+    }
+
+    fn warnings(self, cache: &LogCache) -> Vec<LogWarning> {
+        let location = cache.folder.display().to_string();
+        let mut warnings = Vec::new();
+        if let Some(first) = self.first_damaged {
+            warnings.push(LogWarning {
+                location: location.clone(),
+                message: format!(
+                    "{} agent-log cache entr{} damaged or not keel's (the first: {first}); those logs were read again",
+                    self.damaged,
+                    if self.damaged == 1 { "y was" } else { "ies were" }
+                ),
+            });
+        }
+        if let Some(reason) = self.refused {
+            warnings.push(LogWarning {
+                location,
+                message: format!(
+                    "the agent-log cache cannot be used ({reason}); the logs were read without it"
+                ),
+            });
+        }
+        warnings
+    }
 }
 
 /// One file found by the walk.
@@ -405,15 +464,56 @@ impl KeelDatabase {
             .map(|connector| (connector.harness(), connector))
             .collect();
         let mut files = Vec::with_capacity(found.len());
+        let mut cache_use = CacheUse::default();
         for (done, found) in found.into_iter().enumerate() {
             progress(done, sync.files);
             let Some(connector) = by_harness.get(found.harness) else {
                 continue;
             };
-            let log = known.get(&found.path).copied();
-            files.push(self.read_log(&**connector, found, log, &mut sync));
+            let mut log = known.get(&found.path).copied();
+            let mut cached = None;
+            if log.is_none()
+                && let Some(cache) = &sources.cache
+            {
+                match cache.load(&found.path) {
+                    Ok(Some(entry)) if entry.harness == found.harness => {
+                        log = Some(self.cached_log(&found, &entry));
+                        cached = Some(entry);
+                    }
+                    Ok(_) => {}
+                    Err(EntryTrouble::Folder(trouble)) => cache_use.refused(&trouble),
+                    Err(EntryTrouble::Damaged(entry)) => {
+                        cache_use.damaged += 1;
+                        cache_use
+                            .first_damaged
+                            .get_or_insert_with(|| entry.display().to_string());
+                    }
+                }
+            }
+            let previous = log.map(|log| log.read(&*self).clone());
+            let warned = sync.warnings.len();
+            let (log, kind) = self.read_log(&**connector, found, log, &mut sync);
+            if let Some(cache) = &sources.cache {
+                self.keep_in_cache(
+                    cache,
+                    log,
+                    kind,
+                    cached,
+                    previous,
+                    warned,
+                    &mut sync,
+                    &mut cache_use,
+                );
+            }
+            files.push(log);
         }
         progress(sync.files, sync.files);
+        if let Some(cache) = &sources.cache {
+            if cache_use.wrote {
+                cache.remove_other_builds();
+            }
+            sync.warnings.extend(cache_use.warnings(cache));
+        }
         match self.agent_logs {
             Some(logs) => {
                 if logs.files(&*self) != &files {
@@ -455,7 +555,7 @@ impl KeelDatabase {
         found: Found,
         log: Option<AgentLog>,
         sync: &mut LogSync,
-    ) -> AgentLog {
+    ) -> (AgentLog, ReadKind) {
         let meta = std::fs::metadata(&found.path).ok();
         let len = meta.as_ref().map_or(0, std::fs::Metadata::len);
         let mtime = meta.as_ref().and_then(|meta| meta.modified().ok());
@@ -472,7 +572,7 @@ impl KeelDatabase {
             && previous.len == len
             && previous.mtime == mtime
         {
-            return log;
+            return (log, ReadKind::Unchanged);
         }
         if connector.is_document(&found.path) {
             let mark = ReadMark {
@@ -480,8 +580,14 @@ impl KeelDatabase {
                 mtime,
                 ..ReadMark::default()
             };
+            let files_read = sync.files_read;
             let lines = self.read_whole_document(connector, &found.path, sync);
-            return self.store(log, found, lines, mark, true);
+            let kind = if sync.files_read > files_read {
+                ReadKind::Whole
+            } else {
+                ReadKind::Failed
+            };
+            return (self.store(log, found, lines, mark, true), kind);
         }
         let appended = log.is_some() && len >= previous.consumed;
         let start = if appended {
@@ -495,6 +601,7 @@ impl KeelDatabase {
             Ok(_) => read_from(&found.path, 0).map(|(_, rest)| (ReadMark::default(), rest)),
             Err(err) => Err(err),
         };
+        let failed = read.is_err();
         let (start, bytes) = match read {
             Ok(read) => read,
             Err(err) => {
@@ -521,7 +628,79 @@ impl KeelDatabase {
             tail: tail.split_off(keep_from),
         };
         let fresh_start = start.consumed == 0;
-        self.store(log, found, lines, mark, fresh_start)
+        let kind = if failed {
+            ReadKind::Failed
+        } else if fresh_start {
+            ReadKind::Whole
+        } else {
+            ReadKind::Appended
+        };
+        (self.store(log, found, lines, mark, fresh_start), kind)
+    }
+
+    /// A file's input as the user cache kept it (then read as if this process had read it
+    /// before: not at all when unchanged, from its mark when it grew).
+    fn cached_log(&self, found: &Found, entry: &Entry) -> AgentLog {
+        AgentLog::new(
+            self,
+            found.path.clone(),
+            found.harness,
+            found.file_session.clone(),
+            found.file_cwd.clone(),
+            entry.chunks.clone(),
+            entry.read.clone(),
+        )
+    }
+
+    /// After one file's read (whose warnings start at `warned`): the warnings a cached
+    /// file gave when it was read are said again, as a read of it would (an append keeps
+    /// those before the old end, whose last line it read again), and what was read is
+    /// written back to the cache (not a file the OS refused: it is tried again).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one file's read, as the sync loop holds it"
+    )]
+    fn keep_in_cache(
+        &self,
+        cache: &LogCache,
+        log: AgentLog,
+        kind: ReadKind,
+        cached: Option<Entry>,
+        previous: Option<ReadMark>,
+        warned: usize,
+        sync: &mut LogSync,
+        cache_use: &mut CacheUse,
+    ) {
+        let path = log.path(self);
+        if let Some(entry) = cached {
+            let replay: Vec<LogWarning> = match (kind, previous) {
+                (ReadKind::Unchanged, _) => entry.warnings,
+                (ReadKind::Appended, Some(previous)) => {
+                    let reread = format!("{}:{}", path.display(), previous.next_line);
+                    entry
+                        .warnings
+                        .into_iter()
+                        .filter(|warning| warning.location != reread)
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            sync.warnings.splice(warned..warned, replay);
+        }
+        if matches!(kind, ReadKind::Unchanged | ReadKind::Failed) {
+            return;
+        }
+        let entry = Entry {
+            path: path.as_os_str().as_encoded_bytes().to_vec(),
+            harness: log.harness(self).to_owned(),
+            read: log.read(self).clone(),
+            chunks: log.chunks(self).clone(),
+            warnings: sync.warnings[warned..].to_vec(),
+        };
+        match cache.save(path, &entry) {
+            Ok(()) => cache_use.wrote = true,
+            Err(trouble) => cache_use.refused(&trouble),
+        }
     }
 
     /// A document's lines, read whole; a warning naming file:line when it is malformed

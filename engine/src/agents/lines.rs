@@ -6,10 +6,11 @@
 //! counting (`keel-queries::agents`).
 
 use crate::sessions::Instant;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Token counts of one API call (or one cumulative total). `input` excludes cached input.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
@@ -39,7 +40,7 @@ impl Tokens {
 }
 
 /// One API call as a discrete record (Claude Code's assistant lines).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Call {
     /// The call's identity across files and sessions (Claude: `message.id`).
     pub id: Arc<str>,
@@ -50,7 +51,7 @@ pub struct Call {
 }
 
 /// Usage as Codex writes it: `input` includes the cached input, `output` the reasoning.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RawUsage {
     pub input: u64,
     pub cached: u64,
@@ -61,14 +62,14 @@ pub struct RawUsage {
 /// A usage row (Codex's `token_count`): the session's running total
 /// (`info.total_token_usage`) and, when the row carries it, the turn's own usage
 /// (`info.last_token_usage`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Cumulative {
     pub total: RawUsage,
     pub last: Option<RawUsage>,
 }
 
 /// A session header (Codex's `session_meta`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Meta {
     pub id: Arc<str>,
     /// When the session was created (`payload.timestamp`).
@@ -81,14 +82,14 @@ pub struct Meta {
 }
 
 /// One tool call, counted once per id.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ToolUse {
     pub id: Arc<str>,
     pub name: Arc<str>,
 }
 
 /// What a line says that keel counts.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum LogEvent {
     Call(Call),
     /// A usage row; `None` for a row without a total (`info: null`).
@@ -115,7 +116,7 @@ pub enum LogEvent {
 }
 
 /// One parsed log line.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LogLine {
     /// 1-based line number in its file.
     pub line: u32,

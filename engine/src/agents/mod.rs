@@ -9,7 +9,11 @@
 //! Claude Code ([`claude`]), Codex CLI ([`codex`]), Gemini CLI ([`gemini`]) and OpenCode
 //! ([`opencode`]) are the four today; another is one more file.
 //!
-//! Owns: finding log files, reading their bytes, the line model, per-line warnings.
+//! A second process need not parse what a first one read: [`LogCache`] keeps each file's
+//! lines and read mark in the user's cache (`log_cache`).
+//!
+//! Owns: finding log files, reading their bytes, the line model, per-line warnings, the
+//! user cache of what was read.
 //! Does not own: any rule that turns lines into sessions (dedupe, forks, deltas, pricing:
 //! `keel-queries::agents`) or rendering.
 
@@ -18,10 +22,12 @@ pub mod codex;
 mod files;
 pub mod gemini;
 mod lines;
+mod log_cache;
 pub mod opencode;
 
 pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark, parse_chunk};
 pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens, ToolUse};
+pub use log_cache::{CACHE_DIR_VAR, EntryTrouble, LogCache};
 
 use crate::settings::ModelPrices;
 use std::collections::BTreeMap;
@@ -45,6 +51,10 @@ pub struct LogEnv {
     pub gemini_cli_home: Option<PathBuf>,
     /// `$XDG_DATA_HOME` (OpenCode's data folder is its `opencode/`).
     pub xdg_data_home: Option<PathBuf>,
+    /// `$XDG_CACHE_HOME` (keel's user cache is its `keel/`).
+    pub xdg_cache_home: Option<PathBuf>,
+    /// `$KEEL_CACHE_DIR` (keel's user cache, over the XDG one).
+    pub keel_cache_dir: Option<PathBuf>,
 }
 
 impl LogEnv {
@@ -58,6 +68,8 @@ impl LogEnv {
             codex_home: nonempty("CODEX_HOME").map(PathBuf::from),
             gemini_cli_home: nonempty("GEMINI_CLI_HOME").map(PathBuf::from),
             xdg_data_home: nonempty("XDG_DATA_HOME").map(PathBuf::from),
+            xdg_cache_home: nonempty("XDG_CACHE_HOME").map(PathBuf::from),
+            keel_cache_dir: nonempty(log_cache::CACHE_DIR_VAR).map(PathBuf::from),
         }
     }
 }

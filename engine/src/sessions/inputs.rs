@@ -17,7 +17,9 @@ use std::path::PathBuf;
 
 /// An instant: nanoseconds since the Unix epoch, UTC. Every time keel compares (session
 /// edges, commit dates, decision stamps) is one of these, whatever offset it was written in.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Instant(i64);
 
 /// Nanoseconds in one minute.

@@ -21,6 +21,7 @@ fn sources(dir: &Path) -> LogSources {
         gemini_dirs: Vec::new(),
         opencode_dirs: Vec::new(),
         env: LogEnv::default(),
+        cache: None,
     }
 }
 

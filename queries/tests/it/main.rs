@@ -34,6 +34,7 @@ mod history;
 mod impact_incremental;
 mod incremental;
 mod kept_answer;
+mod log_cache;
 mod loop_events;
 mod loop_property;
 mod no_silent_pass;

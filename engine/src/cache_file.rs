@@ -1,0 +1,276 @@
+//! One file in one of keel's caches (the repository's `.git/keel/`, the user's cache of
+//! agent logs): what can go wrong with it, reading it, writing it atomically (a temporary
+//! file in its folder, named as `keel cache clear` finds it, then a rename), and its
+//! header line (`<format> <build> <CRC-32 of the body> <body length>`), checked before a
+//! byte of the body is used.
+//!
+//! Owns: these mechanics. Does not own: where a cache is or what its files hold
+//! (`crate::cache`, `crate::memo`, `crate::kept_lint`, `crate::agents`).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The writer's temporary files: `<PREFIX><RANDOM alphanumerics><SUFFIX>`.
+pub(crate) const TEMPORARY_PREFIX: &str = ".keel-";
+pub(crate) const TEMPORARY_SUFFIX: &str = ".tmp";
+pub(crate) const TEMPORARY_RANDOM: usize = 6;
+
+/// How builds before [`TEMPORARY_PREFIX`] named them (`tempfile`'s default): `.tmp` and
+/// six alphanumerics.
+pub(crate) const LEGACY_TEMPORARY_PREFIX: &str = ".tmp";
+
+/// What keel was doing when the file system refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheAction {
+    Read,
+    Write,
+    Remove,
+}
+
+impl std::fmt::Display for CacheAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Read => "read",
+            Self::Write => "written",
+            Self::Remove => "removed",
+        })
+    }
+}
+
+/// Why keel cannot use its cache folder or a file in it. Each names the path, what is
+/// wrong (with the OS's own reason) and the repair.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CacheTrouble {
+    /// Something other than a folder is at the folder's path.
+    #[error(
+        "{folder}: not a folder ({reason}), where keel keeps its memo and kept answers; repair: remove it (`rm {folder}`), keel makes the folder again"
+    )]
+    NotAFolder { folder: PathBuf, reason: String },
+    /// The OS refused this user (the folder or file belongs to another user, or its mode
+    /// shuts this user out).
+    #[error(
+        "{path}: cannot be {action}: {reason}; repair: give the folder back to your user (`sudo chown -R \"$USER\" {folder}`) or remove it (`sudo rm -rf {folder}`: it holds only keel's cache)"
+    )]
+    Denied {
+        folder: PathBuf,
+        path: PathBuf,
+        action: CacheAction,
+        reason: String,
+    },
+    /// Any other failure: a full or read-only disk, an I/O error, a folder where a file
+    /// belongs.
+    #[error(
+        "{path}: cannot be {action}: {reason}; repair: remove the folder (`rm -rf {folder}`: it holds only keel's cache); if that fails too, check the disk (full, or mounted read-only)"
+    )]
+    Failed {
+        folder: PathBuf,
+        path: PathBuf,
+        action: CacheAction,
+        reason: String,
+    },
+}
+
+impl CacheTrouble {
+    /// The trouble `err` shows while `action` on `path` in `folder`: a stray file at the
+    /// folder's path explains any failure inside it.
+    pub(crate) fn of(
+        folder: &Path,
+        path: &Path,
+        action: CacheAction,
+        err: &std::io::Error,
+    ) -> Self {
+        let reason = err.to_string();
+        let folder = folder.to_owned();
+        if std::fs::metadata(&folder).is_ok_and(|meta| !meta.is_dir()) {
+            return Self::NotAFolder { folder, reason };
+        }
+        let path = path.to_owned();
+        if err.kind() == std::io::ErrorKind::PermissionDenied {
+            Self::Denied {
+                folder,
+                path,
+                action,
+                reason,
+            }
+        } else {
+            Self::Failed {
+                folder,
+                path,
+                action,
+                reason,
+            }
+        }
+    }
+
+    /// The path the trouble is with.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::NotAFolder { folder, .. } => folder,
+            Self::Denied { path, .. } | Self::Failed { path, .. } => path,
+        }
+    }
+
+    /// Is the trouble with the folder itself (then no file in it can be written either),
+    /// not with one file in it?
+    pub fn with_the_folder(&self) -> bool {
+        match self {
+            Self::NotAFolder { .. } => true,
+            Self::Denied { folder, path, .. } | Self::Failed { folder, path, .. } => folder == path,
+        }
+    }
+}
+
+/// Why a memo file was not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoDiscard {
+    #[error("written by another keel build ({0})")]
+    OtherBuild(String),
+    /// Not a file of the expected format (named: `keel-memo 3`).
+    #[error("not a keel file of format {0}")]
+    OtherFormat(&'static str),
+    #[error("truncated or corrupt (its length or digest does not match)")]
+    Corrupt,
+    #[error("its body could not be read ({0})")]
+    Unreadable(String),
+    #[error(
+        "written before the repository's shallow boundary, grafts or object replacements changed"
+    )]
+    OtherHistory,
+}
+
+/// The cache folder's entries; `None` when there is no folder yet.
+pub(crate) fn open_folder(folder: &Path) -> Result<Option<std::fs::ReadDir>, CacheTrouble> {
+    match std::fs::read_dir(folder) {
+        Ok(entries) => Ok(Some(entries)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(CacheTrouble::of(folder, folder, CacheAction::Read, &err)),
+    }
+}
+
+/// Reads `path` in the cache folder: `None` when there is no such file.
+pub(crate) fn read_file(path: &Path) -> Result<Option<Vec<u8>>, CacheTrouble> {
+    let folder = folder_of(path);
+    // The folder first: when it is what keeps keel out, the trouble names it, not the file.
+    open_folder(folder)?;
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(CacheTrouble::of(folder, path, CacheAction::Read, &err)),
+    }
+}
+
+/// Removes `path` in the cache folder; `false` when there was none.
+pub(crate) fn remove_file(path: &Path) -> Result<bool, CacheTrouble> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(CacheTrouble::of(
+            folder_of(path),
+            path,
+            CacheAction::Remove,
+            &err,
+        )),
+    }
+}
+
+/// Writes `header` and `body` to `path` through a temporary file in the same folder and a
+/// rename: a reader sees the old file or the new one, never a mix.
+pub(crate) fn write_atomically(path: &Path, header: &str, body: &[u8]) -> Result<(), CacheTrouble> {
+    let folder = folder_of(path);
+    let in_folder =
+        |err: std::io::Error| CacheTrouble::of(folder, folder, CacheAction::Write, &err);
+    std::fs::create_dir_all(folder).map_err(in_folder)?;
+    let mut temporary = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .suffix(TEMPORARY_SUFFIX)
+        .rand_bytes(TEMPORARY_RANDOM)
+        .tempfile_in(folder)
+        .map_err(in_folder)?;
+    temporary
+        .write_all(header.as_bytes())
+        .and_then(|()| temporary.write_all(body))
+        .map_err(|err| CacheTrouble::of(folder, temporary.path(), CacheAction::Write, &err))?;
+    temporary
+        .persist(path)
+        .map_err(|err| CacheTrouble::of(folder, path, CacheAction::Write, &err.error))?;
+    Ok(())
+}
+
+/// The folder a cache file is in.
+pub(crate) fn folder_of(path: &Path) -> &Path {
+    path.parent().unwrap_or(Path::new("."))
+}
+
+/// Is `name` a temporary file of the writer (this build's naming or the one before)?
+pub(crate) fn is_temporary_name(name: &str) -> bool {
+    let random = |middle: &str| {
+        middle.len() == TEMPORARY_RANDOM && middle.bytes().all(|b| b.is_ascii_alphanumeric())
+    };
+    let current = name
+        .strip_prefix(TEMPORARY_PREFIX)
+        .and_then(|rest| rest.strip_suffix(TEMPORARY_SUFFIX))
+        .is_some_and(random);
+    let legacy = name
+        .strip_prefix(LEGACY_TEMPORARY_PREFIX)
+        .is_some_and(random);
+    current || legacy
+}
+
+/// The header fields.
+pub(crate) struct Fields<'a> {
+    pub(crate) build: &'a str,
+    digest: &'a str,
+    length: usize,
+}
+
+impl Fields<'_> {
+    /// Is `body` the body this header describes, written by `build`?
+    pub(crate) fn check(&self, build: &str, body: &[u8]) -> Result<(), MemoDiscard> {
+        if self.build != build {
+            return Err(MemoDiscard::OtherBuild(self.build.to_owned()));
+        }
+        if body.len() != self.length || digest(body) != self.digest {
+            return Err(MemoDiscard::Corrupt);
+        }
+        Ok(())
+    }
+}
+
+/// The header line of a file of `format` (its first word and version) holding `body`.
+pub(crate) fn header(format: &str, build: &str, body: &[u8]) -> String {
+    format!("{format} {build} {} {}\n", digest(body), body.len())
+}
+
+/// The body of a file of `format` that `build` wrote, checked against its header.
+pub(crate) fn checked_body<'a>(
+    format: &'static str,
+    build: &str,
+    bytes: &'a [u8],
+) -> Result<&'a [u8], MemoDiscard> {
+    let (fields, body) = split(format, bytes).ok_or(MemoDiscard::OtherFormat(format))?;
+    fields.check(build, body).map(|()| body)
+}
+
+/// The header's fields and the body after it; `None` when the file is not of `format`.
+pub(crate) fn split<'a>(format: &str, bytes: &'a [u8]) -> Option<(Fields<'a>, &'a [u8])> {
+    let newline = bytes.iter().position(|&byte| byte == b'\n')?;
+    let line = std::str::from_utf8(&bytes[..newline]).ok()?;
+    let rest = line.strip_prefix(format)?.strip_prefix(' ')?;
+    let mut words = rest.split(' ');
+    let fields = Fields {
+        build: words.next()?,
+        digest: words.next()?,
+        length: words.next()?.parse().ok()?,
+    };
+    words
+        .next()
+        .is_none()
+        .then_some((fields, &bytes[newline + 1..]))
+}
+
+/// The body's check: a CRC-32, which catches truncation and torn or flipped bytes (what
+/// the check is for: the memo is keel's own file, not a signed one) at a small part of a
+/// SHA-256's cost on every run, read and write.
+fn digest(body: &[u8]) -> String {
+    format!("{:08x}", crc32fast::hash(body))
+}
