@@ -729,3 +729,50 @@ fn a_second_export_answers_from_the_user_cache_as_a_cold_one_through_appends_and
         damaged.stderr
     );
 }
+
+/// One Claude Code record: a call of `output` output tokens (two digits, so every such
+/// log has the same length and the same last bytes).
+fn claude_call(output: u32) -> String {
+    format!(
+        "{{\"type\":\"assistant\",\"sessionId\":\"s1\",\"uuid\":\"u1\",\"timestamp\":\"2026-01-15T10:00:00Z\",\"cwd\":\"/w\",\"requestId\":\"r1\",\"message\":{{\"id\":\"m1\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"usage\":{{\"input_tokens\":10,\"output_tokens\":{output:02}}}}}}}\n"
+    )
+}
+
+#[test]
+fn the_same_relative_log_folder_in_two_places_is_two_logs_to_the_user_cache() {
+    // Two folders, each with `logs/p/s.jsonl` of the same length, last bytes and
+    // modification time, read with `--claude-dir logs` from each: keyed by the path as
+    // spelled, the second would be answered with the first one's calls.
+    let cache = tempfile::tempdir().expect("a cache folder");
+    let places = [
+        tempfile::tempdir().expect("a folder"),
+        tempfile::tempdir().expect("a folder"),
+    ];
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_768_471_200);
+    for (place, output) in places.iter().zip([11, 99]) {
+        let log = place.path().join("logs/p/s.jsonl");
+        write(&log, &claude_call(output));
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&log)
+            .expect("open the log");
+        file.set_modified(time).expect("set the modification time");
+    }
+    let export = |place: &Path, cache: Option<&Path>| {
+        let mut command = crate::support::keel(place);
+        command.args(["sessions", "export", "--claude-dir", "logs"]);
+        match cache {
+            Some(cache) => command.env("KEEL_CACHE_DIR", cache),
+            None => command.arg("--no-cache"),
+        };
+        let run: Run = command.output().expect("the keel binary runs").into();
+        run.assert_no_panic();
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let first = export(places[0].path(), Some(cache.path()));
+    let second = export(places[1].path(), Some(cache.path()));
+    assert_ne!(first, second, "the two logs differ");
+    assert_eq!(second, export(places[1].path(), None));
+    assert_eq!(first, export(places[0].path(), Some(cache.path())));
+}

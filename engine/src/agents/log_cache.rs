@@ -5,8 +5,8 @@
 //! Logs live outside any repository, so the cache does too: `$KEEL_CACHE_DIR`, else
 //! `$XDG_CACHE_HOME/keel`, else `~/.cache/keel` (all read through [`LogEnv`], never the
 //! process's globals), in `agent-logs/<build>/`: one entry per log file, named by a hash
-//! of the log's path, holding the log's path (checked on load, so two paths that hash
-//! alike never share an entry), its [`ReadMark`], its parsed lines and the warnings its
+//! of the log's absolute path, holding the log's path as spelled (checked on load, so two
+//! paths that hash alike never share an entry), its [`ReadMark`], its parsed lines and the warnings its
 //! read gave. An entry is a header line and a body, as the repository memo writes them
 //! (`keel-agent-log 1 <build> <CRC-32 of the body> <body length>\n`, then MessagePack);
 //! only the build that wrote it reads it, and an entry that is truncated, corrupt or of
@@ -81,9 +81,13 @@ impl LogCache {
         })
     }
 
-    /// The entry of the log at `path`.
+    /// The entry of the log at `path`, named by its absolute path: the same relative
+    /// spelling in two folders (`--claude-dir logs` run from two places) names two logs.
+    /// The entry holds the path as spelled, which must match too, so its warnings name the
+    /// log as a cold read would.
     fn entry_path(&self, path: &Path) -> PathBuf {
-        let digest = sha2::Sha256::digest(path.as_os_str().as_encoded_bytes());
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let digest = sha2::Sha256::digest(absolute.as_os_str().as_encoded_bytes());
         let name: String = digest[..16]
             .iter()
             .map(|byte| format!("{byte:02x}"))
