@@ -203,7 +203,27 @@ fn binary_runs(
         ms(warm),
         100.0 * warm.as_secs_f64() / cold.as_secs_f64()
     );
+    println!(
+        "the user cache on disk: {:.1} MB ({:.1}% of the logs)",
+        folder_bytes(&cache) as f64 / 1e6,
+        100.0 * folder_bytes(&cache) as f64 / folder_bytes(projects) as f64
+    );
     Ok(ok)
+}
+
+/// The bytes of the files under `folder` (what can be read of them).
+fn folder_bytes(folder: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => folder_bytes(&entry.path()),
+            Ok(_) => entry.metadata().map_or(0, |meta| meta.len()),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 /// One `keel sessions export` process over `projects`, its home (and every default log
@@ -455,14 +475,14 @@ fn write_message(text: &mut String, session: usize, message: usize, random: &mut
     let length = 200 + random.next(1500) as usize;
     let output = filler(random, length);
     text.push_str(&format!(
-        "{{\"type\":\"user\",\"sessionId\":\"s{session}\",\"uuid\":\"u{session}-{message}\",\"timestamp\":\"{timestamp}\",\"cwd\":\"/w/app\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t{message}\",\"content\":\"{output}\"}}]}}}}\n"
+        "{{\"type\":\"user\",\"sessionId\":\"s{session}\",\"uuid\":\"u{session}-{message}\",\"timestamp\":\"{timestamp}\",\"cwd\":\"/w/app\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t{session}-{message}\",\"content\":\"{output}\"}}]}}}}\n"
     ));
     let input = 10 + random.next(5000);
     let output_tokens = 1 + random.next(800);
     let blocks = [
         format!("{{\"type\":\"text\",\"text\":\"{}\"}}", filler(random, 300)),
         format!(
-            "{{\"type\":\"tool_use\",\"id\":\"t{message}\",\"name\":\"Bash\",\"input\":{{\"command\":\"{}\"}}}}",
+            "{{\"type\":\"tool_use\",\"id\":\"t{session}-{message}\",\"name\":\"Bash\",\"input\":{{\"command\":\"{}\"}}}}",
             filler(random, 60)
         ),
     ];

@@ -20,7 +20,7 @@ use keel_engine::sessions::{
 };
 use keel_engine::settings::Settings;
 use keel_engine::{ChangeEvent, KeelDatabase};
-use keel_queries::agents::{AgentSession, AgentSessions, agent_sessions};
+use keel_queries::agents::{AgentSession, AgentSessions, agent_sessions, log_digest};
 use keel_queries::sessions::{
     ReportError, SessionTouched, SessionsReport, scan_plan, sessions_report,
 };
@@ -197,6 +197,7 @@ pub(crate) fn read_agent_logs(
     } else {
         LogCache::for_user(&env, super::helper::BUILD)
     };
+    let sources_cache = cache.clone();
     let sources = LogSources {
         claude_dirs: logs.claude_dirs.clone(),
         codex_dirs: logs.codex_dirs.clone(),
@@ -236,7 +237,11 @@ pub(crate) fn read_agent_logs(
         .agent_logs()
         .map(|logs| agent_sessions(db, logs).clone())
         .unwrap_or_default();
-    for warning in &sync.warnings {
+    let kept = match &sources_cache {
+        Some(cache) => db.keep_agent_logs(cache, &sync, &|log| log_digest(db, log)),
+        None => Vec::new(),
+    };
+    for warning in sync.warnings.iter().chain(&kept) {
         errln!("warning: {warning}");
     }
     for warning in &sessions.warnings {

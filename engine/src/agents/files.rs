@@ -14,9 +14,10 @@
 //! again when it changes).
 //! Does not own: what a line means (the connectors) or any counting.
 
-use super::log_cache::{Entry, EntryTrouble, LogCache};
+use super::log_cache::{Entry, EntryFields, EntryTrouble, LogCache};
 use super::{
-    AgentLog, AgentLogs, Connector, DocumentError, HarnessId, LogEnv, LogLine, connectors,
+    AgentLog, AgentLogs, ClaimsDigest, Connector, DocumentError, HarnessId, LogEnv, LogLine,
+    RecordIds, connectors, shared_files,
 };
 use crate::KeelDatabase;
 use crate::cache_file::CacheTrouble;
@@ -103,6 +104,22 @@ pub struct LogSync {
     pub bytes_read: u64,
     pub lines_parsed: u64,
     pub warnings: Vec<LogWarning>,
+    /// The files this sync read, whose cache entries are still to be written
+    /// ([`KeelDatabase::keep_agent_logs`]); empty without a cache.
+    pub unkept: Vec<UnkeptLog>,
+    /// The OS refused the cache folder during the read (said among `warnings`).
+    pub cache_refused: bool,
+}
+
+/// A file a sync read whose user-cache entry is still to be written: it waits for the
+/// claims' digest of it, which only the queries can make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnkeptLog {
+    pub log: AgentLog,
+    /// The warnings its read gave, in order.
+    pub warnings: Vec<LogWarning>,
+    /// Its record identities; `alone` is false when another file shares one.
+    pub ids: RecordIds,
 }
 
 /// How a sync read one file.
@@ -160,6 +177,7 @@ impl CacheUse {
 }
 
 /// One file found by the walk.
+#[derive(Clone)]
 struct Found {
     path: PathBuf,
     harness: HarnessId,
@@ -434,6 +452,43 @@ pub fn parse_chunk(
     (lines, mark.consumed + consumed as u64, number)
 }
 
+/// One file as a sync went through it.
+struct Synced {
+    log: AgentLog,
+    found: Found,
+    /// Read in this sync (wholly or from its previous end).
+    read: bool,
+    /// The warnings its read gave (or its cache entry's, said again), in order.
+    warnings: Vec<LogWarning>,
+    /// Its record identities, when a cache is in use.
+    ids: Option<RecordIds>,
+}
+
+/// The warnings a cached file's read gave, said again as a read of it would: all of them
+/// when it did not change, those before the old end when it grew (its last line is read
+/// again), none when it was read whole.
+fn replayed_warnings(
+    path: &Path,
+    entry: &Entry,
+    kind: ReadKind,
+    previous: Option<ReadMark>,
+) -> Vec<LogWarning> {
+    match (kind, previous) {
+        (ReadKind::Unchanged, _) => entry.fields.warnings.clone(),
+        (ReadKind::Appended, Some(previous)) => {
+            let reread = format!("{}:{}", path.display(), previous.next_line);
+            entry
+                .fields
+                .warnings
+                .iter()
+                .filter(|warning| warning.location != reread)
+                .cloned()
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 impl KeelDatabase {
     /// Finds the agent logs of `sources` and reads what is new into the inputs: a new
     /// file wholly, a grown file from its previous end, an unchanged one not at all
@@ -463,7 +518,7 @@ impl KeelDatabase {
             .into_iter()
             .map(|connector| (connector.harness(), connector))
             .collect();
-        let mut files = Vec::with_capacity(found.len());
+        let mut synced: Vec<Synced> = Vec::with_capacity(found.len());
         let mut cache_use = CacheUse::default();
         for (done, found) in found.into_iter().enumerate() {
             progress(done, sync.files);
@@ -476,7 +531,7 @@ impl KeelDatabase {
                 && let Some(cache) = &sources.cache
             {
                 match cache.load(&found.path) {
-                    Ok(Some(entry)) if entry.harness == found.harness => {
+                    Ok(Some(entry)) if entry.fields.harness == found.harness => {
                         log = Some(self.cached_log(&found, &entry));
                         cached = Some(entry);
                     }
@@ -490,28 +545,52 @@ impl KeelDatabase {
                     }
                 }
             }
+            // Without a cache, an input that holds a digest (an earlier sync's) is read whole.
+            let whole =
+                sources.cache.is_none() && log.is_some_and(|log| log.digest(&*self).is_some());
             let previous = log.map(|log| log.read(&*self).clone());
             let warned = sync.warnings.len();
-            let (log, kind) = self.read_log(&**connector, found, log, &mut sync);
-            if let Some(cache) = &sources.cache {
-                self.keep_in_cache(
-                    cache,
-                    log,
-                    kind,
-                    cached,
-                    previous,
-                    warned,
-                    &mut sync,
-                    &mut cache_use,
-                );
+            let (log, kind) = self.read_log(&**connector, found.clone(), log, whole, &mut sync);
+            let mut warnings = sync.warnings.split_off(warned);
+            if let Some(entry) = &cached {
+                warnings.splice(0..0, replayed_warnings(&found.path, entry, kind, previous));
             }
-            files.push(log);
+            let ids = sources.cache.as_ref().map(|_| match (kind, &cached) {
+                (ReadKind::Unchanged, Some(entry)) => entry.fields.ids.clone(),
+                _ => self.record_ids(log),
+            });
+            synced.push(Synced {
+                log,
+                found,
+                read: !matches!(kind, ReadKind::Unchanged | ReadKind::Failed),
+                warnings,
+                ids,
+            });
         }
         progress(sync.files, sync.files);
-        if let Some(cache) = &sources.cache {
-            if cache_use.wrote {
-                cache.remove_other_builds();
+        if sources.cache.is_some() {
+            self.read_shared_digests(&by_harness, &mut synced, &mut sync);
+        }
+        let mut files = Vec::with_capacity(synced.len());
+        for file in synced {
+            let alone = file.ids.as_ref().is_some_and(|ids| ids.alone);
+            if file.log.alone(&*self) != alone {
+                file.log.set_alone(self).to(alone);
             }
+            sync.warnings.extend(file.warnings.iter().cloned());
+            if file.read
+                && let Some(ids) = file.ids
+            {
+                sync.unkept.push(UnkeptLog {
+                    log: file.log,
+                    warnings: file.warnings,
+                    ids,
+                });
+            }
+            files.push(file.log);
+        }
+        if let Some(cache) = &sources.cache {
+            sync.cache_refused = cache_use.refused.is_some();
             sync.warnings.extend(cache_use.warnings(cache));
         }
         match self.agent_logs {
@@ -548,12 +627,15 @@ impl KeelDatabase {
         true
     }
 
-    /// Reads one file into its input (creating it when new).
+    /// Reads one file into its input (creating it when new): not at all when unchanged,
+    /// from its previous end when it only grew, else whole — and whole in any case when
+    /// `whole` is set or the input holds a digest instead of lines.
     fn read_log(
         &mut self,
         connector: &dyn Connector,
         found: Found,
         log: Option<AgentLog>,
+        whole: bool,
         sync: &mut LogSync,
     ) -> (AgentLog, ReadKind) {
         let meta = std::fs::metadata(&found.path).ok();
@@ -569,11 +651,13 @@ impl KeelDatabase {
         }
         let previous = log.map(|log| log.read(&*self).clone()).unwrap_or_default();
         if let Some(log) = log
+            && !whole
             && previous.len == len
             && previous.mtime == mtime
         {
             return (log, ReadKind::Unchanged);
         }
+        let lines_held = log.is_some_and(|log| log.digest(&*self).is_none());
         if connector.is_document(&found.path) {
             let mark = ReadMark {
                 len,
@@ -589,7 +673,7 @@ impl KeelDatabase {
             };
             return (self.store(log, found, lines, mark, true), kind);
         }
-        let appended = log.is_some() && len >= previous.consumed;
+        let appended = lines_held && !whole && len >= previous.consumed;
         let start = if appended {
             previous.clone()
         } else {
@@ -647,60 +731,96 @@ impl KeelDatabase {
             found.harness,
             found.file_session.clone(),
             found.file_cwd.clone(),
-            entry.chunks.clone(),
-            entry.read.clone(),
+            entry.fields.chunks.clone(),
+            entry.fields.read.clone(),
+            entry.digest.clone(),
+            entry.digest.is_some(),
         )
     }
 
-    /// After one file's read (whose warnings start at `warned`): the warnings a cached
-    /// file gave when it was read are said again, as a read of it would (an append keeps
-    /// those before the old end, whose last line it read again), and what was read is
-    /// written back to the cache (not a file the OS refused: it is tried again).
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one file's read, as the sync loop holds it"
-    )]
-    fn keep_in_cache(
+    /// The record identities of a file's lines.
+    fn record_ids(&self, log: AgentLog) -> RecordIds {
+        RecordIds::of(
+            log.chunks(self).iter().flat_map(|chunk| chunk.iter()),
+            log.file_session(self).as_ref(),
+        )
+    }
+
+    /// Marks the files that share a record identity with another (not `alone`), and reads
+    /// whole each of them that holds a digest: its records can only be claimed from its
+    /// lines (a new file replays one of its records, say).
+    fn read_shared_digests(
+        &mut self,
+        by_harness: &HashMap<HarnessId, Box<dyn Connector>>,
+        synced: &mut [Synced],
+        sync: &mut LogSync,
+    ) {
+        let shared = {
+            let ids: Vec<&RecordIds> = synced.iter().filter_map(|file| file.ids.as_ref()).collect();
+            shared_files(&ids)
+        };
+        for (file, shared) in synced.iter_mut().zip(shared) {
+            if !shared {
+                continue;
+            }
+            if file.log.digest(&*self).is_some()
+                && let Some(connector) = by_harness.get(file.found.harness)
+            {
+                let warned = sync.warnings.len();
+                let (log, kind) =
+                    self.read_log(&**connector, file.found.clone(), Some(file.log), true, sync);
+                file.warnings = sync.warnings.split_off(warned);
+                file.read = !matches!(kind, ReadKind::Failed);
+                file.ids = Some(self.record_ids(log));
+            }
+            if let Some(ids) = &mut file.ids {
+                ids.alone = false;
+            }
+        }
+    }
+
+    /// Writes the user-cache entry of each file `sync` read: its digest in place of its
+    /// lines when its records are its own (`digest_of`, the claims' digest of a log, is
+    /// asked only for those), else its lines. Returns the warnings: a folder keel cannot
+    /// write is said once (not again when the read already said it), and the answer never
+    /// depended on it.
+    pub fn keep_agent_logs(
         &self,
         cache: &LogCache,
-        log: AgentLog,
-        kind: ReadKind,
-        cached: Option<Entry>,
-        previous: Option<ReadMark>,
-        warned: usize,
-        sync: &mut LogSync,
-        cache_use: &mut CacheUse,
-    ) {
-        let path = log.path(self);
-        if let Some(entry) = cached {
-            let replay: Vec<LogWarning> = match (kind, previous) {
-                (ReadKind::Unchanged, _) => entry.warnings,
-                (ReadKind::Appended, Some(previous)) => {
-                    let reread = format!("{}:{}", path.display(), previous.next_line);
-                    entry
-                        .warnings
-                        .into_iter()
-                        .filter(|warning| warning.location != reread)
-                        .collect()
-                }
-                _ => Vec::new(),
+        sync: &LogSync,
+        digest_of: &dyn Fn(AgentLog) -> Option<ClaimsDigest>,
+    ) -> Vec<LogWarning> {
+        let mut cache_use = CacheUse::default();
+        for file in &sync.unkept {
+            let path = file.log.path(self);
+            let digest = file.ids.alone.then(|| digest_of(file.log)).flatten();
+            let chunks = match digest {
+                Some(_) => Vec::new(),
+                None => file.log.chunks(self).clone(),
             };
-            sync.warnings.splice(warned..warned, replay);
+            let entry = Entry {
+                fields: EntryFields {
+                    path: path.as_os_str().as_encoded_bytes().to_vec(),
+                    harness: file.log.harness(self).to_owned(),
+                    read: file.log.read(self).clone(),
+                    ids: file.ids.clone(),
+                    chunks,
+                    warnings: file.warnings.clone(),
+                },
+                digest,
+            };
+            match cache.save(path, &entry) {
+                Ok(()) => cache_use.wrote = true,
+                Err(trouble) => cache_use.refused(&trouble),
+            }
         }
-        if matches!(kind, ReadKind::Unchanged | ReadKind::Failed) {
-            return;
+        if cache_use.wrote {
+            cache.remove_other_builds();
         }
-        let entry = Entry {
-            path: path.as_os_str().as_encoded_bytes().to_vec(),
-            harness: log.harness(self).to_owned(),
-            read: log.read(self).clone(),
-            chunks: log.chunks(self).clone(),
-            warnings: sync.warnings[warned..].to_vec(),
-        };
-        match cache.save(path, &entry) {
-            Ok(()) => cache_use.wrote = true,
-            Err(trouble) => cache_use.refused(&trouble),
+        if sync.cache_refused {
+            cache_use.refused = None;
         }
+        cache_use.warnings(cache)
     }
 
     /// A document's lines, read whole; a warning naming file:line when it is malformed
@@ -778,6 +898,9 @@ impl KeelDatabase {
                 if log.chunks(&*self) != &chunks {
                     log.set_chunks(self).to(chunks);
                 }
+                if log.digest(&*self).is_some() {
+                    log.set_digest(self).to(None);
+                }
                 log.set_read(self).to(mark);
                 log
             }
@@ -795,6 +918,8 @@ impl KeelDatabase {
                     found.file_cwd,
                     chunks,
                     mark,
+                    None,
+                    false,
                 )
             }
         }

@@ -6,9 +6,13 @@
 //! `$XDG_CACHE_HOME/keel`, else `~/.cache/keel` (all read through [`LogEnv`], never the
 //! process's globals), in `agent-logs/<build>/`: one entry per log file, named by a hash
 //! of the log's absolute path, holding the log's path as spelled (checked on load, so two
-//! paths that hash alike never share an entry), its [`ReadMark`], its parsed lines and the warnings its
-//! read gave. An entry is a header line and a body, as the repository memo writes them
-//! (`keel-agent-log 1 <build> <CRC-32 of the body> <body length>\n`, then MessagePack);
+//! paths that hash alike never share an entry), its [`ReadMark`], its [`RecordIds`], the
+//! warnings its read gave, and what is kept of it: its parsed lines, or — for a log whose
+//! records no other log shares — the [`ClaimsDigest`] of it, so the next process loads a
+//! few kilobytes instead of every line. An entry is a header line and a body, as the
+//! repository memo writes them (`keel-agent-log 2 <build> <CRC-32 of the body> <body
+//! length>\n`); the body is the entry's MessagePack length as 8 bytes, the MessagePack,
+//! then the digest's bytes (empty for an entry of lines);
 //! only the build that wrote it reads it, and an entry that is truncated, corrupt or of
 //! another format is read again from the log (one warning per run). Entries are written
 //! atomically (a temporary file in the folder, then a rename), and a folder keel cannot
@@ -17,7 +21,7 @@
 //! Owns: the folder's location, the entries' names and format, loading and writing one.
 //! Does not own: when a log is read again (`super::files`) or what its lines mean.
 
-use super::{LogEnv, LogLine, LogWarning, ReadMark};
+use super::{ClaimsDigest, LogEnv, LogLine, LogWarning, ReadMark, RecordIds};
 use crate::cache_file::CacheTrouble;
 use serde::{Deserialize, Serialize};
 use sha2::Digest as _;
@@ -28,7 +32,7 @@ use std::sync::Arc;
 pub const CACHE_DIR_VAR: &str = "KEEL_CACHE_DIR";
 
 /// The entries' format: the first word of their header and its version.
-const FORMAT: &str = "keel-agent-log 1";
+const FORMAT: &str = "keel-agent-log 2";
 
 /// The cache's sub-folder for agent logs (one folder per build below it).
 const FOLDER: &str = "agent-logs";
@@ -51,12 +55,22 @@ pub enum EntryTrouble {
 }
 
 /// One log file as the cache keeps it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub(crate) struct Entry {
+    pub(crate) fields: EntryFields,
+    /// The claims' digest of the log, kept instead of its lines.
+    pub(crate) digest: Option<ClaimsDigest>,
+}
+
+/// An entry but its digest (which follows it in the file, as raw bytes).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct EntryFields {
     /// The log's path, as the OS spells it.
     pub(crate) path: Vec<u8>,
     pub(crate) harness: String,
     pub(crate) read: ReadMark,
+    pub(crate) ids: RecordIds,
+    /// The lines read (none when the digest is kept).
     pub(crate) chunks: Vec<Arc<[LogLine]>>,
     /// The warnings reading the log gave, in order.
     pub(crate) warnings: Vec<LogWarning>,
@@ -104,19 +118,29 @@ impl LogCache {
         let damaged = || EntryTrouble::Damaged(file.clone());
         let body =
             crate::cache_file::checked_body(FORMAT, &self.build, &bytes).map_err(|_| damaged())?;
-        let entry: Entry = rmp_serde::from_slice(body).map_err(|_| damaged())?;
-        Ok((entry.path == path.as_os_str().as_encoded_bytes()).then_some(entry))
+        let (fields, digest) = split_body(body).ok_or_else(damaged)?;
+        let fields: EntryFields = rmp_serde::from_slice(fields).map_err(|_| damaged())?;
+        let entry = Entry {
+            fields,
+            digest: (!digest.is_empty()).then(|| ClaimsDigest::from_bytes(digest.to_vec())),
+        };
+        Ok((entry.fields.path == path.as_os_str().as_encoded_bytes()).then_some(entry))
     }
 
     /// Writes `entry` (atomically), replacing what the cache held for its log.
     pub(crate) fn save(&self, log: &Path, entry: &Entry) -> Result<(), CacheTrouble> {
         let file = self.entry_path(log);
-        let body = rmp_serde::to_vec(entry).map_err(|err| CacheTrouble::Failed {
+        let fields = rmp_serde::to_vec(&entry.fields).map_err(|err| CacheTrouble::Failed {
             folder: self.folder.clone(),
             path: file.clone(),
             action: crate::cache_file::CacheAction::Write,
             reason: err.to_string(),
         })?;
+        let digest = entry.digest.as_ref().map_or(&[][..], ClaimsDigest::bytes);
+        let mut body = Vec::with_capacity(8 + fields.len() + digest.len());
+        body.extend_from_slice(&(fields.len() as u64).to_le_bytes());
+        body.extend_from_slice(&fields);
+        body.extend_from_slice(digest);
         crate::cache_file::write_atomically(
             &file,
             &crate::cache_file::header(FORMAT, &self.build, &body),
@@ -143,4 +167,12 @@ impl LogCache {
             }
         }
     }
+}
+
+/// A body's MessagePack fields and the digest bytes after them; `None` when the length
+/// prefix does not fit the body.
+fn split_body(body: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (length, rest) = body.split_first_chunk::<8>()?;
+    let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
+    (length <= rest.len()).then(|| rest.split_at(length))
 }

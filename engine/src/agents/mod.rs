@@ -10,7 +10,9 @@
 //! ([`opencode`]) are the four today; another is one more file.
 //!
 //! A second process need not parse what a first one read: [`LogCache`] keeps each file's
-//! lines and read mark in the user's cache (`log_cache`).
+//! read mark in the user's cache (`log_cache`), with its lines — or, for a file whose
+//! records no other file shares ([`RecordIds`]), only the [`ClaimsDigest`] the claims made
+//! of it, so a second process neither parses nor loads that file's lines.
 //!
 //! Owns: finding log files, reading their bytes, the line model, per-line warnings, the
 //! user cache of what was read.
@@ -24,10 +26,12 @@ pub mod gemini;
 mod lines;
 mod log_cache;
 pub mod opencode;
+mod record_ids;
 
 pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark, parse_chunk};
 pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens, ToolUse};
 pub use log_cache::{CACHE_DIR_VAR, EntryTrouble, LogCache};
+pub use record_ids::{RecordIds, shared_files};
 
 use crate::settings::ModelPrices;
 use std::collections::BTreeMap;
@@ -214,6 +218,41 @@ pub struct AgentLog {
     /// consumed), the next line number, and the bytes before the consumed end.
     #[returns(ref)]
     pub read: ReadMark,
+    /// What the user cache kept of the file instead of its lines (then `chunks` is empty):
+    /// the digest the claims made of it alone.
+    #[returns(ref)]
+    pub digest: Option<ClaimsDigest>,
+    /// Its records are its own ([`RecordIds`]: no other file carries one of their
+    /// identities), so the claims may count it by itself. Known only when a sync uses the
+    /// user cache; false otherwise.
+    #[returns(copy)]
+    pub alone: bool,
+}
+
+/// A file's records as the claims fold them by themselves (`keel-queries::agents`
+/// defines the value; the engine keeps its MessagePack bytes in the user cache and never
+/// reads them).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ClaimsDigest(Arc<[u8]>);
+
+impl ClaimsDigest {
+    /// `value`, encoded.
+    pub fn encode<T: serde::Serialize>(value: &T) -> Result<Self, rmp_serde::encode::Error> {
+        rmp_serde::to_vec(value).map(|bytes| Self(bytes.into()))
+    }
+
+    /// The value, decoded.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, rmp_serde::decode::Error> {
+        rmp_serde::from_slice(&self.0)
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    pub(crate) fn from_bytes(bytes: Vec<u8>) -> Self {
+        Self(bytes.into())
+    }
 }
 
 /// All log files, in path order per harness (harnesses in [`connectors`] order).

@@ -24,12 +24,22 @@
 //! - A tool call counts once per id; `start`/`end` are the min/max timestamp of every
 //!   counted record of the session.
 //!
+//! A file of records whose identities no other file (and no second session of its own)
+//! carries — the engine's [`RecordIds`](keel_engine::agents::RecordIds) says which — is
+//! claimed the same by itself as among all files: its [`FileDigest`], the claims of that
+//! file alone with each session's earliest time, stands in for its lines (the user cache
+//! keeps it), and is folded into its sessions at the place its records would be claimed.
+//!
 //! Owns: these rules. Does not own: prices (`super::prices`) or reading lines (the engine).
 
+use super::prices::bundled_price;
+use crate::sessions::exact::Fixed;
 use keel_engine::agents::{AgentLog, Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens};
 use keel_engine::sessions::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// The model a Codex file without `turn_context` is priced as.
@@ -39,7 +49,7 @@ pub const CODEX_FALLBACK_MODEL: &str = "gpt-5";
 pub type SessionId = (String, Arc<str>);
 
 /// One counted API call.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CountedCall {
     pub model: Arc<str>,
     pub tokens: Tokens,
@@ -48,7 +58,7 @@ pub struct CountedCall {
 }
 
 /// Everything counted toward one session, before pricing.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct SessionFacts {
     pub start: Option<Instant>,
     pub end: Option<Instant>,
@@ -59,6 +69,11 @@ pub struct SessionFacts {
     pub calls: Vec<CountedCall>,
     /// Tool name → calls.
     pub tools: BTreeMap<Arc<str>, u64>,
+    /// The bundled table's prices of the calls, summed exactly per (model, fast request)
+    /// and written whole ([`Fixed::to_text`]); `None` when the table does not know the
+    /// model. Every call is in one sum, so pricing a session takes a few sums, not a
+    /// table lookup per call.
+    pub bundled: BTreeMap<(Arc<str>, bool), Option<String>>,
     /// The first file that contributed (for messages).
     pub origin: String,
 }
@@ -73,12 +88,93 @@ impl SessionFacts {
     /// Offers a folder; the lowest (rank, time) wins, a record without a time last.
     fn offer_cwd(&mut self, rank: u8, at: Option<Instant>, cwd: Option<&Arc<str>>) {
         let Some(cwd) = cwd else { return };
-        let key = (rank, at.map_or(i64::MAX, Instant::nanos));
+        self.offer_ranked_cwd((rank, at.map_or(i64::MAX, Instant::nanos)), cwd);
+    }
+
+    /// Offers a folder under its (rank, time) key; the first of the lowest wins.
+    fn offer_ranked_cwd(&mut self, key: (u8, i64), cwd: &Arc<str>) {
         if self.cwd_rank.is_none_or(|known| key < known) {
             self.cwd_rank = Some(key);
             self.cwd = Some(cwd.clone());
         }
     }
+
+    /// Folds in the facts of the same session's records claimed apart (a file's digest),
+    /// as claiming those records here, one by one, would.
+    fn absorb(&mut self, other: &SessionFacts) {
+        self.touch(other.start);
+        self.touch(other.end);
+        if let (Some(key), Some(cwd)) = (other.cwd_rank, &other.cwd) {
+            self.offer_ranked_cwd(key, cwd);
+        }
+        for (name, calls) in &other.tools {
+            *self.tools.entry(name.clone()).or_default() += calls;
+        }
+        self.calls.extend(other.calls.iter().cloned());
+        for (key, sum) in &other.bundled {
+            self.add_bundled(key.clone(), sum.as_deref().map(Fixed::decimal));
+        }
+    }
+
+    /// Adds a sum of table prices to the session's sum for its (model, speed).
+    fn add_bundled(&mut self, key: (Arc<str>, bool), sum: Option<Fixed>) {
+        let known = self
+            .bundled
+            .entry(key)
+            .or_insert_with(|| Some(Fixed::zero().to_text()));
+        *known = match (known.take(), sum) {
+            (Some(known), Some(sum)) => {
+                let mut total = Fixed::decimal(&known);
+                total += &sum;
+                Some(total.to_text())
+            }
+            _ => None,
+        };
+    }
+
+    /// Prices by the bundled table each call outside `absorbed` (the ranges of `calls` a
+    /// digest brought with their sums), into the sums.
+    fn price_calls(&mut self, harness: &str, absorbed: &[Range<usize>]) {
+        let mut sums: BTreeMap<(Arc<str>, bool), Option<Fixed>> = BTreeMap::new();
+        for (index, call) in self.calls.iter().enumerate() {
+            if absorbed.iter().any(|range| range.contains(&index)) {
+                continue;
+            }
+            let price = bundled_price(harness, &call.model, call.tokens, call.at);
+            let sum = sums
+                .entry((call.model.clone(), call.fast))
+                .or_insert_with(|| Some(Fixed::zero()));
+            *sum = match (sum.take(), price) {
+                (Some(mut sum), Some(price)) => {
+                    sum += &price;
+                    Some(sum)
+                }
+                _ => None,
+            };
+        }
+        for (key, sum) in sums {
+            self.add_bundled(key, sum);
+        }
+    }
+}
+
+/// A file of records claimed by itself: each of its sessions in the order the file meets
+/// them, with the earliest time of any record naming it, and the warnings (records that
+/// name no session).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub sessions: Vec<DigestSession>,
+    pub warnings: Vec<String>,
+}
+
+/// One session of a [`FileDigest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DigestSession {
+    /// The session the records name (before any spawner's session is put for it).
+    pub id: Arc<str>,
+    /// The earliest time of the file's records naming it, copies included.
+    pub first: Option<Instant>,
+    pub facts: SessionFacts,
 }
 
 /// The claims over all files: each session's facts, and what was flagged.
@@ -110,9 +206,12 @@ struct Claimer {
     tools: FxHashSet<SlotKey>,
     /// The Codex totals each session counted a call for (by slot).
     totals: FxHashSet<(usize, RawUsage)>,
+    /// The calls each session's digests brought, priced already (by slot: ranges of its
+    /// calls).
+    absorbed: FxHashMap<usize, Vec<Range<usize>>>,
 }
 
-/// One log file and its lines.
+/// One log file and its lines (none when its digest stands in for them).
 struct File<'a> {
     harness: Arc<str>,
     origin: String,
@@ -120,14 +219,22 @@ struct File<'a> {
     /// The folder of records that name none.
     file_cwd: Option<&'a Arc<str>>,
     lines: &'a [&'a LogLine],
+    digest: Option<&'a FileDigest>,
 }
 
-/// One Claude session's records over all files, in path order, and its earliest time.
+/// What a group holds of one file: a record, or a digest session's facts.
+#[derive(Clone, Copy)]
+enum Portion<'a> {
+    Record(&'a LogLine),
+    Digest(&'a SessionFacts),
+}
+
+/// One session's records over all files, in path order, and its earliest time.
 struct Group<'a> {
     key: SlotKey,
     first: Option<Instant>,
-    /// (file index, line).
-    lines: Vec<(usize, &'a LogLine)>,
+    /// (file index, portion).
+    portions: Vec<(usize, Portion<'a>)>,
 }
 
 impl Claimer {
@@ -226,6 +333,35 @@ impl Claimer {
     /// Files of records (Claude Code): each session's records gathered over all files,
     /// then claimed session by session in the order the sessions started.
     fn records_files(&mut self, files: &[File<'_>]) {
+        let mut groups = self.record_groups(files);
+        // The session that started first claims first; the order met (path order) breaks
+        // exact ties; a session without a time comes last.
+        groups.sort_by_key(|group| (group.first.is_none(), group.first));
+        self.claim_groups(&groups, files);
+    }
+
+    /// Claims each group's portions, group by group.
+    fn claim_groups(&mut self, groups: &[Group<'_>], files: &[File<'_>]) {
+        for group in groups {
+            for &(at, portion) in &group.portions {
+                let file = &files[at];
+                match portion {
+                    Portion::Record(line) => self.record(&group.key, line, file),
+                    Portion::Digest(facts) => {
+                        let slot = self.slot(&group.key.0, &group.key.1, &file.origin);
+                        let from = self.facts(slot).calls.len();
+                        self.facts(slot).absorb(facts);
+                        let to = self.facts(slot).calls.len();
+                        self.absorbed.entry(slot).or_default().push(from..to);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each session's portions over all files, in the order met (the warnings of steps
+    /// without their message and of records naming no session said on the way).
+    fn record_groups<'a>(&mut self, files: &'a [File<'a>]) -> Vec<Group<'a>> {
         // A session with a parent (OpenCode's sub-agents) counts toward its parent's.
         let spawners: FxHashMap<SlotKey, Arc<str>> = files
             .iter()
@@ -279,9 +415,36 @@ impl Claimer {
                 ));
             }
         }
-        let mut groups: Vec<Group<'_>> = Vec::new();
+        let mut groups: Vec<Group<'a>> = Vec::new();
         let mut index: FxHashMap<SlotKey, usize> = FxHashMap::default();
+        let mut group_of = |harness: &Arc<str>, id: &Arc<str>, groups: &mut Vec<Group<'a>>| {
+            *index
+                .entry((harness.clone(), id.clone()))
+                .or_insert_with(|| {
+                    groups.push(Group {
+                        key: (harness.clone(), id.clone()),
+                        first: None,
+                        portions: Vec::new(),
+                    });
+                    groups.len() - 1
+                })
+        };
         for (at, file) in files.iter().enumerate() {
+            if let Some(digest) = file.digest {
+                for session in &digest.sessions {
+                    let id = if spawners.is_empty() {
+                        session.id.clone()
+                    } else {
+                        owner(&file.harness, &session.id)
+                    };
+                    let group = group_of(&file.harness, &id, &mut groups);
+                    let group = &mut groups[group];
+                    group.first = earliest(group.first, session.first);
+                    group.portions.push((at, Portion::Digest(&session.facts)));
+                }
+                self.warnings.extend(digest.warnings.iter().cloned());
+                continue;
+            }
             let mut orphans = Vec::new();
             let mut last: Option<(&Arc<str>, usize)> = None;
             for &line in file.lines {
@@ -297,23 +460,12 @@ impl Claimer {
                 let id = resolved.as_ref().unwrap_or(named);
                 let group = match last {
                     Some((known, group)) if known == named => group,
-                    _ => *index
-                        .entry((file.harness.clone(), id.clone()))
-                        .or_insert_with(|| {
-                            groups.push(Group {
-                                key: (file.harness.clone(), id.clone()),
-                                first: None,
-                                lines: Vec::new(),
-                            });
-                            groups.len() - 1
-                        }),
+                    _ => group_of(&file.harness, id, &mut groups),
                 };
                 last = Some((named, group));
                 let group = &mut groups[group];
-                if let Some(time) = line.timestamp {
-                    group.first = Some(group.first.map_or(time, |first| first.min(time)));
-                }
-                group.lines.push((at, line));
+                group.first = earliest(group.first, line.timestamp);
+                group.portions.push((at, Portion::Record(line)));
             }
             if let Some(first) = orphans.first() {
                 self.warnings.push(format!(
@@ -323,14 +475,7 @@ impl Claimer {
                 ));
             }
         }
-        // The session that started first claims first; the order met (path order) breaks
-        // exact ties; a session without a time comes last.
-        groups.sort_by_key(|group| (group.first.is_none(), group.first));
-        for group in &groups {
-            for &(at, line) in &group.lines {
-                self.record(&group.key, line, &files[at]);
-            }
-        }
+        groups
     }
 
     /// One record of a session: counted once per `uuid` (the first claim wins).
@@ -491,9 +636,23 @@ impl Claimer {
         })
     }
 
-    fn into_claims(self) -> Claims {
+    /// Each session met, in the order met, its calls priced by the bundled table.
+    fn priced_sessions(&mut self) -> Vec<(SlotKey, SessionFacts)> {
+        let absorbed = std::mem::take(&mut self.absorbed);
+        std::mem::take(&mut self.sessions)
+            .into_iter()
+            .enumerate()
+            .map(|(slot, (key, mut facts))| {
+                let ranges = absorbed.get(&slot).map_or(&[][..], Vec::as_slice);
+                facts.price_calls(&key.0, ranges);
+                (key, facts)
+            })
+            .collect()
+    }
+
+    fn into_claims(mut self) -> Claims {
         let sessions = self
-            .sessions
+            .priced_sessions()
             .into_iter()
             .map(|((harness, id), facts)| ((harness.to_string(), id), facts))
             .collect();
@@ -501,6 +660,14 @@ impl Claimer {
             sessions,
             warnings: self.warnings,
         }
+    }
+}
+
+/// The earlier of two times, a time before none.
+fn earliest(known: Option<Instant>, at: Option<Instant>) -> Option<Instant> {
+    match (known, at) {
+        (Some(known), Some(at)) => Some(known.min(at)),
+        (known, at) => known.or(at),
     }
 }
 
@@ -536,34 +703,77 @@ fn replayed(log: &[&LogLine], second_header: Option<usize>) -> HashSet<usize> {
         .collect()
 }
 
+/// One log file as the claims read it: its lines, or the digest kept in their place.
+pub struct LogFile<'a> {
+    pub log: AgentLog,
+    pub lines: Vec<&'a LogLine>,
+    pub digest: Option<&'a FileDigest>,
+}
+
+/// The file as the claimer holds it.
+fn file_of<'a>(db: &'a dyn keel_engine::Db, file: &'a LogFile<'a>) -> File<'a> {
+    File {
+        harness: Arc::from(file.log.harness(db)),
+        origin: file.log.path(db).display().to_string(),
+        file_session: file.log.file_session(db).as_ref(),
+        file_cwd: file.log.file_cwd(db).as_ref(),
+        lines: &file.lines,
+        digest: file.digest,
+    }
+}
+
 /// The claims over every file, given in (harness, path) order: a Codex file that holds a
 /// session header is a rollout, any other a file of records (Claude Code, Gemini CLI,
 /// OpenCode).
-pub fn claims_of(db: &dyn keel_engine::Db, files: &[(AgentLog, Vec<&LogLine>)]) -> Claims {
+pub fn claims_of(db: &dyn keel_engine::Db, files: &[LogFile<'_>]) -> Claims {
     let mut records = Vec::new();
     let mut rollouts = Vec::new();
-    for (log, lines) in files {
-        let file = File {
-            harness: Arc::from(log.harness(db)),
-            origin: log.path(db).display().to_string(),
-            file_session: log.file_session(db).as_ref(),
-            file_cwd: log.file_cwd(db).as_ref(),
-            lines,
-        };
+    for file in files {
         // Codex rollouts; every other harness writes records (OpenCode's session
         // headers included).
-        if log.harness(db) == "codex"
-            && lines
+        if file.log.harness(db) == "codex"
+            && file
+                .lines
                 .iter()
                 .any(|line| matches!(line.event, LogEvent::Meta(_)))
         {
-            rollouts.push(file);
+            rollouts.push(file_of(db, file));
         } else {
-            records.push(file);
+            records.push(file_of(db, file));
         }
     }
     let mut claimer = Claimer::default();
     claimer.records_files(&records);
     claimer.rollout_files(&rollouts);
     claimer.into_claims()
+}
+
+/// The claims of one file of records by itself, as its digest: each session in the
+/// order the file meets it, with its earliest time and its facts.
+pub fn file_digest(db: &dyn keel_engine::Db, file: &LogFile<'_>) -> FileDigest {
+    let files = [file_of(db, file)];
+    let mut claimer = Claimer::default();
+    let mut groups = claimer.record_groups(&files);
+    let met: Vec<(SlotKey, Option<Instant>)> = groups
+        .iter()
+        .map(|group| (group.key.clone(), group.first))
+        .collect();
+    groups.sort_by_key(|group| (group.first.is_none(), group.first));
+    claimer.claim_groups(&groups, &files);
+    let mut facts: FxHashMap<SlotKey, SessionFacts> =
+        claimer.priced_sessions().into_iter().collect();
+    FileDigest {
+        sessions: met
+            .into_iter()
+            .filter_map(|(key, first)| {
+                let facts = facts.remove(&key)?;
+                Some(DigestSession {
+                    id: key.1,
+                    first,
+                    facts,
+                })
+            })
+            .collect(),
+        warnings: claimer.warnings,
+    }
 }

@@ -17,13 +17,14 @@
 pub mod claims;
 pub mod prices;
 
-pub use claims::{CODEX_FALLBACK_MODEL, Claims, SessionFacts};
+pub use claims::{CODEX_FALLBACK_MODEL, Claims, FileDigest, SessionFacts};
 
 use crate::sessions::exact::Fixed;
+use claims::LogFile;
 use keel_engine::Db;
-use keel_engine::agents::{AgentLog, AgentLogs, LogLine, Tokens};
+use keel_engine::agents::{AgentLog, AgentLogs, ClaimsDigest, Tokens};
 use keel_engine::sessions::{Decimal, Instant, SessionData};
-use prices::{CallPrice, Unpriced, call_cost};
+use prices::{CallPrice, Unpriced, bundled_sum_cost, call_cost};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -103,15 +104,70 @@ pub struct AgentSessionKey<'db> {
     pub id: Arc<str>,
 }
 
-/// Every file's lines, assigned to sessions.
+/// Every file's lines (or the digest kept in their place), assigned to sessions.
 #[salsa::tracked(returns(ref))]
 pub fn log_claims(db: &dyn Db, logs: AgentLogs) -> Claims {
-    let files: Vec<(AgentLog, Vec<&LogLine>)> = logs
+    let mut unreadable = Vec::new();
+    let files: Vec<LogFile<'_>> = logs
         .files(db)
         .iter()
-        .map(|&log| (log, log.chunks(db).iter().flat_map(|c| c.iter()).collect()))
+        .map(|&log| {
+            let digest = match kept_digest(db, log) {
+                Some(Ok(digest)) => Some(digest),
+                Some(Err(reason)) => {
+                    unreadable.push(format!(
+                        "{}: the agent-log cache's digest of this log cannot be read ({reason}); its records are not counted; repair: run again with --no-cache, or remove the cache folder",
+                        log.path(db).display()
+                    ));
+                    None
+                }
+                None if log.alone(db) => Some(claimed_alone(db, log)),
+                None => None,
+            };
+            LogFile {
+                log,
+                lines: match digest {
+                    Some(_) => Vec::new(),
+                    None => log.chunks(db).iter().flat_map(|c| c.iter()).collect(),
+                },
+                digest,
+            }
+        })
         .collect();
-    claims::claims_of(db, &files)
+    let mut claims = claims::claims_of(db, &files);
+    claims.warnings.extend(unreadable);
+    claims
+}
+
+/// The digest the user cache kept of a log in place of its lines, decoded; `None` when
+/// the log holds its lines.
+#[salsa::tracked(returns(ref))]
+fn kept_digest(db: &dyn Db, log: AgentLog) -> Option<Result<FileDigest, String>> {
+    log.digest(db)
+        .as_ref()
+        .map(|digest| digest.decode().map_err(|err| err.to_string()))
+}
+
+/// A log whose records are its own, claimed by itself from its lines: one file's
+/// claims and table prices, which an appended line to another log leaves alone.
+#[salsa::tracked(returns(ref))]
+fn claimed_alone(db: &dyn Db, log: AgentLog) -> FileDigest {
+    let file = LogFile {
+        log,
+        lines: log.chunks(db).iter().flat_map(|c| c.iter()).collect(),
+        digest: None,
+    };
+    claims::file_digest(db, &file)
+}
+
+/// The digest of a log read from its lines, for the user cache to keep in their place
+/// (the engine asks only for a log whose records no other log shares); `None` for a log
+/// that holds no lines.
+pub fn log_digest(db: &dyn Db, log: AgentLog) -> Option<ClaimsDigest> {
+    if log.digest(db).is_some() {
+        return None;
+    }
+    ClaimsDigest::encode(claimed_alone(db, log)).ok()
 }
 
 /// One session's share of the claims (equal across revisions when its lines did not
@@ -146,28 +202,41 @@ pub fn agent_session<'db>(
     let mut tokens = Tokens::default();
     let mut cost = Some(Fixed::zero());
     let mut unpriced = BTreeSet::new();
+    let mut add = |model: &Arc<str>, priced: Result<Fixed, Unpriced>| match priced {
+        Ok(price) => {
+            if let Some(sum) = &mut cost {
+                *sum += &price;
+            }
+        }
+        Err(reason) => {
+            cost = None;
+            unpriced.insert((model.to_string(), reason_text(&reason)));
+        }
+    };
+    // A model `[prices]` names is priced call by call by keel's formula; any other from
+    // the bundled table's sums.
     for call in &facts.calls {
         tokens.add(&call.tokens);
-        let priced = call_cost(
-            overrides,
-            &CallPrice {
-                harness,
-                model: &call.model,
-                tokens: call.tokens,
-                fast: call.fast,
-                at: call.at,
-            },
-        );
-        match priced {
-            Ok(price) => {
-                if let Some(sum) = &mut cost {
-                    *sum += &price;
-                }
-            }
-            Err(reason) => {
-                cost = None;
-                unpriced.insert((call.model.to_string(), reason_text(&reason)));
-            }
+        if overrides.contains_key(&*call.model) {
+            let priced = call_cost(
+                overrides,
+                &CallPrice {
+                    harness,
+                    model: &call.model,
+                    tokens: call.tokens,
+                    fast: call.fast,
+                    at: call.at,
+                },
+            );
+            add(&call.model, priced);
+        }
+    }
+    for ((model, fast), sum) in &facts.bundled {
+        if !overrides.contains_key(&**model) {
+            add(
+                model,
+                bundled_sum_cost(model, *fast, sum.as_deref().map(Fixed::decimal)),
+            );
         }
     }
     let models: BTreeSet<Arc<str>> = facts.calls.iter().map(|call| call.model.clone()).collect();

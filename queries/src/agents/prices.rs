@@ -48,21 +48,58 @@ pub fn call_cost(
     overrides: &BTreeMap<String, ModelPrices>,
     call: &CallPrice<'_>,
 ) -> Result<Fixed, Unpriced> {
-    let (cost, override_multiplier) = match overrides.get(call.model) {
-        Some(prices) => (
+    match overrides.get(call.model) {
+        Some(prices) => at_speed(
+            call.model,
+            call.fast,
             own_cost(prices, &call.tokens)?,
             prices.fast_multiplier.as_ref(),
         ),
-        None => (bundled_cost(call)?, None),
-    };
-    if !call.fast {
+        None => at_speed(call.model, call.fast, bundled_cost(call)?, None),
+    }
+}
+
+/// The cost of calls of `model` at one speed, all priced by the bundled table, from the
+/// sum of their table prices (`None`: the table does not know the model): the same as
+/// the sum of [`call_cost`] over them, since a fast request's multiplier multiplies each.
+pub fn bundled_sum_cost(model: &str, fast: bool, sum: Option<Fixed>) -> Result<Fixed, Unpriced> {
+    at_speed(model, fast, sum.ok_or(Unpriced::Model)?, None)
+}
+
+/// The bundled table's price of one call at normal speed; `None` when it does not know
+/// the model.
+pub fn bundled_price(
+    harness: &str,
+    model: &str,
+    tokens: Tokens,
+    at: Option<Instant>,
+) -> Option<Fixed> {
+    bundled_cost(&CallPrice {
+        harness,
+        model,
+        tokens,
+        fast: false,
+        at,
+    })
+    .ok()
+}
+
+/// `cost` at the call's speed: a fast request's cost times its multiplier (`[prices]`'s,
+/// else the published one for the model).
+fn at_speed(
+    model: &str,
+    fast: bool,
+    cost: Fixed,
+    override_multiplier: Option<&Rate>,
+) -> Result<Fixed, Unpriced> {
+    if !fast {
         return Ok(cost);
     }
     let multiplier = match override_multiplier {
         Some(rate) => Fixed::of(&rate.0),
         None => FAST_MULTIPLIERS
             .iter()
-            .find(|(prefix, _)| call.model.starts_with(prefix))
+            .find(|(prefix, _)| model.starts_with(prefix))
             .map(|(_, factor)| Fixed::decimal(factor))
             .ok_or(Unpriced::Fast)?,
     };

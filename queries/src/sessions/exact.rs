@@ -148,6 +148,25 @@ impl Fixed {
         Self::decimal(decimal.as_str())
     }
 
+    /// The value written out whole (`-?digits.digits`, every decimal of its scale), which
+    /// [`Fixed::decimal`] reads back to the same value.
+    pub fn to_text(&self) -> String {
+        let digits = self.mantissa.magnitude().to_string();
+        let sign = if self.mantissa.sign() == num_bigint::Sign::Minus {
+            "-"
+        } else {
+            ""
+        };
+        let scale = self.scale as usize;
+        let padded = format!("{digits:0>width$}", width = scale + 1);
+        let (whole, fraction) = padded.split_at(padded.len() - scale);
+        if fraction.is_empty() {
+            format!("{sign}{whole}")
+        } else {
+            format!("{sign}{whole}.{fraction}")
+        }
+    }
+
     /// The same number as an [`Exact`].
     pub fn exact(&self) -> Exact {
         Exact(BigRational::new(
@@ -226,6 +245,26 @@ mod tests {
         let product = &Fixed::int(3) * &Fixed::decimal("-1.25");
         assert_eq!(product.exact(), Exact::decimal("-3.75"));
         assert_eq!(Fixed::decimal("garbage"), Fixed::zero());
+    }
+
+    #[test]
+    fn a_fixed_decimal_written_whole_reads_back_to_itself() {
+        for text in [
+            "0",
+            "12",
+            "0.000000000000000001",
+            "-0.05",
+            "1234.5678",
+            "-7",
+        ] {
+            let value = Fixed::decimal(text);
+            assert_eq!(Fixed::decimal(&value.to_text()), value, "{text}");
+        }
+        let mut sum = Fixed::decimal("0.1");
+        sum += &Fixed::decimal("0.002");
+        assert_eq!(sum.to_text(), "0.102");
+        assert_eq!(Fixed::decimal("-0.05").to_text(), "-0.05");
+        assert_eq!(Fixed::int(40).to_text(), "40");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use keel_engine::ChangeEvent;
 use keel_engine::KeelDatabase;
 use keel_engine::agents::{LogCache, LogEnv, LogSources, LogSync};
 use keel_fixtures::sessions::write_file;
-use keel_queries::agents::{AgentSessions, agent_sessions};
+use keel_queries::agents::{AgentSessions, agent_sessions, log_digest};
 use std::path::{Path, PathBuf};
 
 const BUILD: &str = "testbuild";
@@ -100,24 +100,53 @@ impl Folders {
 
     /// One process: a fresh database reading every log, with the cache or without.
     fn process(&self, cached: bool) -> (AgentSessions, LogSync) {
+        let (sessions, sync, _) = self.process_db(cached);
+        (sessions, sync)
+    }
+
+    /// One process, as the command runs it: the logs read, the sessions claimed, then the
+    /// cache entries of what was read written (with the claims' digests); its database
+    /// too. The warnings of the write follow the read's.
+    fn process_db(&self, cached: bool) -> (AgentSessions, LogSync, KeelDatabase) {
+        let cache = cached.then(|| LogCache {
+            folder: self.cache.join(BUILD),
+            build: BUILD.to_owned(),
+        });
         let sources = LogSources {
             claude_dirs: vec![self.claude.clone()],
             codex_dirs: vec![self.codex.clone()],
             gemini_dirs: Vec::new(),
             opencode_dirs: Vec::new(),
             env: LogEnv::default(),
-            cache: cached.then(|| LogCache {
-                folder: self.cache.join(BUILD),
-                build: BUILD.to_owned(),
-            }),
+            cache: cache.clone(),
         };
         let mut db = KeelDatabase::detached();
         let read = db
             .apply_changes(&[ChangeEvent::AgentLogsFrom(Box::new(sources))])
             .expect("the folders exist");
         let logs = db.agent_logs().expect("a read made the logs input");
-        let sync = read.agent_logs.expect("the logs were read");
-        (agent_sessions(&db, logs).clone(), sync)
+        let mut sync = read.agent_logs.expect("the logs were read");
+        let sessions = agent_sessions(&db, logs).clone();
+        if let Some(cache) = &cache {
+            let kept = db.keep_agent_logs(cache, &sync, &|log| log_digest(&db, log));
+            sync.warnings.extend(kept);
+        }
+        (sessions, sync, db)
+    }
+
+    /// The logs (by file name) a process holds as their digests, without lines.
+    fn digested(db: &KeelDatabase) -> Vec<String> {
+        let logs = db.agent_logs().expect("a read made the logs input");
+        logs.files(db)
+            .iter()
+            .filter(|log| log.digest(db).is_some() && log.chunks(db).is_empty())
+            .map(|log| {
+                log.path(db)
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+            .collect()
     }
 
     /// A cached process, checked against an uncached one (sessions and warnings alike);
@@ -279,4 +308,99 @@ fn a_cache_that_cannot_be_written_is_said_once_and_the_answer_is_cold() {
         .filter(|warning| warning.message.contains("cache"))
         .collect();
     assert_eq!(said.len(), 1, "said once: {said:?}");
+}
+
+/// Logs whose records are their own: a session whose streamed copy grows, whose folder
+/// changes, and whose sub-agent file starts it earlier; a file of two sessions, one of
+/// whose records names none (its file's).
+fn write_own_logs(claude: &Path) {
+    let solo = record("solo", "u20", 20, "m20", 3, "")
+        + &record("solo", "u21", 20, "m20", 12, "t20").replace("\"cwd\":\"/w\"", "\"cwd\":\"/x\"")
+        + &record("solo", "u22", 21, "m21", 4, "t21");
+    write_file(&claude.join("c-solo.jsonl"), &solo).expect("write the solo session");
+    let agent = claude.join("solo/subagents");
+    std::fs::create_dir_all(&agent).expect("a sub-agent folder");
+    write_file(
+        &agent.join("agent-1.jsonl"),
+        &record("solo", "u30", 15, "m30", 6, "t30"),
+    )
+    .expect("write the sub-agent");
+    let two = record("two-a", "u40", 30, "m40", 2, "")
+        + &record("two-b", "u41", 29, "m41", 5, "t41")
+        + &record("two-a", "u42", 31, "m42", 1, "")
+        + &record("two-b", "u43", 32, "m43", 8, "").replace("\"sessionId\":\"two-b\",", "");
+    write_file(&claude.join("d-two.jsonl"), &two).expect("write the two sessions");
+}
+
+#[test]
+fn a_log_whose_records_are_its_own_is_kept_as_its_digest_and_answers_as_its_lines() {
+    let folders = Folders::new();
+    write_own_logs(&folders.claude);
+    let first = folders.warm_equals_cold();
+    assert_eq!(first.files_read, 7, "the first process reads every log");
+    let (_, sync, db) = folders.process_db(true);
+    assert_eq!(read_counts(&sync), (0, 0), "nothing changed");
+    assert_eq!(
+        Folders::digested(&db),
+        ["c-solo.jsonl", "d-two.jsonl", "agent-1.jsonl"],
+        "in path order; the resumed pair shares calls and the Codex rollouts name each other: lines"
+    );
+    let (sessions, _) = folders.process(true);
+    let solo = sessions
+        .sessions
+        .iter()
+        .find(|session| session.session_id.as_ref() == "solo")
+        .expect("the solo session");
+    // m20 counted once at its larger copy (12), m21 and the sub-agent's m30: 12 + 4 + 6
+    // output tokens and 3 calls; started at the sub-agent's 10:15, in its folder /w.
+    assert_eq!((solo.api_calls, solo.tokens.output), (3, 22));
+    assert_eq!(solo.start.to_rfc3339(), "2026-01-15T10:15:00Z");
+    assert_eq!(solo.cwd.as_deref(), Some("/w"));
+    assert_eq!(
+        folders.warm_equals_cold().files_read,
+        0,
+        "digests answer as lines"
+    );
+}
+
+#[test]
+fn a_digested_log_that_grows_or_whose_record_a_new_log_replays_is_read_again_whole() {
+    let folders = Folders::new();
+    write_own_logs(&folders.claude);
+    folders.process(true);
+    append(
+        &folders.claude.join("c-solo.jsonl"),
+        &record("solo", "u23", 22, "m22", 7, ""),
+    );
+    let warm = folders.warm_equals_cold();
+    assert_eq!(
+        read_counts(&warm),
+        (1, 4),
+        "a digest holds no lines to append to: the log's four lines"
+    );
+    let (_, _, db) = folders.process_db(true);
+    assert!(Folders::digested(&db).contains(&"c-solo.jsonl".to_owned()));
+    // A resume that sorts first and replays the solo session's larger copy of m20 under
+    // a new session id, with its original time: the call stays the solo session's.
+    write_file(
+        &folders.claude.join("0-resume.jsonl"),
+        &(record("resume", "u21", 20, "m20", 12, "t20")
+            + &record("resume", "u50", 40, "m50", 9, "")),
+    )
+    .expect("write the resume");
+    let warm = folders.warm_equals_cold();
+    assert_eq!(
+        warm.files_read, 2,
+        "the new log, and the digested log it shares a record with, from its lines"
+    );
+    let (sessions, _, db) = folders.process_db(true);
+    assert!(!Folders::digested(&db).contains(&"c-solo.jsonl".to_owned()));
+    let calls: Vec<(&str, u64)> = sessions
+        .sessions
+        .iter()
+        .map(|session| (session.session_id.as_ref(), session.api_calls))
+        .collect();
+    assert!(calls.contains(&("resume", 1)), "{calls:?}");
+    assert!(calls.contains(&("solo", 4)), "{calls:?}");
+    assert_eq!(folders.warm_equals_cold().files_read, 0);
 }
