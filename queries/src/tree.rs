@@ -1,8 +1,9 @@
 //! Tree queries: what a commit's tree holds at a path, and which files two trees differ in.
 //!
 //! Owns: path lookup and the file-level tree diff (no rename detection yet: a rename reads
-//! as a deletion plus an addition, which over-reports rather than misses), memoized per
-//! tree object id; the submodules (gitlinks) two trees differ in, found by the same diff
+//! as a deletion plus an addition, which over-reports rather than misses), both reading
+//! trees from the object store, and the listings the tip's readers walk (specs, settings,
+//! folders) memoized per tree object id; the submodules (gitlinks) two trees differ in, found by the same diff
 //! (keel cannot look inside a submodule, but it sees its commit move), and the submodule
 //! a path lies in.
 //! Does not own: reading objects (`keel_engine::objects`), nor line diffs (`diff`).
@@ -10,7 +11,7 @@
 use keel_engine::Db;
 use keel_engine::Oid;
 use keel_engine::inputs::Commit;
-use keel_engine::objects::{EntryKind, ObjectError, TreeItem};
+use keel_engine::objects::{EntryKind, ObjectError, TreeEntry, TreeItem, TreeListing};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -118,7 +119,10 @@ pub fn tip_entry<'db>(
     lookup(db, tip.tree(db), path.text(db))
 }
 
-/// Walks `path` down from the tree `root`.
+/// Walks `path` down from the tree `root`, one entry per folder read from the object
+/// store, not through [`tree_items`]: lookups of history's paths (each event's images, a
+/// merge's paths in its other parents) meet a new tree at almost every commit, and
+/// memoized for the process those listings grew with the history.
 pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, ObjectError> {
     let mut current = PathEntry {
         kind: EntryKind::Tree,
@@ -129,8 +133,7 @@ pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, O
         if current.kind != EntryKind::Tree {
             return Ok(None);
         }
-        let items = tree_items(db, TreeId::new(db, current.oid)).clone()?;
-        let Some(item) = items.iter().find(|item| item.name == part) else {
+        let Some(item) = db.objects().tree_entry(current.oid, part)? else {
             return Ok(None);
         };
         current = PathEntry {
@@ -187,14 +190,18 @@ fn diff_into(
     // Read from the object store, not through `tree_items`: a diff reads each changed tree
     // of each commit, and memoized for the process they grew with the history (most of a
     // cold lint's memory), while the next commit's diff is the only other reader.
-    let old_items = old.map(|oid| db.objects().tree(oid)).transpose()?;
-    let new_items = new.map(|oid| db.objects().tree(oid)).transpose()?;
-    let mut sides: BTreeMap<&str, (Option<&TreeItem>, Option<&TreeItem>)> = BTreeMap::new();
-    for item in old_items.iter().flat_map(|items| items.iter()) {
-        sides.entry(item.name.as_str()).or_default().0 = Some(item);
+    // Entries are compared with their names borrowed from the tree's bytes: only a
+    // changed entry's path is built.
+    let old_tree = old.map(|oid| db.objects().tree_listing(oid)).transpose()?;
+    let new_tree = new.map(|oid| db.objects().tree_listing(oid)).transpose()?;
+    let old_items = old_tree.as_ref().map(TreeListing::entries);
+    let new_items = new_tree.as_ref().map(TreeListing::entries);
+    let mut sides: BTreeMap<&str, (Option<&TreeEntry>, Option<&TreeEntry>)> = BTreeMap::new();
+    for item in old_items.iter().flatten() {
+        sides.entry(item.name.as_ref()).or_default().0 = Some(item);
     }
-    for item in new_items.iter().flat_map(|items| items.iter()) {
-        sides.entry(item.name.as_str()).or_default().1 = Some(item);
+    for item in new_items.iter().flatten() {
+        sides.entry(item.name.as_ref()).or_default().1 = Some(item);
     }
     for (name, (before, after)) in sides {
         // Same kind and id on both sides: no subtree, submodule or file to report.
@@ -203,14 +210,14 @@ fn diff_into(
         }
         let path = join(&prefix, name);
         let tree_of =
-            |item: Option<&TreeItem>| item.filter(|i| i.kind == EntryKind::Tree).map(|i| i.oid);
+            |item: Option<&TreeEntry>| item.filter(|i| i.kind == EntryKind::Tree).map(|i| i.oid);
         let file_of =
-            |item: Option<&TreeItem>| item.filter(|i| i.kind == EntryKind::File).map(|i| i.oid);
+            |item: Option<&TreeEntry>| item.filter(|i| i.kind == EntryKind::File).map(|i| i.oid);
         let (old_tree, new_tree) = (tree_of(before), tree_of(after));
         if old_tree.is_some() || new_tree.is_some() {
             diff_into(db, path.clone(), old_tree, new_tree, out)?;
         }
-        let link_of = |item: Option<&TreeItem>| {
+        let link_of = |item: Option<&TreeEntry>| {
             item.filter(|i| i.kind == EntryKind::Submodule)
                 .map(|i| i.oid)
         };
