@@ -88,22 +88,31 @@ impl RecordIds {
 }
 
 /// For each file (by index into `files`), whether a fingerprint of it is also another
-/// file's.
+/// file's. Each file's fingerprints are distinct, so a fingerprint met twice in all of
+/// them together is two files' (one sort of every fingerprint, then a lookup per file in
+/// the few met twice: no table of a million entries).
 pub fn shared_files(files: &[&RecordIds]) -> Vec<bool> {
-    let total = files.iter().map(|ids| ids.fingerprints.len()).sum();
-    let mut owner: FxHashMap<u64, usize> = FxHashMap::default();
-    owner.reserve(total);
-    let mut shared = vec![false; files.len()];
-    for (index, ids) in files.iter().enumerate() {
-        for &id in &ids.fingerprints {
-            let first = *owner.entry(id).or_insert(index);
-            if first != index {
-                shared[first] = true;
-                shared[index] = true;
-            }
-        }
-    }
-    shared
+    let mut all: Vec<u64> = files
+        .iter()
+        .flat_map(|ids| ids.fingerprints.iter().copied())
+        .collect();
+    all.sort_unstable();
+    let mut twice: Vec<u64> = all
+        .windows(2)
+        .filter(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+        .collect();
+    twice.dedup();
+    files
+        .iter()
+        .map(|ids| {
+            !twice.is_empty()
+                && ids
+                    .fingerprints
+                    .iter()
+                    .any(|id| twice.binary_search(id).is_ok())
+        })
+        .collect()
 }
 
 #[cfg(test)]
