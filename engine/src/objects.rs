@@ -332,42 +332,44 @@ impl ObjectStore {
         })
     }
 
-    /// The entries of one tree, in git's order.
-    pub fn tree(&self, oid: Oid) -> Result<Vec<TreeItem>, ObjectError> {
-        let built = self
-            .built_trees
+    /// `read` of the entries of a tree keel built (not in the object store), if `oid` is one.
+    fn with_built_tree<T>(&self, oid: Oid, read: impl FnOnce(&Vec<TreeItem>) -> T) -> Option<T> {
+        self.built_trees
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&oid)
-            .cloned();
-        if let Some(items) = built {
-            return Ok(items);
-        }
+            .map(read)
+    }
+
+    /// `read` of the decoded entries of the tree `oid` in the object store.
+    fn read_tree_entries<T>(
+        &self,
+        oid: Oid,
+        read: impl FnOnce(&[gix::objs::tree::EntryRef<'_>]) -> T,
+    ) -> Result<T, ObjectError> {
         self.with_repo(oid, |repo| {
             let tree = repo.find_tree(oid.0).map_err(|e| object_error(oid, &e))?;
             let decoded = tree.decode().map_err(|e| object_error(oid, &e))?;
-            Ok(decoded
-                .entries
+            Ok(read(&decoded.entries))
+        })
+    }
+
+    /// The entries of one tree, in git's order.
+    pub fn tree(&self, oid: Oid) -> Result<Vec<TreeItem>, ObjectError> {
+        if let Some(items) = self.with_built_tree(oid, Vec::clone) {
+            return Ok(items);
+        }
+        self.read_tree_entries(oid, |entries| {
+            entries
                 .iter()
-                .map(|entry| TreeItem {
-                    name: String::from_utf8_lossy(entry.filename).into_owned(),
-                    kind: entry_kind(entry.mode),
-                    oid: Oid(entry.oid.to_owned()),
-                    symlink: entry.mode.is_link(),
-                })
-                .collect())
+                .map(|entry| tree_item(entry, String::from_utf8_lossy(entry.filename).into_owned()))
+                .collect()
         })
     }
 
     /// One tree as read ([`TreeListing`]), failing as [`Self::tree`] fails.
     pub fn tree_listing(&self, oid: Oid) -> Result<TreeListing, ObjectError> {
-        let built = self
-            .built_trees
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&oid)
-            .cloned();
-        if let Some(items) = built {
+        if let Some(items) = self.with_built_tree(oid, Vec::clone) {
             return Ok(TreeListing(Listing::Built(items)));
         }
         self.with_repo(oid, |repo| {
@@ -381,28 +383,17 @@ impl ObjectStore {
     /// entry found without listing the others, so a path lookup allocates nothing for
     /// the entries it passes over.
     pub fn tree_entry(&self, oid: Oid, name: &str) -> Result<Option<TreeItem>, ObjectError> {
-        let built = self
-            .built_trees
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&oid)
-            .map(|items| items.iter().find(|item| item.name == name).cloned());
+        let built = self.with_built_tree(oid, |items| {
+            items.iter().find(|item| item.name == name).cloned()
+        });
         if let Some(found) = built {
             return Ok(found);
         }
-        self.with_repo(oid, |repo| {
-            let tree = repo.find_tree(oid.0).map_err(|e| object_error(oid, &e))?;
-            let decoded = tree.decode().map_err(|e| object_error(oid, &e))?;
-            Ok(decoded
-                .entries
+        self.read_tree_entries(oid, |entries| {
+            entries
                 .iter()
                 .find(|entry| String::from_utf8_lossy(entry.filename) == name)
-                .map(|entry| TreeItem {
-                    name: name.to_owned(),
-                    kind: entry_kind(entry.mode),
-                    oid: Oid(entry.oid.to_owned()),
-                    symlink: entry.mode.is_link(),
-                }))
+                .map(|entry| tree_item(entry, name.to_owned()))
         })
     }
 
@@ -444,6 +435,16 @@ impl ObjectStore {
         }
         found.sort();
         Ok(found)
+    }
+}
+
+/// A tree entry as keel names it (`name`, as the caller spelled it from the entry).
+fn tree_item(entry: &gix::objs::tree::EntryRef<'_>, name: String) -> TreeItem {
+    TreeItem {
+        name,
+        kind: entry_kind(entry.mode),
+        oid: Oid(entry.oid.to_owned()),
+        symlink: entry.mode.is_link(),
     }
 }
 
