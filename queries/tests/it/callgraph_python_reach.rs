@@ -1133,3 +1133,57 @@ fn getattr_and_hasattr_read_the_attribute_they_name() {
     );
     assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
 }
+
+const SUBSCRIPTS: &str = r#"class Registry:
+    def __init__(self):
+        self.items = {"a": 1}
+
+    def __getitem__(self, key):
+        return self.items[key]
+
+    def __delitem__(self, key):
+        del self.items[key]
+
+
+class Typed:
+    def __class_getitem__(cls, params):
+        return cls
+
+
+class Concrete(Typed[int]):
+    pass
+
+
+def drop(reg: Registry):
+    del reg["a"]
+
+
+def main():
+    reg = Registry()
+    value = reg["a"]
+    plain = {"b": 2}["b"]
+    return value, plain, Concrete
+
+
+main()
+"#;
+
+#[test]
+fn a_subscript_read_calls_getitem_and_a_class_subscript_class_getitem() {
+    let files = [("subscripts.py", SUBSCRIPTS)];
+    let graph = graph_agreeing_with_runtime(&files, "subscripts.py", 4);
+    assert_edge(
+        &graph,
+        "subscripts.py#main -> subscripts.py#Registry.__getitem__",
+    );
+    assert_edge(
+        &graph,
+        "subscripts.py#<module> -> subscripts.py#Typed.__class_getitem__",
+    );
+    // Control: `del reg[k]` runs `__delitem__`, never `__getitem__`.
+    assert_no_edge(
+        &graph,
+        "subscripts.py#drop -> subscripts.py#Registry.__getitem__",
+    );
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}

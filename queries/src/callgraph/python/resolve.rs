@@ -657,7 +657,8 @@ impl<'a> Eval<'a> {
             (SiteKind::Raise | SiteKind::Iterate | SiteKind::Enter, _) => {
                 self.eval(CURRENT, expr, &None)
             }
-            (SiteKind::Attribute | SiteKind::Assign, Expr::Attr { object, .. }) => {
+            (SiteKind::Attribute | SiteKind::Assign, Expr::Attr { object, .. })
+            | (SiteKind::Subscript, Expr::Subscript { object, .. }) => {
                 self.eval(CURRENT, *object, &None)
             }
             _ => none(),
@@ -833,6 +834,12 @@ impl<'a> Eval<'a> {
                 // `_GeneratorContextManager.__enter__`), which runs the generator the
                 // call made: the call's own edge.
                 (SiteKind::Decorator | SiteKind::Enter, Value::Gen(..)) => settled = true,
+                (SiteKind::Subscript, Value::Instance(m, c)) => {
+                    self.method_targets(m, c, "__getitem__", &mut targets);
+                }
+                (SiteKind::Subscript, Value::Class(m, c)) => {
+                    self.method_targets(m, c, "__class_getitem__", &mut targets);
+                }
                 (SiteKind::Enter, Value::Instance(m, c)) => {
                     settled |= self.method_targets(m, c, "__enter__", &mut targets);
                     settled |= self.method_targets(m, c, "__exit__", &mut targets);

@@ -4,8 +4,8 @@
 //!
 //! Owns: the expression each node is, the bound on nesting (deeper is not read), a
 //! subscript's index (a constant, a slice's constant start), and the implicit sites of
-//! each attribute read (a property's getter runs there) and of each comprehension's
-//! iteration.
+//! each attribute read (a property's getter runs there), of each subscript read
+//! (`__getitem__`) and of each comprehension's iteration.
 //! Does not own: calls (`calls`) or the targets values are assigned to (`assignments`).
 
 use super::model::{At, Expr, ExprId, Key, ScopeKind, SiteKind};
@@ -88,11 +88,19 @@ impl Builder<'_> {
                         block: ctx.block,
                     },
                 ));
-                self.push(Expr::Subscript {
+                let subscript = self.push(Expr::Subscript {
                     object,
                     index,
                     read,
-                })
+                });
+                // `del obj[k]` runs `__delitem__`, not a read.
+                if node
+                    .parent()
+                    .is_none_or(|parent| parent.kind_name() != "delete_statement")
+                {
+                    self.implicit_site(SiteKind::Subscript, subscript, node, ctx);
+                }
+                subscript
             }
             "parenthesized_expression" => {
                 let mut cursor = node.walk();
