@@ -1001,3 +1001,189 @@ fn attribute_hooks_run_for_names_an_instance_lacks_and_for_every_assignment() {
     assert_no_edge(&graph, "hooks.py#found -> hooks.py#Lazy.__getattr__");
     assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
 }
+
+const STARTED: &str = r#"class Bar:
+    def __init__(self, items):
+        self.items = items
+
+    def __iter__(self):
+        return self.generate()
+
+    def __next__(self):
+        return next(iter(self))
+
+    def generate(self):
+        yield from self.items
+
+
+class Copy:
+    def __init__(self, items):
+        self.items = items
+
+    def copy(self):
+        return self.__class__(self.items)
+
+
+def numbers():
+    yield 1
+    yield 2
+
+
+def consume(gen):
+    return [n for n in gen]
+
+
+def take(gen):
+    return next(gen)
+
+
+def main():
+    bar = Bar([1, 2])
+    first = next(bar)
+    listed = list(bar)
+    consume(numbers())
+    take(numbers())
+    Copy([1]).copy()
+    return first, listed
+
+
+main()
+"#;
+
+#[test]
+fn a_generator_runs_when_its_consumer_takes_an_element_and_obj_class_makes_another() {
+    let files = [("started.py", STARTED)];
+    let graph = graph_agreeing_with_runtime(&files, "started.py", 8);
+    for edge in [
+        // `next(iter(self))`: `__iter__` returns a generator the `next` starts.
+        "started.py#Bar.__next__ -> started.py#Bar.generate",
+        // `list(bar)`: `__iter__`, then the generator it returns.
+        "started.py#main -> started.py#Bar.generate",
+        // A generator made by one function and iterated by another.
+        "started.py#consume -> started.py#numbers",
+        "started.py#take -> started.py#numbers",
+        "started.py#Copy.copy -> started.py#Copy.__init__",
+    ] {
+        assert_edge(&graph, edge);
+    }
+    // Control: making a generator runs none of its code; only its consumer calls it.
+    assert_no_edge(&graph, "started.py#consume -> started.py#Bar.generate");
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}
+
+const LOOKUPS: &str = r#"class Context:
+    def __init__(self, parent=None):
+        self.parent = parent
+
+    @property
+    def meta(self):
+        return {}
+
+    @property
+    def quiet(self):
+        return False
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+class Atomic:
+    def __getattr__(self, name):
+        return 1
+
+
+class Lazy:
+    def open(self):
+        return Atomic()
+
+    def __getattr__(self, name):
+        return getattr(self.open(), name)
+
+
+def inherit(parent: Context):
+    meta = getattr(parent, "meta", {})
+    has = hasattr(parent, "quiet")
+    return meta, has
+
+
+def main():
+    inherit(Context())
+    return Lazy().closed
+
+
+main()
+"#;
+
+#[test]
+fn getattr_and_hasattr_read_the_attribute_they_name() {
+    let files = [("lookups.py", LOOKUPS)];
+    let graph = graph_agreeing_with_runtime(&files, "lookups.py", 6);
+    for edge in [
+        "lookups.py#inherit -> lookups.py#Context.meta",
+        "lookups.py#inherit -> lookups.py#Context.quiet",
+        // A name keel does not know may be one the instance lacks.
+        "lookups.py#Lazy.__getattr__ -> lookups.py#Atomic.__getattr__",
+    ] {
+        assert_edge(&graph, edge);
+    }
+    // Control: a name the class has never reaches its `__getattr__`.
+    assert_no_edge(
+        &graph,
+        "lookups.py#inherit -> lookups.py#Context.__getattr__",
+    );
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}
+
+const SUBSCRIPTS: &str = r#"class Registry:
+    def __init__(self):
+        self.items = {"a": 1}
+
+    def __getitem__(self, key):
+        return self.items[key]
+
+    def __delitem__(self, key):
+        del self.items[key]
+
+
+class Typed:
+    def __class_getitem__(cls, params):
+        return cls
+
+
+class Concrete(Typed[int]):
+    pass
+
+
+def drop(reg: Registry):
+    del reg["a"]
+
+
+def main():
+    reg = Registry()
+    value = reg["a"]
+    plain = {"b": 2}["b"]
+    return value, plain, Concrete
+
+
+main()
+"#;
+
+#[test]
+fn a_subscript_read_calls_getitem_and_a_class_subscript_class_getitem() {
+    let files = [("subscripts.py", SUBSCRIPTS)];
+    let graph = graph_agreeing_with_runtime(&files, "subscripts.py", 4);
+    assert_edge(
+        &graph,
+        "subscripts.py#main -> subscripts.py#Registry.__getitem__",
+    );
+    assert_edge(
+        &graph,
+        "subscripts.py#<module> -> subscripts.py#Typed.__class_getitem__",
+    );
+    // Control: `del reg[k]` runs `__delitem__`, never `__getitem__`.
+    assert_no_edge(
+        &graph,
+        "subscripts.py#drop -> subscripts.py#Registry.__getitem__",
+    );
+    assert!(graph.unresolved.is_empty(), "{:#?}", unresolved(&graph));
+}

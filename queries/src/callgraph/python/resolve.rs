@@ -156,8 +156,10 @@ enum Builtin {
     Elements,
     /// `next(it)`: an element of `it`.
     Next,
-    /// `getattr(obj, "name"[, default])`.
+    /// `getattr(obj, "name"[, default])`: runs the attribute's getter, gives its value.
     Getattr,
+    /// `hasattr(obj, "name")`: runs the attribute's getter, gives a `bool`.
+    Hasattr,
     /// `type(obj)`: the class of an instance.
     Type,
     /// `staticmethod(f)`, `classmethod(f)`: `f`.
@@ -196,6 +198,7 @@ impl Builtin {
             "list" | "tuple" | "set" | "frozenset" | "reversed" | "iter" => Self::Elements,
             "next" => Self::Next,
             "getattr" => Self::Getattr,
+            "hasattr" => Self::Hasattr,
             "type" => Self::Type,
             "staticmethod" | "classmethod" => Self::Same,
             "enumerate" => Self::Enumerate,
@@ -342,7 +345,13 @@ struct Eval<'a> {
     /// Values evaluated without a call's arguments, and MROs, kept for the evaluation of
     /// one group (see [`Eval::evaluate_group`]).
     memo: HashMap<(Mod, ExprId), Values>,
-    active: HashSet<(Mod, ExprId, u32)>,
+    /// The evaluations under way, each with its depth: one met again is a cycle, cut
+    /// there (it yields nothing).
+    active: HashMap<(Mod, ExprId, u32), u32>,
+    /// The shallowest depth a cycle was cut back to in the evaluation under way
+    /// (`u32::MAX`: none). A value computed above that depth but below it is partial and
+    /// is not memoized (see [`Eval::eval`]).
+    cut: u32,
     mros: HashMap<(Mod, ScopeId), Rc<[Entry]>>,
     mro_active: HashSet<(Mod, ScopeId)>,
     star_active: HashSet<(Mod, Box<str>)>,
@@ -394,7 +403,8 @@ impl<'a> Eval<'a> {
             folders: HashMap::default(),
             roots: HashMap::default(),
             memo: HashMap::default(),
-            active: HashSet::default(),
+            active: HashMap::default(),
+            cut: u32::MAX,
             mros: HashMap::default(),
             mro_active: HashSet::default(),
             star_active: HashSet::default(),
@@ -647,7 +657,8 @@ impl<'a> Eval<'a> {
             (SiteKind::Raise | SiteKind::Iterate | SiteKind::Enter, _) => {
                 self.eval(CURRENT, expr, &None)
             }
-            (SiteKind::Attribute | SiteKind::Assign, Expr::Attr { object, .. }) => {
+            (SiteKind::Attribute | SiteKind::Assign, Expr::Attr { object, .. })
+            | (SiteKind::Subscript, Expr::Subscript { object, .. }) => {
                 self.eval(CURRENT, *object, &None)
             }
             _ => none(),
@@ -817,11 +828,18 @@ impl<'a> Eval<'a> {
                 (SiteKind::Iterate, Value::Instance(m, c)) => {
                     settled |= self.iteration_targets(m, c, &mut targets);
                 }
+                (SiteKind::Iterate, Value::Gen(..)) => self.next_targets(value, &mut targets),
                 // A generator function made a context manager (`@contextlib.contextmanager`)
                 // decorates and enters through the standard library (`ContextDecorator`,
                 // `_GeneratorContextManager.__enter__`), which runs the generator the
                 // call made: the call's own edge.
                 (SiteKind::Decorator | SiteKind::Enter, Value::Gen(..)) => settled = true,
+                (SiteKind::Subscript, Value::Instance(m, c)) => {
+                    self.method_targets(m, c, "__getitem__", &mut targets);
+                }
+                (SiteKind::Subscript, Value::Class(m, c)) => {
+                    self.method_targets(m, c, "__class_getitem__", &mut targets);
+                }
                 (SiteKind::Enter, Value::Instance(m, c)) => {
                     settled |= self.method_targets(m, c, "__enter__", &mut targets);
                     settled |= self.method_targets(m, c, "__exit__", &mut targets);
@@ -836,21 +854,35 @@ impl<'a> Eval<'a> {
         (targets, settled)
     }
 
-    /// Pushes what iterating an instance of a class runs: its `__iter__`, and the
-    /// `__next__` of the iterator that returns; returns whether the lookup settled
-    /// without a node.
+    /// Pushes what iterating an instance of a class runs: its `__iter__`, and what taking
+    /// an element of the iterator that returns runs ([`Eval::next_targets`]); returns
+    /// whether the lookup settled without a node.
     fn iteration_targets(&mut self, m: Mod, class: ScopeId, out: &mut Vec<NodeId>) -> bool {
-        let mut settled = self.method_targets(m, class, "__iter__", out);
+        let settled = self.method_targets(m, class, "__iter__", out);
         let iterators = self.invoke_method(m, class, "__iter__");
-        for iterator in iterators.iter() {
-            if let Value::Instance(im, ic) = *iterator {
-                settled |= self.method_targets(im, ic, "__next__", out);
-            }
+        for &iterator in iterators.iter() {
+            self.next_targets(iterator, out);
         }
         settled
     }
 
-    /// The callbacks a builtin call makes (`map(f, xs)`, `sorted(xs, key=f)`) and the
+    /// Pushes what taking the next element of iterator `value` runs: the `__next__` of
+    /// an instance's class, or the body of a generator. A generator's code first runs
+    /// when its consumer asks for an element (making it runs nothing), so the runtime
+    /// sees the consumer call it: `next(gen)`, `for x in gen`, `list(gen)`, and a class
+    /// whose `__iter__` returns `self.generate()` iterated.
+    fn next_targets(&mut self, value: Value, out: &mut Vec<NodeId>) {
+        match value {
+            Value::Instance(m, c) => {
+                self.method_targets(m, c, "__next__", out);
+            }
+            Value::Gen(m, s) => out.extend(self.node(m, s)),
+            _ => {}
+        }
+    }
+
+    /// The callbacks a builtin call makes (`map(f, xs)`, `sorted(xs, key=f)`), the
+    /// accessors `getattr` and `hasattr` run, and the
     /// special methods it runs on the instances it is given (`len(x)`: `__len__`;
     /// `list(x)`, `sorted(x)`, `enumerate(x)`…: `__iter__` and the iterator's `__next__`;
     /// `next(it)`: `__next__`): edges from the caller, which passes them.
@@ -858,6 +890,10 @@ impl<'a> Eval<'a> {
         let Expr::Call { args, .. } = self.facts.model.expr(call) else {
             return;
         };
+        if matches!(builtin, Builtin::Getattr | Builtin::Hasattr) {
+            self.getattr_targets(args, out);
+            return;
+        }
         self.protocol_targets(args, builtin, out);
         // `map` and `filter` take the function first; keel reads every positional
         // argument, and only callables give edges.
@@ -912,20 +948,39 @@ impl<'a> Eval<'a> {
         for argument in positional {
             let values = self.eval(CURRENT, argument, &None);
             for &value in values.iter() {
-                let Value::Instance(m, c) = value else {
-                    continue;
-                };
-                match builtin {
-                    Builtin::Protocol(name) => {
+                match (builtin, value) {
+                    (Builtin::Protocol(name), Value::Instance(m, c)) => {
                         self.method_targets(m, c, name, out);
                     }
-                    Builtin::Next => {
-                        self.method_targets(m, c, "__next__", out);
+                    (Builtin::Protocol(_), _) => {}
+                    (Builtin::Next, Value::Result(rm, call, Builtin::Elements)) => {
+                        self.iterator_targets(rm, call, out);
                     }
-                    _ => {
+                    (Builtin::Next, _) => self.next_targets(value, out),
+                    (_, Value::Instance(m, c)) => {
                         self.iteration_targets(m, c, out);
                     }
+                    (_, Value::Gen(..)) => self.next_targets(value, out),
+                    _ => {}
                 }
+            }
+        }
+    }
+
+    /// Pushes what taking an element of `iter(xs)` (`call`, of module `m`; or `list(xs)`…,
+    /// which `next` refuses at runtime) runs: iterating the instances and generators
+    /// among `xs`'s values (`next(iter(self))`).
+    fn iterator_targets(&mut self, m: Mod, call: ExprId, out: &mut Vec<NodeId>) {
+        let Some(&iterable) = self.positional_args(m, call).first() else {
+            return;
+        };
+        let values = self.eval(m, iterable, &None);
+        for &value in values.iter() {
+            match value {
+                Value::Instance(im, ic) => {
+                    self.iteration_targets(im, ic, out);
+                }
+                _ => self.next_targets(value, out),
             }
         }
     }
@@ -995,16 +1050,25 @@ impl<'a> Eval<'a> {
         }
         self.budget -= 1;
         let key = (m, e, ctx.as_ref().map_or(0, |c| c.id));
-        if !self.active.insert(key) {
+        if let Some(&at) = self.active.get(&key) {
+            self.cut = self.cut.min(at);
             return none();
         }
+        let depth = self.depth;
+        self.active.insert(key, depth);
+        let outer = std::mem::replace(&mut self.cut, u32::MAX);
         self.depth += 1;
         let values = self.eval_inner(m, e, ctx);
         self.depth -= 1;
         self.active.remove(&key);
-        if ctx.is_none() {
+        // A cycle cut back to this evaluation or below it is closed here; one cut back to
+        // an evaluation still under way above it left this value partial: memoized, it
+        // would answer later reads (another site's) with the part.
+        let partial = self.cut < depth;
+        if ctx.is_none() && !partial {
             self.memo.insert((m, e), values.clone());
         }
+        self.cut = if partial { outer.min(self.cut) } else { outer };
         values
     }
 
@@ -1511,6 +1575,11 @@ impl<'a> Eval<'a> {
     /// When neither has it, a subclass in this file that does (a base calling what its
     /// subclasses provide).
     fn instance_attr(&mut self, m: Mod, class: ScopeId, name: &str) -> Values {
+        // `obj.__class__` is the class it is an instance of (`self.__class__(…)` makes
+        // another).
+        if name == "__class__" {
+            return one(Value::Class(m, class));
+        }
         let mut out = Set::default();
         let stored = self.stored_attrs(m, class, name);
         out.add(&stored);
@@ -1738,7 +1807,7 @@ impl<'a> Eval<'a> {
                 Some(&inner) => self.eval(m, inner, ctx),
                 None => one(Value::External),
             },
-            Builtin::Protocol(_) => one(Value::External),
+            Builtin::Protocol(_) | Builtin::Hasattr => one(Value::External),
             Builtin::Opaque | Builtin::EnumerateItem | Builtin::ZipItem | Builtin::DictItem => {
                 none()
             }

@@ -3,8 +3,9 @@
 //! lambdas (scopes of their own), conditionals, walrus targets, `yield`, constants.
 //!
 //! Owns: the expression each node is, the bound on nesting (deeper is not read), a
-//! subscript's index (a constant, a slice's constant start), and the implicit site of
-//! each attribute read (a property's getter runs there).
+//! subscript's index (a constant, a slice's constant start), and the implicit sites of
+//! each attribute read (a property's getter runs there), of each subscript read
+//! (`__getitem__`) and of each comprehension's iteration.
 //! Does not own: calls (`calls`) or the targets values are assigned to (`assignments`).
 
 use super::model::{At, Expr, ExprId, Key, ScopeKind, SiteKind};
@@ -87,11 +88,19 @@ impl Builder<'_> {
                         block: ctx.block,
                     },
                 ));
-                self.push(Expr::Subscript {
+                let subscript = self.push(Expr::Subscript {
                     object,
                     index,
                     read,
-                })
+                });
+                // `del obj[k]` runs `__delitem__`, not a read.
+                if node
+                    .parent()
+                    .is_none_or(|parent| parent.kind_name() != "delete_statement")
+                {
+                    self.implicit_site(SiteKind::Subscript, subscript, node, ctx);
+                }
+                subscript
             }
             "parenthesized_expression" => {
                 let mut cursor = node.walk();
@@ -337,6 +346,9 @@ impl Builder<'_> {
                         if first { ctx } else { inner },
                     );
                     first = false;
+                    // Iterating runs `__iter__` and `__next__` (or a generator's body) for
+                    // the named callable around the comprehension, as a `for` does.
+                    self.implicit_site(SiteKind::Iterate, iterable, *child, inner);
                     self.pos += 1;
                     let element = self.push(Expr::Iter(iterable));
                     if let Some(left) = child.field(&fields::LEFT) {

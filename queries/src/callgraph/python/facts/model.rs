@@ -398,6 +398,9 @@ pub(crate) enum SiteKind {
     /// `obj.name = value` (and `obj.name += value`): the setter when `name` is a property
     /// (implicit). The expression is an `Attr` of the target.
     Assign,
+    /// `obj[key]` read: `obj.__getitem__`, or on a class `__class_getitem__` (`Base[T]`
+    /// in a class's bases) (implicit). The expression is the `Subscript`.
+    Subscript,
 }
 
 impl SiteKind {
@@ -405,7 +408,12 @@ impl SiteKind {
     pub(crate) fn implicit(self) -> bool {
         matches!(
             self,
-            Self::Raise | Self::Iterate | Self::Enter | Self::Attribute | Self::Assign
+            Self::Raise
+                | Self::Iterate
+                | Self::Enter
+                | Self::Attribute
+                | Self::Assign
+                | Self::Subscript
         )
     }
 }

@@ -12,7 +12,9 @@
 //! and finding one accessor of a property from another (the getter, setter and deleter
 //! are functions of one name in one class body: the name's binding at the end of the
 //! body is the last of them, so the others are found among the class's functions of
-//! that name).
+//! that name); `getattr(obj, "x")` and `hasattr(obj, "x")` as reads of `obj.x`, and
+//! `getattr(obj, name)` with a name keel does not know as a read that may reach
+//! `__getattr__`.
 //! Does not own: what a property returns when read (`Eval::bind_values` invokes the
 //! getter found here), the sites (`facts`), a plain attribute (no edge: only a function
 //! of a property's flavor is called), a class's attribute read on the class
@@ -20,7 +22,7 @@
 
 use super::{CURRENT, Eval, Member, Mod, Value};
 use crate::callgraph::NodeId;
-use crate::callgraph::python::facts::{Expr, Flavor, ScopeId, ScopeKind, Site, SiteKind};
+use crate::callgraph::python::facts::{Arg, Expr, Flavor, Key, ScopeId, ScopeKind, Site, SiteKind};
 
 impl Eval<'_> {
     /// Pushes the accessors a site calls besides its callee: the getter a read (or a
@@ -50,21 +52,58 @@ impl Eval<'_> {
             _ => return,
         };
         for object in objects {
-            if let Value::Instance(m, c) = object {
-                self.hook_targets(m, c, &name, want, out);
+            self.access_targets(object, &name, want, out);
+        }
+    }
+
+    /// Pushes what reading (`want`: [`Flavor::Property`]) or assigning
+    /// ([`Flavor::Setter`]) attribute `name` of `object` runs: its getter or setter, its
+    /// descriptor's `__get__` or `__set__`, the instance's attribute hooks.
+    fn access_targets(&mut self, object: Value, name: &str, want: Flavor, out: &mut Vec<NodeId>) {
+        if let Value::Instance(m, c) = object {
+            self.hook_targets(m, c, name, want, out);
+        }
+        let member = match object {
+            Value::Instance(m, c) => self.member(m, c, name),
+            Value::Super(m, c) => self.member_after(m, c, name, Some((m, c))),
+            _ => return,
+        };
+        let Member::Found(cm, cs) = member else {
+            return;
+        };
+        for accessor in self.accessors(cm, cs, name, want) {
+            out.extend(self.node(cm, accessor));
+        }
+        self.descriptor_targets(cm, cs, name, want, out);
+    }
+
+    /// Pushes what `getattr(obj, name[, default])` and `hasattr(obj, name)` (their
+    /// arguments `args`) run: for a constant name, what reading `obj.name` runs; for
+    /// any other, the `__getattr__` the class of the tree of an instance `obj` may be
+    /// defines (the name may be one it lacks).
+    pub(super) fn getattr_targets(&mut self, args: &[Arg], out: &mut Vec<NodeId>) {
+        let mut positional = args
+            .iter()
+            .filter(|a| a.keyword.is_none() && !a.splat)
+            .map(|a| a.value);
+        let (Some(object), Some(name)) = (positional.next(), positional.next()) else {
+            return;
+        };
+        let names = self.keys(CURRENT, name, &None);
+        let dynamic = names.is_empty() || names.iter().any(|key| !matches!(key, Some(Key::Str(_))));
+        let objects = self.eval(CURRENT, object, &None);
+        for &object in objects.iter() {
+            for key in &names {
+                if let Some(Key::Str(name)) = key {
+                    self.access_targets(object, name, Flavor::Property, out);
+                }
             }
-            let member = match object {
-                Value::Instance(m, c) => self.member(m, c, &name),
-                Value::Super(m, c) => self.member_after(m, c, &name, Some((m, c))),
-                _ => continue,
-            };
-            let Member::Found(cm, cs) = member else {
-                continue;
-            };
-            for accessor in self.accessors(cm, cs, &name, want) {
-                out.extend(self.node(cm, accessor));
+            if dynamic
+                && let Value::Instance(m, c) = object
+                && let Member::Found(..) = self.member(m, c, "__getattr__")
+            {
+                self.method_targets(m, c, "__getattr__", out);
             }
-            self.descriptor_targets(cm, cs, &name, want, out);
         }
     }
 
