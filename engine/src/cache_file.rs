@@ -251,6 +251,14 @@ pub(crate) fn checked_body<'a>(
     fields.check(build, body).map(|()| body)
 }
 
+/// A body whose first part is length-prefixed (its length as 8 little-endian bytes):
+/// that part and the rest; `None` when the prefix is missing or overruns the body.
+pub(crate) fn split_prefixed(body: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (length, rest) = body.split_first_chunk::<8>()?;
+    let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
+    (length <= rest.len()).then(|| rest.split_at(length))
+}
+
 /// The header's fields and the body after it; `None` when the file is not of `format`.
 pub(crate) fn split<'a>(format: &str, bytes: &'a [u8]) -> Option<(Fields<'a>, &'a [u8])> {
     let newline = bytes.iter().position(|&byte| byte == b'\n')?;

@@ -226,15 +226,8 @@ impl KeelDatabase {
     fn load_body(&mut self, body: &[u8]) -> Result<(), MemoDiscard> {
         let unreadable =
             |reason: &dyn std::fmt::Display| MemoDiscard::Unreadable(reason.to_string());
-        let (length, rest) = body
-            .split_first_chunk::<8>()
-            .ok_or_else(|| unreadable(&"no commit index"))?;
-        let length =
-            usize::try_from(u64::from_le_bytes(*length)).map_err(|err| unreadable(&err))?;
-        if length > rest.len() {
-            return Err(unreadable(&"the commit index overruns the body"));
-        }
-        let (index, salsa) = rest.split_at(length);
+        let (index, salsa) = crate::cache_file::split_prefixed(body)
+            .ok_or_else(|| unreadable(&"no commit index, or one that overruns the body"))?;
         let index: CommitIndex = rmp_serde::from_slice(index).map_err(|err| unreadable(&err))?;
         let history = self.history_fingerprint().map_err(|err| unreadable(&err))?;
         if index.history != history {
@@ -304,8 +297,7 @@ struct CommitIndex {
 /// How many memos a body holds: the entries of every ingredient's map, counted without
 /// building them (after the commit index).
 fn entries(body: &[u8]) -> Option<usize> {
-    let (length, rest) = body.split_first_chunk::<8>()?;
-    let body = rest.get(usize::try_from(u64::from_le_bytes(*length)).ok()?..)?;
+    let (_, body) = crate::cache_file::split_prefixed(body)?;
     #[derive(serde::Deserialize)]
     struct Body {
         #[serde(rename = "runtime")]

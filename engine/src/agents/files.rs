@@ -755,11 +755,13 @@ impl KeelDatabase {
         synced: &mut [Synced],
         sync: &mut LogSync,
     ) {
+        // Only the files whose identities are known take part (all of them, with a cache).
         let shared = {
             let ids: Vec<&RecordIds> = synced.iter().filter_map(|file| file.ids.as_ref()).collect();
             shared_files(&ids)
         };
-        for (file, shared) in synced.iter_mut().zip(shared) {
+        let known = synced.iter_mut().filter(|file| file.ids.is_some());
+        for (file, shared) in known.zip(shared) {
             if !shared {
                 continue;
             }

@@ -118,7 +118,7 @@ impl LogCache {
         let damaged = || EntryTrouble::Damaged(file.clone());
         let body =
             crate::cache_file::checked_body(FORMAT, &self.build, &bytes).map_err(|_| damaged())?;
-        let (fields, digest) = split_body(body).ok_or_else(damaged)?;
+        let (fields, digest) = crate::cache_file::split_prefixed(body).ok_or_else(damaged)?;
         let fields: EntryFields = rmp_serde::from_slice(fields).map_err(|_| damaged())?;
         let entry = Entry {
             fields,
@@ -167,12 +167,4 @@ impl LogCache {
             }
         }
     }
-}
-
-/// A body's MessagePack fields and the digest bytes after them; `None` when the length
-/// prefix does not fit the body.
-fn split_body(body: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (length, rest) = body.split_first_chunk::<8>()?;
-    let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
-    (length <= rest.len()).then(|| rest.split_at(length))
 }

@@ -31,7 +31,8 @@ mod record_ids;
 pub use files::{LogFolderError, LogSources, LogSync, LogWarning, ReadMark, parse_chunk};
 pub use lines::{Call, Cumulative, LogEvent, LogLine, Meta, RawUsage, Tokens, ToolUse};
 pub use log_cache::{CACHE_DIR_VAR, EntryTrouble, LogCache};
-pub use record_ids::{RecordIds, shared_files};
+pub use record_ids::RecordIds;
+use record_ids::shared_files;
 
 use crate::settings::ModelPrices;
 use std::collections::BTreeMap;

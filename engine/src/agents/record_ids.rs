@@ -91,7 +91,7 @@ impl RecordIds {
 /// file's. Each file's fingerprints are distinct, so a fingerprint met twice in all of
 /// them together is two files' (one sort of every fingerprint, then a lookup per file in
 /// the few met twice: no table of a million entries).
-pub fn shared_files(files: &[&RecordIds]) -> Vec<bool> {
+pub(crate) fn shared_files(files: &[&RecordIds]) -> Vec<bool> {
     let mut all: Vec<u64> = files
         .iter()
         .flat_map(|ids| ids.fingerprints.iter().copied())

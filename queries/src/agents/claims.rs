@@ -136,8 +136,11 @@ impl SessionFacts {
     /// digest brought with their sums), into the sums.
     fn price_calls(&mut self, harness: &str, absorbed: &[Range<usize>]) {
         let mut sums: BTreeMap<(Arc<str>, bool), Option<Fixed>> = BTreeMap::new();
+        // The ranges are in order and apart: one cursor walks them beside the calls.
+        let mut ranges = absorbed.iter().peekable();
         for (index, call) in self.calls.iter().enumerate() {
-            if absorbed.iter().any(|range| range.contains(&index)) {
+            while ranges.next_if(|range| range.end <= index).is_some() {}
+            if ranges.peek().is_some_and(|range| range.contains(&index)) {
                 continue;
             }
             let price = bundled_price(harness, &call.model, call.tokens, call.at);
@@ -334,9 +337,7 @@ impl Claimer {
     /// then claimed session by session in the order the sessions started.
     fn records_files(&mut self, files: &[File<'_>]) {
         let mut groups = self.record_groups(files);
-        // The session that started first claims first; the order met (path order) breaks
-        // exact ties; a session without a time comes last.
-        groups.sort_by_key(|group| (group.first.is_none(), group.first));
+        in_claim_order(&mut groups);
         self.claim_groups(&groups, files);
     }
 
@@ -663,6 +664,12 @@ impl Claimer {
     }
 }
 
+/// Sessions in the order they claim: the session that started first claims first; the
+/// order met (path order) breaks exact ties; a session without a time comes last.
+fn in_claim_order(groups: &mut [Group<'_>]) {
+    groups.sort_by_key(|group| (group.first.is_none(), group.first));
+}
+
 /// The earlier of two times, a time before none.
 fn earliest(known: Option<Instant>, at: Option<Instant>) -> Option<Instant> {
     match (known, at) {
@@ -758,7 +765,7 @@ pub fn file_digest(db: &dyn keel_engine::Db, file: &LogFile<'_>) -> FileDigest {
         .iter()
         .map(|group| (group.key.clone(), group.first))
         .collect();
-    groups.sort_by_key(|group| (group.first.is_none(), group.first));
+    in_claim_order(&mut groups);
     claimer.claim_groups(&groups, &files);
     let mut facts: FxHashMap<SlotKey, SessionFacts> =
         claimer.priced_sessions().into_iter().collect();
