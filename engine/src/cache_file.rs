@@ -150,12 +150,14 @@ pub(crate) fn open_folder(folder: &Path) -> Result<Option<std::fs::ReadDir>, Cac
 /// Reads `path` in the cache folder: `None` when there is no such file.
 pub(crate) fn read_file(path: &Path) -> Result<Option<Vec<u8>>, CacheTrouble> {
     let folder = folder_of(path);
-    // The folder first: when it is what keeps keel out, the trouble names it, not the file.
-    open_folder(folder)?;
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(CacheTrouble::of(folder, path, CacheAction::Read, &err)),
+        Err(err) => {
+            // When the folder is what keeps keel out, the trouble names it, not the file.
+            open_folder(folder)?;
+            Err(CacheTrouble::of(folder, path, CacheAction::Read, &err))
+        }
     }
 }
 

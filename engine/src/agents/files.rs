@@ -276,26 +276,51 @@ fn walk_real(
 /// names (a link to a log keel also finds directly) is read under the first name no link
 /// led to, else under the first link's.
 fn once_per_file(files: Vec<Found>) -> Vec<Found> {
-    let real = |found: &Found| std::fs::canonicalize(&found.path).ok();
-    let mut chosen: HashMap<PathBuf, (PathBuf, bool)> = HashMap::new();
-    for found in &files {
-        let Some(target) = real(found) else { continue };
+    let reals = real_paths(&files);
+    let mut chosen: HashMap<&Path, (&Path, bool)> = HashMap::new();
+    for (found, real) in files.iter().zip(&reals) {
+        let Some(target) = real else { continue };
         chosen
             .entry(target)
             .and_modify(|kept| {
                 if kept.1 && !found.linked {
-                    *kept = (found.path.clone(), found.linked);
+                    *kept = (&found.path, found.linked);
                 }
             })
-            .or_insert_with(|| (found.path.clone(), found.linked));
+            .or_insert((&found.path, found.linked));
     }
-    let chosen: HashMap<PathBuf, PathBuf> = chosen
-        .into_iter()
-        .map(|(target, (path, _))| (target, path))
+    let kept: Vec<bool> = files
+        .iter()
+        .zip(&reals)
+        .map(|(found, real)| {
+            real.as_deref().is_none_or(|target| {
+                chosen.get(target).map(|kept| kept.0) == Some(found.path.as_path())
+            })
+        })
         .collect();
     files
         .into_iter()
-        .filter(|found| real(found).is_none_or(|target| chosen.get(&target) == Some(&found.path)))
+        .zip(kept)
+        .filter_map(|(found, kept)| kept.then_some(found))
+        .collect()
+}
+
+/// Each file's real path (`None` when it has none): a file no link led to is its real
+/// folder's entry, so each folder is resolved once, not each file.
+fn real_paths(files: &[Found]) -> Vec<Option<PathBuf>> {
+    let mut folders: HashMap<&Path, Option<PathBuf>> = HashMap::new();
+    files
+        .iter()
+        .map(
+            |found| match (found.linked, found.path.parent(), found.path.file_name()) {
+                (false, Some(folder), Some(name)) => folders
+                    .entry(folder)
+                    .or_insert_with(|| std::fs::canonicalize(folder).ok())
+                    .as_ref()
+                    .map(|real| real.join(name)),
+                _ => std::fs::canonicalize(&found.path).ok(),
+            },
+        )
         .collect()
 }
 
@@ -462,6 +487,8 @@ struct Synced {
     warnings: Vec<LogWarning>,
     /// Its record identities, when a cache is in use.
     ids: Option<RecordIds>,
+    /// Its identities were taken from its lines in this sync (not kept from the last).
+    fresh: bool,
 }
 
 /// The warnings a cached file's read gave, said again as a read of it would: all of them
@@ -555,16 +582,20 @@ impl KeelDatabase {
             if let Some(entry) = &cached {
                 warnings.splice(0..0, replayed_warnings(&found.path, entry, kind, previous));
             }
-            let ids = sources.cache.as_ref().map(|_| match (kind, &cached) {
-                (ReadKind::Unchanged, Some(entry)) => entry.fields.ids.clone(),
-                _ => self.record_ids(log),
-            });
+            let (ids, fresh) = match sources.cache {
+                Some(_) => {
+                    let (ids, fresh) = self.synced_ids(log, kind);
+                    (Some(ids), fresh)
+                }
+                None => (None, false),
+            };
             synced.push(Synced {
                 log,
                 found,
                 read: !matches!(kind, ReadKind::Unchanged | ReadKind::Failed),
                 warnings,
                 ids,
+                fresh,
             });
         }
         progress(sync.files, sync.files);
@@ -576,6 +607,9 @@ impl KeelDatabase {
             let alone = file.ids.as_ref().is_some_and(|ids| ids.alone);
             if file.log.alone(&*self) != alone {
                 file.log.set_alone(self).to(alone);
+            }
+            if file.log.ids(&*self) != &file.ids {
+                file.log.set_ids(self).to(file.ids.clone());
             }
             sync.warnings.extend(file.warnings.iter().cloned());
             if file.read
@@ -735,7 +769,18 @@ impl KeelDatabase {
             entry.fields.read.clone(),
             entry.digest.clone(),
             entry.digest.is_some(),
+            Some(entry.fields.ids.clone()),
         )
+    }
+
+    /// A file's record identities in a sync with the user cache, and whether they are
+    /// fresh: an unchanged file's are those kept when it was last compared with the
+    /// others (by its entry or an earlier sync), any other file's are taken from its lines.
+    fn synced_ids(&self, log: AgentLog, kind: ReadKind) -> (RecordIds, bool) {
+        match (kind, log.ids(self)) {
+            (ReadKind::Unchanged, Some(ids)) => (ids.clone(), false),
+            _ => (self.record_ids(log), true),
+        }
     }
 
     /// The record identities of a file's lines.
@@ -757,7 +802,10 @@ impl KeelDatabase {
     ) {
         // Only the files whose identities are known take part (all of them, with a cache).
         let shared = {
-            let ids: Vec<&RecordIds> = synced.iter().filter_map(|file| file.ids.as_ref()).collect();
+            let ids: Vec<(&RecordIds, bool)> = synced
+                .iter()
+                .filter_map(|file| Some((file.ids.as_ref()?, file.fresh)))
+                .collect();
             shared_files(&ids)
         };
         let known = synced.iter_mut().filter(|file| file.ids.is_some());
@@ -774,6 +822,7 @@ impl KeelDatabase {
                 file.warnings = sync.warnings.split_off(warned);
                 file.read = !matches!(kind, ReadKind::Failed);
                 file.ids = Some(self.record_ids(log));
+                file.fresh = true;
             }
             if let Some(ids) = &mut file.ids {
                 ids.alone = false;
@@ -922,6 +971,7 @@ impl KeelDatabase {
                     mark,
                     None,
                     false,
+                    None,
                 )
             }
         }

@@ -10,7 +10,7 @@
 //! warnings its read gave, and what is kept of it: its parsed lines, or — for a log whose
 //! records no other log shares — the [`ClaimsDigest`] of it, so the next process loads a
 //! few kilobytes instead of every line. An entry is a header line and a body, as the
-//! repository memo writes them (`keel-agent-log 2 <build> <CRC-32 of the body> <body
+//! repository memo writes them (`keel-agent-log 3 <build> <CRC-32 of the body> <body
 //! length>\n`); the body is the entry's MessagePack length as 8 bytes, the MessagePack,
 //! then the digest's bytes (empty for an entry of lines);
 //! only the build that wrote it reads it, and an entry that is truncated, corrupt or of
@@ -32,7 +32,7 @@ use std::sync::Arc;
 pub const CACHE_DIR_VAR: &str = "KEEL_CACHE_DIR";
 
 /// The entries' format: the first word of their header and its version.
-const FORMAT: &str = "keel-agent-log 2";
+const FORMAT: &str = "keel-agent-log 3";
 
 /// The cache's sub-folder for agent logs (one folder per build below it).
 const FOLDER: &str = "agent-logs";
@@ -122,7 +122,7 @@ impl LogCache {
         let fields: EntryFields = rmp_serde::from_slice(fields).map_err(|_| damaged())?;
         let entry = Entry {
             fields,
-            digest: (!digest.is_empty()).then(|| ClaimsDigest::from_bytes(digest.to_vec())),
+            digest: (!digest.is_empty()).then(|| ClaimsDigest::new(digest.to_vec())),
         };
         Ok((entry.fields.path == path.as_os_str().as_encoded_bytes()).then_some(entry))
     }

@@ -228,31 +228,26 @@ pub struct AgentLog {
     /// user cache; false otherwise.
     #[returns(copy)]
     pub alone: bool,
+    /// Its record identities as the last sync with the user cache took them, `alone`
+    /// false when another file shared one; `None` until then. Read by the sync (the next
+    /// one compares only fresh files with the others), by no query.
+    #[returns(ref)]
+    pub ids: Option<RecordIds>,
 }
 
 /// A file's records as the claims fold them by themselves (`keel-queries::agents`
-/// defines the value; the engine keeps its MessagePack bytes in the user cache and never
-/// reads them).
+/// defines the value and its bytes; the engine keeps the bytes in the user cache and
+/// never reads them).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ClaimsDigest(Arc<[u8]>);
 
 impl ClaimsDigest {
-    /// `value`, encoded.
-    pub fn encode<T: serde::Serialize>(value: &T) -> Result<Self, rmp_serde::encode::Error> {
-        rmp_serde::to_vec(value).map(|bytes| Self(bytes.into()))
-    }
-
-    /// The value, decoded.
-    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, rmp_serde::decode::Error> {
-        rmp_serde::from_slice(&self.0)
-    }
-
-    pub(crate) fn bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    pub(crate) fn from_bytes(bytes: Vec<u8>) -> Self {
+    pub fn new(bytes: Vec<u8>) -> Self {
         Self(bytes.into())
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
     }
 }
 

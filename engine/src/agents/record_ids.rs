@@ -10,6 +10,9 @@
 //! two different identities with one fingerprint make both files "shared", which costs a
 //! read of their lines, never a different answer.
 //!
+//! A file's fingerprints are kept as one string of little-endian bytes (MessagePack `bin`),
+//! so a cache entry's thousands of them load as one copy, not one integer each.
+//!
 //! Owns: the fingerprints and the "alone" test of one file, and finding the files that
 //! share a fingerprint. Does not own: what a shared record counts for (the claims, in
 //! `keel-queries::agents`) or the cache itself (`super::log_cache`).
@@ -25,6 +28,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordIds {
     /// Sorted, each once.
+    #[serde(with = "fingerprint_bytes")]
     pub fingerprints: Vec<u64>,
     /// Every line is a record or an API call (no session header, message, step, usage row
     /// or model line: those tie a file to others by rule), and no identity is carried by
@@ -88,31 +92,87 @@ impl RecordIds {
 }
 
 /// For each file (by index into `files`), whether a fingerprint of it is also another
-/// file's. Each file's fingerprints are distinct, so a fingerprint met twice in all of
-/// them together is two files' (one sort of every fingerprint, then a lookup per file in
-/// the few met twice: no table of a million entries).
-pub(crate) fn shared_files(files: &[&RecordIds]) -> Vec<bool> {
-    let mut all: Vec<u64> = files
+/// file's. Only a `fresh` file (read in this sync) can bring a sharing not known before:
+/// two files neither of which was read since they last met were compared then (a file
+/// found sharing keeps `alone` false in its entry). So the fresh files' fingerprints are
+/// sorted (each file's are distinct: one met twice there is two files'), and every other
+/// file's are looked up in a table of them: nothing fresh, nothing to do.
+pub(crate) fn shared_files(files: &[(&RecordIds, bool)]) -> Vec<bool> {
+    let mut shared = vec![false; files.len()];
+    let mut fresh: Vec<(u64, usize)> = files
         .iter()
-        .flat_map(|ids| ids.fingerprints.iter().copied())
+        .enumerate()
+        .filter(|(_, (_, fresh))| *fresh)
+        .flat_map(|(index, (ids, _))| ids.fingerprints.iter().map(move |&id| (id, index)))
         .collect();
-    all.sort_unstable();
-    let mut twice: Vec<u64> = all
-        .windows(2)
-        .filter(|pair| pair[0] == pair[1])
-        .map(|pair| pair[0])
-        .collect();
-    twice.dedup();
-    files
+    if fresh.is_empty() {
+        return shared;
+    }
+    fresh.sort_unstable();
+    for pair in fresh.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            shared[pair[0].1] = true;
+            shared[pair[1].1] = true;
+        }
+    }
+    let mut others = files
         .iter()
-        .map(|ids| {
-            !twice.is_empty()
-                && ids
-                    .fingerprints
-                    .iter()
-                    .any(|id| twice.binary_search(id).is_ok())
-        })
-        .collect()
+        .enumerate()
+        .filter(|(_, (_, fresh))| !*fresh)
+        .peekable();
+    if others.peek().is_none() {
+        return shared;
+    }
+    let owners: FxHashMap<u64, usize> = fresh.into_iter().collect();
+    for (index, (ids, _)) in others {
+        for id in &ids.fingerprints {
+            if let Some(&owner) = owners.get(id) {
+                shared[owner] = true;
+                shared[index] = true;
+            }
+        }
+    }
+    shared
+}
+
+/// Fingerprints as one byte string, 8 little-endian bytes each.
+mod fingerprint_bytes {
+    use serde::de::Error as _;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        fingerprints: &[u64],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = fingerprints
+            .iter()
+            .flat_map(|id| id.to_le_bytes())
+            .collect();
+        serializer.serialize_bytes(&bytes)
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u64>, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Vec<u64>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("fingerprints as 8 bytes each")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Vec<u64>, E> {
+                let ids = bytes.chunks_exact(8);
+                if !ids.remainder().is_empty() {
+                    return Err(E::custom("a torn fingerprint"));
+                }
+                Ok(ids
+                    .map(|id| u64::from_le_bytes(std::array::from_fn(|at| id[at])))
+                    .collect())
+            }
+        }
+        deserializer
+            .deserialize_bytes(Bytes)
+            .map_err(|err| D::Error::custom(format!("fingerprints: {err}")))
+    }
 }
 
 #[cfg(test)]
@@ -188,7 +248,81 @@ mod tests {
         let a = RecordIds::of([line("a", "x", None, None)].iter(), None);
         let b = RecordIds::of([line("b", "y", Some("x"), None)].iter(), None);
         let c = RecordIds::of([line("c", "z", Some("x"), None)].iter(), None);
-        assert_eq!(shared_files(&[&a, &b, &c]), [false, true, true]);
-        assert_eq!(shared_files(&[&a, &b]), [false, false]);
+        let all_fresh = |files: &[&RecordIds]| -> Vec<bool> {
+            shared_files(&files.iter().map(|&ids| (ids, true)).collect::<Vec<_>>())
+        };
+        assert_eq!(all_fresh(&[&a, &b, &c]), [false, true, true]);
+        assert_eq!(all_fresh(&[&a, &b]), [false, false]);
+    }
+
+    #[test]
+    fn only_a_fresh_file_brings_a_new_sharing_with_fresh_and_old_files_alike() {
+        let ids = |session: &str, calls: &[&str]| {
+            let lines: Vec<LogLine> = calls
+                .iter()
+                .map(|call| line(session, &format!("{session}-{call}"), Some(call), None))
+                .collect();
+            RecordIds::of(lines.iter(), None)
+        };
+        let (old_a, old_b, new_c, new_d) = (
+            ids("a", &["x", "y"]),
+            ids("b", &["y"]),
+            ids("c", &["z", "x"]),
+            ids("d", &["w"]),
+        );
+        assert_eq!(
+            shared_files(&[
+                (&old_a, false),
+                (&old_b, false),
+                (&new_c, true),
+                (&new_d, true)
+            ]),
+            [true, false, true, false],
+            "c shares x with a; a and b share y but neither is fresh (their entries say so)"
+        );
+        assert_eq!(
+            shared_files(&[(&old_a, false), (&old_b, false)]),
+            [false, false],
+            "nothing fresh: nothing new"
+        );
+        let again = ids("e", &["w"]);
+        assert_eq!(
+            shared_files(&[(&new_d, true), (&again, true), (&old_b, false)]),
+            [true, true, false],
+            "two fresh files"
+        );
+    }
+
+    #[test]
+    fn fingerprints_are_kept_as_bytes_and_a_torn_one_is_refused() {
+        let ids = RecordIds::of([line("a", "u1", Some("m1"), Some("t1"))].iter(), None);
+        let bytes = rmp_serde::to_vec(&ids).expect("ids encode");
+        assert_eq!(
+            rmp_serde::from_slice::<RecordIds>(&bytes).expect("ids decode"),
+            ids
+        );
+        let raw = ids
+            .fingerprints
+            .iter()
+            .flat_map(|id| id.to_le_bytes())
+            .collect::<Vec<u8>>();
+        assert!(
+            bytes.windows(raw.len()).any(|window| window == raw),
+            "one byte string"
+        );
+        let torn = rmp_serde::to_vec(&(serde_bytes_of(&raw[..raw.len() - 1]), true))
+            .expect("a torn tuple encodes");
+        assert!(rmp_serde::from_slice::<RecordIds>(&torn).is_err());
+    }
+
+    /// `bytes` as MessagePack `bin`.
+    fn serde_bytes_of(bytes: &[u8]) -> impl Serialize + '_ {
+        struct Bin<'a>(&'a [u8]);
+        impl Serialize for Bin<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_bytes(self.0)
+            }
+        }
+        Bin(bytes)
     }
 }

@@ -29,6 +29,8 @@
 //! claimed the same by itself as among all files: its [`FileDigest`], the claims of that
 //! file alone with each session's earliest time, stands in for its lines (the user cache
 //! keeps it), and is folded into its sessions at the place its records would be claimed.
+//! Its calls are folded in counted, summed and priced ([`KeptCalls`]), not copied: their
+//! list stays in the digest ([`DigestSessionRef`]).
 //!
 //! Owns: these rules. Does not own: prices (`super::prices`) or reading lines (the engine).
 
@@ -38,8 +40,7 @@ use keel_engine::agents::{AgentLog, Call, Cumulative, LogEvent, LogLine, Meta, R
 use keel_engine::sessions::Instant;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
-use std::ops::Range;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 /// The model a Codex file without `turn_context` is priced as.
@@ -66,7 +67,10 @@ pub struct SessionFacts {
     /// header's (a sub-agent's only when the spawner's file is absent).
     pub cwd: Option<Arc<str>>,
     cwd_rank: Option<(u8, i64)>,
+    /// The calls claimed from lines.
     pub calls: Vec<CountedCall>,
+    /// The calls digests brought.
+    pub kept: KeptCalls,
     /// Tool name → calls.
     pub tools: BTreeMap<Arc<str>, u64>,
     /// The bundled table's prices of the calls, summed exactly per (model, fast request)
@@ -78,7 +82,69 @@ pub struct SessionFacts {
     pub origin: String,
 }
 
+/// Calls counted toward a session by digests: how many, their tokens and models. Their
+/// list stays in each digest, read only when a call's own figures are needed
+/// (`super::session_calls`); their table prices are in the session's `bundled` sums.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct KeptCalls {
+    pub count: u64,
+    pub tokens: Tokens,
+    pub models: BTreeSet<Arc<str>>,
+    /// Where the lists are. Never encoded: these are this process's inputs, and a digest
+    /// is made from lines, where it is empty.
+    #[serde(skip)]
+    pub from: Vec<DigestSessionRef>,
+}
+
+/// One session of one log's digest: the session at `session` in its `sessions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DigestSessionRef {
+    pub log: AgentLog,
+    pub session: usize,
+}
+
+impl KeptCalls {
+    /// Counts `calls` in.
+    pub(crate) fn add_calls(&mut self, calls: &[CountedCall]) {
+        self.count += calls.len() as u64;
+        for call in calls {
+            self.tokens.add(&call.tokens);
+            if !self.models.contains(&call.model) {
+                self.models.insert(call.model.clone());
+            }
+        }
+    }
+
+    /// Counts in what `other` counted (not where its lists are).
+    fn add_counts(&mut self, other: &KeptCalls) {
+        self.count += other.count;
+        self.tokens.add(&other.tokens);
+        self.models.extend(other.models.iter().cloned());
+    }
+}
+
 impl SessionFacts {
+    /// Every call counted toward the session, its own and its digests'.
+    pub fn api_calls(&self) -> u64 {
+        self.calls.len() as u64 + self.kept.count
+    }
+
+    /// The tokens of every call counted toward the session.
+    pub fn tokens(&self) -> Tokens {
+        let mut tokens = self.kept.tokens;
+        for call in &self.calls {
+            tokens.add(&call.tokens);
+        }
+        tokens
+    }
+
+    /// The models of every call counted toward the session, sorted, each once.
+    pub fn models(&self) -> BTreeSet<Arc<str>> {
+        let mut models = self.kept.models.clone();
+        models.extend(self.calls.iter().map(|call| call.model.clone()));
+        models
+    }
+
     fn touch(&mut self, at: Option<Instant>) {
         let Some(at) = at else { return };
         self.start = Some(self.start.map_or(at, |start| start.min(at)));
@@ -99,9 +165,10 @@ impl SessionFacts {
         }
     }
 
-    /// Folds in the facts of the same session's records claimed apart (a file's digest),
-    /// as claiming those records here, one by one, would.
-    fn absorb(&mut self, other: &SessionFacts) {
+    /// Folds in the facts of the same session's records claimed apart (the digest's
+    /// session `from`), as claiming those records here, one by one, would; its calls are
+    /// counted, not copied.
+    fn absorb(&mut self, other: &SessionFacts, from: DigestSessionRef) {
         self.touch(other.start);
         self.touch(other.end);
         if let (Some(key), Some(cwd)) = (other.cwd_rank, &other.cwd) {
@@ -110,7 +177,11 @@ impl SessionFacts {
         for (name, calls) in &other.tools {
             *self.tools.entry(name.clone()).or_default() += calls;
         }
-        self.calls.extend(other.calls.iter().cloned());
+        if other.api_calls() > 0 {
+            self.kept.from.push(from);
+        }
+        self.kept.add_calls(&other.calls);
+        self.kept.add_counts(&other.kept);
         for (key, sum) in &other.bundled {
             self.add_bundled(key.clone(), sum.as_deref().map(Fixed::decimal));
         }
@@ -132,17 +203,11 @@ impl SessionFacts {
         };
     }
 
-    /// Prices by the bundled table each call outside `absorbed` (the ranges of `calls` a
-    /// digest brought with their sums), into the sums.
-    fn price_calls(&mut self, harness: &str, absorbed: &[Range<usize>]) {
+    /// Prices the calls claimed from lines by the bundled table, into the sums (the
+    /// digests' calls came with theirs).
+    fn price_calls(&mut self, harness: &str) {
         let mut sums: BTreeMap<(Arc<str>, bool), Option<Fixed>> = BTreeMap::new();
-        // The ranges are in order and apart: one cursor walks them beside the calls.
-        let mut ranges = absorbed.iter().peekable();
-        for (index, call) in self.calls.iter().enumerate() {
-            while ranges.next_if(|range| range.end <= index).is_some() {}
-            if ranges.peek().is_some_and(|range| range.contains(&index)) {
-                continue;
-            }
+        for call in &self.calls {
             let price = bundled_price(harness, &call.model, call.tokens, call.at);
             let sum = sums
                 .entry((call.model.clone(), call.fast))
@@ -209,13 +274,11 @@ struct Claimer {
     tools: FxHashSet<SlotKey>,
     /// The Codex totals each session counted a call for (by slot).
     totals: FxHashSet<(usize, RawUsage)>,
-    /// The calls each session's digests brought, priced already (by slot: ranges of its
-    /// calls).
-    absorbed: FxHashMap<usize, Vec<Range<usize>>>,
 }
 
 /// One log file and its lines (none when its digest stands in for them).
 struct File<'a> {
+    log: AgentLog,
     harness: Arc<str>,
     origin: String,
     file_session: Option<&'a Arc<str>>,
@@ -229,7 +292,7 @@ struct File<'a> {
 #[derive(Clone, Copy)]
 enum Portion<'a> {
     Record(&'a LogLine),
-    Digest(&'a SessionFacts),
+    Digest(&'a SessionFacts, DigestSessionRef),
 }
 
 /// One session's records over all files, in path order, and its earliest time.
@@ -348,12 +411,9 @@ impl Claimer {
                 let file = &files[at];
                 match portion {
                     Portion::Record(line) => self.record(&group.key, line, file),
-                    Portion::Digest(facts) => {
+                    Portion::Digest(facts, from) => {
                         let slot = self.slot(&group.key.0, &group.key.1, &file.origin);
-                        let from = self.facts(slot).calls.len();
-                        self.facts(slot).absorb(facts);
-                        let to = self.facts(slot).calls.len();
-                        self.absorbed.entry(slot).or_default().push(from..to);
+                        self.facts(slot).absorb(facts, from);
                     }
                 }
             }
@@ -432,7 +492,7 @@ impl Claimer {
         };
         for (at, file) in files.iter().enumerate() {
             if let Some(digest) = file.digest {
-                for session in &digest.sessions {
+                for (index, session) in digest.sessions.iter().enumerate() {
                     let id = if spawners.is_empty() {
                         session.id.clone()
                     } else {
@@ -441,7 +501,13 @@ impl Claimer {
                     let group = group_of(&file.harness, &id, &mut groups);
                     let group = &mut groups[group];
                     group.first = earliest(group.first, session.first);
-                    group.portions.push((at, Portion::Digest(&session.facts)));
+                    let from = DigestSessionRef {
+                        log: file.log,
+                        session: index,
+                    };
+                    group
+                        .portions
+                        .push((at, Portion::Digest(&session.facts, from)));
                 }
                 self.warnings.extend(digest.warnings.iter().cloned());
                 continue;
@@ -639,13 +705,10 @@ impl Claimer {
 
     /// Each session met, in the order met, its calls priced by the bundled table.
     fn priced_sessions(&mut self) -> Vec<(SlotKey, SessionFacts)> {
-        let absorbed = std::mem::take(&mut self.absorbed);
         std::mem::take(&mut self.sessions)
             .into_iter()
-            .enumerate()
-            .map(|(slot, (key, mut facts))| {
-                let ranges = absorbed.get(&slot).map_or(&[][..], Vec::as_slice);
-                facts.price_calls(&key.0, ranges);
+            .map(|(key, mut facts)| {
+                facts.price_calls(&key.0);
                 (key, facts)
             })
             .collect()
@@ -720,6 +783,7 @@ pub struct LogFile<'a> {
 /// The file as the claimer holds it.
 fn file_of<'a>(db: &'a dyn keel_engine::Db, file: &'a LogFile<'a>) -> File<'a> {
     File {
+        log: file.log,
         harness: Arc::from(file.log.harness(db)),
         origin: file.log.path(db).display().to_string(),
         file_session: file.log.file_session(db).as_ref(),

@@ -15,12 +15,14 @@
 //! (`crate::sessions`).
 
 pub mod claims;
+mod digest;
 pub mod prices;
 
-pub use claims::{CODEX_FALLBACK_MODEL, Claims, FileDigest, SessionFacts};
+pub use claims::{CODEX_FALLBACK_MODEL, Claims, CountedCall, FileDigest, SessionFacts};
+pub use digest::DigestTrouble;
 
 use crate::sessions::exact::Fixed;
-use claims::LogFile;
+use claims::{DigestSessionRef, LogFile};
 use keel_engine::Db;
 use keel_engine::agents::{AgentLog, AgentLogs, ClaimsDigest, Tokens};
 use keel_engine::sessions::{Decimal, Instant, SessionData};
@@ -139,13 +141,51 @@ pub fn log_claims(db: &dyn Db, logs: AgentLogs) -> Claims {
     claims
 }
 
-/// The digest the user cache kept of a log in place of its lines, decoded; `None` when
-/// the log holds its lines.
+/// The digest the user cache kept of a log in place of its lines, decoded (its calls
+/// counted, not listed: [`kept_calls`]); `None` when the log holds its lines.
 #[salsa::tracked(returns(ref))]
-fn kept_digest(db: &dyn Db, log: AgentLog) -> Option<Result<FileDigest, String>> {
+fn kept_digest(db: &dyn Db, log: AgentLog) -> Option<Result<FileDigest, DigestTrouble>> {
     log.digest(db)
         .as_ref()
-        .map(|digest| digest.decode().map_err(|err| err.to_string()))
+        .map(|digest| digest::decode(digest.bytes()))
+}
+
+/// Each session's calls of a kept digest, in its session order (none when the log holds
+/// its lines or its digest cannot be read, when no session refers to it).
+#[salsa::tracked(returns(ref))]
+fn kept_calls(db: &dyn Db, log: AgentLog) -> Vec<Vec<CountedCall>> {
+    match (log.digest(db), kept_digest(db, log)) {
+        (Some(digest), Some(Ok(facts))) => digest::calls(digest.bytes(), facts),
+        _ => Vec::new(),
+    }
+}
+
+/// The calls of one digest session: read from the kept digest's records, or from the
+/// digest this process claimed of the log's lines.
+fn digest_session_calls(db: &dyn Db, from: DigestSessionRef) -> &[CountedCall] {
+    let calls = if from.log.digest(db).is_some() {
+        kept_calls(db, from.log).get(from.session)
+    } else {
+        claimed_alone(db, from.log)
+            .sessions
+            .get(from.session)
+            .map(|session| &session.facts.calls)
+    };
+    calls.map_or(&[], Vec::as_slice)
+}
+
+/// Every call counted toward a session: those claimed from lines, then each digest's.
+pub fn session_calls<'db>(
+    db: &'db dyn Db,
+    facts: &'db SessionFacts,
+) -> impl Iterator<Item = &'db CountedCall> + 'db {
+    facts.calls.iter().chain(
+        facts
+            .kept
+            .from
+            .iter()
+            .flat_map(move |&from| digest_session_calls(db, from)),
+    )
 }
 
 /// A log whose records are its own, claimed by itself from its lines: one file's
@@ -167,7 +207,9 @@ pub fn log_digest(db: &dyn Db, log: AgentLog) -> Option<ClaimsDigest> {
     if log.digest(db).is_some() {
         return None;
     }
-    ClaimsDigest::encode(claimed_alone(db, log)).ok()
+    digest::encode(claimed_alone(db, log))
+        .ok()
+        .map(ClaimsDigest::new)
 }
 
 /// One session's share of the claims (equal across revisions when its lines did not
@@ -199,7 +241,6 @@ pub fn agent_session<'db>(
     };
     let harness = key.harness(db);
     let overrides = logs.prices(db);
-    let mut tokens = Tokens::default();
     let mut cost = Some(Fixed::zero());
     let mut unpriced = BTreeSet::new();
     let mut add = |model: &Arc<str>, priced: Result<Fixed, Unpriced>| match priced {
@@ -214,9 +255,11 @@ pub fn agent_session<'db>(
         }
     };
     // A model `[prices]` names is priced call by call by keel's formula; any other from
-    // the bundled table's sums.
-    for call in &facts.calls {
-        tokens.add(&call.tokens);
+    // the bundled table's sums. The digests' call lists are read only for such a model.
+    let models = facts.models();
+    let overridden = models.iter().any(|model| overrides.contains_key(&**model));
+    let calls = overridden.then(|| session_calls(db, facts));
+    for call in calls.into_iter().flatten() {
         if overrides.contains_key(&*call.model) {
             let priced = call_cost(
                 overrides,
@@ -239,16 +282,15 @@ pub fn agent_session<'db>(
             );
         }
     }
-    let models: BTreeSet<Arc<str>> = facts.calls.iter().map(|call| call.model.clone()).collect();
     Some(AgentSession {
         session_id: key.id(db).clone(),
         harness: harness.clone(),
         start,
         end,
         cwd: facts.cwd.clone(),
-        api_calls: facts.calls.len() as u64,
+        api_calls: facts.api_calls(),
         tools: facts.tools.clone(),
-        tokens,
+        tokens: facts.tokens(),
         models: models.into_iter().collect(),
         cost: cost.map(|sum| sum.exact().to_decimal(COST_SCALE)),
         unpriced,

@@ -30,7 +30,7 @@ use super::exact::Exact;
 use super::links::{assigned, linked_pairs, repo_label};
 use super::report::{reverts, session_record};
 use crate::agents::prices::{CallPrice, call_cost};
-use crate::agents::{AgentSessionKey, agent_sessions, session_facts};
+use crate::agents::{AgentSessionKey, agent_sessions, session_calls, session_facts};
 use crate::json::Json;
 use jiff::civil::Date;
 use keel_engine::Db;
@@ -465,7 +465,7 @@ pub fn usage_items(
         });
         let key = AgentSessionKey::new(db, session.harness.clone(), session.session_id.clone());
         let mut models = Vec::new();
-        for call in &session_facts(db, logs, key).calls {
+        for call in session_calls(db, session_facts(db, logs, key)) {
             let cost = call_cost(
                 overrides,
                 &CallPrice {

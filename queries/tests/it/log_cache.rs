@@ -6,8 +6,13 @@
 use keel_engine::ChangeEvent;
 use keel_engine::KeelDatabase;
 use keel_engine::agents::{LogCache, LogEnv, LogSources, LogSync};
+use keel_engine::settings::{ModelPrices, Settings};
 use keel_fixtures::sessions::write_file;
-use keel_queries::agents::{AgentSessions, agent_sessions, log_digest};
+use keel_queries::agents::{
+    AgentSessionKey, AgentSessions, CountedCall, agent_sessions, log_digest, session_calls,
+    session_facts,
+};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const BUILD: &str = "testbuild";
@@ -108,6 +113,15 @@ impl Folders {
     /// cache entries of what was read written (with the claims' digests); its database
     /// too. The warnings of the write follow the read's.
     fn process_db(&self, cached: bool) -> (AgentSessions, LogSync, KeelDatabase) {
+        self.priced_process(cached, BTreeMap::new())
+    }
+
+    /// One process as [`Folders::process_db`], with `[prices]`.
+    fn priced_process(
+        &self,
+        cached: bool,
+        prices: BTreeMap<String, ModelPrices>,
+    ) -> (AgentSessions, LogSync, KeelDatabase) {
         let cache = cached.then(|| LogCache {
             folder: self.cache.join(BUILD),
             build: BUILD.to_owned(),
@@ -122,7 +136,10 @@ impl Folders {
         };
         let mut db = KeelDatabase::detached();
         let read = db
-            .apply_changes(&[ChangeEvent::AgentLogsFrom(Box::new(sources))])
+            .apply_changes(&[
+                ChangeEvent::PricesChanged(prices),
+                ChangeEvent::AgentLogsFrom(Box::new(sources)),
+            ])
             .expect("the folders exist");
         let logs = db.agent_logs().expect("a read made the logs input");
         let mut sync = read.agent_logs.expect("the logs were read");
@@ -403,4 +420,107 @@ fn a_digested_log_that_grows_or_whose_record_a_new_log_replays_is_read_again_who
     assert!(calls.contains(&("resume", 1)), "{calls:?}");
     assert!(calls.contains(&("solo", 4)), "{calls:?}");
     assert_eq!(folders.warm_equals_cold().files_read, 0);
+}
+
+/// Each session's calls, one by one (what `keel sessions usage` buckets), sorted.
+fn each_call(db: &KeelDatabase, sessions: &AgentSessions) -> Vec<(String, Vec<CountedCall>)> {
+    let logs = db.agent_logs().expect("a read made the logs input");
+    sessions
+        .sessions
+        .iter()
+        .map(|session| {
+            let key = AgentSessionKey::new(db, session.harness.clone(), session.session_id.clone());
+            let mut calls: Vec<CountedCall> = session_calls(db, session_facts(db, logs, key))
+                .cloned()
+                .collect();
+            calls.sort_by_key(|call| (call.at, call.tokens.total(), call.model.clone()));
+            (session.session_id.to_string(), calls)
+        })
+        .collect()
+}
+
+#[test]
+fn a_digest_lists_each_call_and_prices_an_overridden_model_call_by_call_as_its_lines() {
+    let folders = Folders::new();
+    write_own_logs(&folders.claude);
+    folders.process(true);
+    let (_, _, warm) = folders.process_db(true);
+    assert_eq!(
+        Folders::digested(&warm).len(),
+        3,
+        "three logs held as digests"
+    );
+    let (sessions, _, cold) = folders.process_db(false);
+    let (warm_sessions, _, warm) = folders.process_db(true);
+    assert_eq!(warm_sessions, sessions);
+    let solo: Vec<u64> = each_call(&warm, &warm_sessions)
+        .into_iter()
+        .find(|(id, _)| id == "solo")
+        .map(|(_, calls)| calls.iter().map(|call| call.tokens.output).collect())
+        .unwrap_or_default();
+    // The sub-agent's m30 (10:15, 6 output), m20 at its larger copy (12), m21 (4).
+    assert_eq!(solo, [6, 12, 4]);
+    assert_eq!(
+        each_call(&warm, &warm_sessions),
+        each_call(&cold, &sessions)
+    );
+    // Input at 1 USD and output at 1,000 USD per million tokens: the solo session's 30
+    // input and 22 output tokens cost 0.00003 + 0.022.
+    let prices = Settings::parse(
+        "[prices]\n\"claude-sonnet-4-5\" = { input = 1, output = 1000, cache_read = 0, cache_write_5m = 0, cache_write_1h = 0 }\n",
+    )
+    .expect("valid prices")
+    .prices;
+    let (cold, _, _) = folders.priced_process(false, prices.clone());
+    let (warm, _, db) = folders.priced_process(true, prices);
+    assert_eq!(Folders::digested(&db).len(), 3, "still digests");
+    assert_eq!(warm, cold);
+    let solo = warm
+        .sessions
+        .iter()
+        .find(|session| session.session_id.as_ref() == "solo")
+        .expect("the solo session");
+    assert_eq!(
+        solo.cost.as_ref().map(|cost| cost.as_str().to_owned()),
+        Some("0.02203".to_owned())
+    );
+}
+
+#[test]
+fn a_process_that_reads_again_finds_a_new_log_replaying_a_record_of_a_digest_it_holds() {
+    let folders = Folders::new();
+    write_own_logs(&folders.claude);
+    folders.process(true);
+    let (_, _, mut db) = folders.process_db(true);
+    assert!(Folders::digested(&db).contains(&"c-solo.jsonl".to_owned()));
+    write_file(
+        &folders.claude.join("0-resume.jsonl"),
+        &(record("resume", "u21", 20, "m20", 12, "t20")
+            + &record("resume", "u50", 40, "m50", 9, "")),
+    )
+    .expect("write the resume");
+    let sources = LogSources {
+        claude_dirs: vec![folders.claude.clone()],
+        codex_dirs: vec![folders.codex.clone()],
+        gemini_dirs: Vec::new(),
+        opencode_dirs: Vec::new(),
+        env: LogEnv::default(),
+        cache: Some(LogCache {
+            folder: folders.cache.join(BUILD),
+            build: BUILD.to_owned(),
+        }),
+    };
+    let read = db
+        .apply_changes(&[ChangeEvent::AgentLogsFrom(Box::new(sources))])
+        .expect("the folders exist")
+        .agent_logs
+        .expect("the logs were read");
+    assert_eq!(
+        read.files_read, 2,
+        "the new log, and the digest it shares a record with, from its lines"
+    );
+    assert!(!Folders::digested(&db).contains(&"c-solo.jsonl".to_owned()));
+    let logs = db.agent_logs().expect("a read made the logs input");
+    let (cold, _) = folders.process(false);
+    assert_eq!(agent_sessions(&db, logs), &cold);
 }
