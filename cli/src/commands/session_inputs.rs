@@ -4,7 +4,8 @@
 //! the run that reads them through the engine's door and asks for the report.
 //!
 //! Owns: turning flags and settings into [`SessionSources`] and [`LogSources`], the
-//! order of the reads (agent logs and prices, the sessions, the scan plan), the scope
+//! order of the reads (agent logs and prices, with the bundled price table decoded on a
+//! thread meanwhile; the sessions; the scan plan), the scope
 //! `keel sessions usage` links its sessions in (every session read), progress on a
 //! terminal, and the warnings on stderr.
 //! Does not own: reading files or repositories (`keel_engine`), any rule
@@ -191,6 +192,9 @@ pub(crate) fn read_agent_logs(
     settings: &Settings,
     progress: bool,
 ) -> Result<AgentSessions, CommandError> {
+    // Any call read anew is priced by the bundled table: it decodes on the other core
+    // while the logs are read, instead of after.
+    std::thread::spawn(keel_queries::agents::prices::load_bundled_table);
     let env = LogEnv::from_process();
     let cache = if logs.no_cache {
         None

@@ -158,6 +158,9 @@ fn cmd_export(args: &ExportArgs, settings: &Settings) -> Result<ExitStatus, Comm
         out.push('\n');
     }
     write_stdout(&out)?;
+    // The process exits next: the OS takes the database's memory back at once, where
+    // dropping it would free every log's lines and digest one by one.
+    std::mem::forget(db);
     Ok(ExitStatus::Clean)
 }
 
@@ -200,6 +203,8 @@ fn cmd_usage(
         }
     };
     write_stdout(&text)?;
+    // As `keel sessions export`: the OS takes the database's memory back.
+    std::mem::forget(db);
     Ok(ExitStatus::Clean)
 }
 

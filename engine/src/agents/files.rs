@@ -119,7 +119,7 @@ pub struct UnkeptLog {
     /// The warnings its read gave, in order.
     pub warnings: Vec<LogWarning>,
     /// Its record identities; `alone` is false when another file shares one.
-    pub ids: RecordIds,
+    pub ids: Arc<RecordIds>,
 }
 
 /// How a sync read one file.
@@ -486,7 +486,7 @@ struct Synced {
     /// The warnings its read gave (or its cache entry's, said again), in order.
     warnings: Vec<LogWarning>,
     /// Its record identities, when a cache is in use.
-    ids: Option<RecordIds>,
+    ids: Option<Arc<RecordIds>>,
     /// Its identities were taken from its lines in this sync (not kept from the last).
     fresh: bool,
 }
@@ -608,7 +608,11 @@ impl KeelDatabase {
             if file.log.alone(&*self) != alone {
                 file.log.set_alone(self).to(alone);
             }
-            if file.log.ids(&*self) != &file.ids {
+            let same_ids = match (file.log.ids(&*self), &file.ids) {
+                (Some(held), Some(ids)) => Arc::ptr_eq(held, ids) || held == ids,
+                (held, ids) => held.is_none() && ids.is_none(),
+            };
+            if !same_ids {
                 file.log.set_ids(self).to(file.ids.clone());
             }
             sync.warnings.extend(file.warnings.iter().cloned());
@@ -776,10 +780,10 @@ impl KeelDatabase {
     /// A file's record identities in a sync with the user cache, and whether they are
     /// fresh: an unchanged file's are those kept when it was last compared with the
     /// others (by its entry or an earlier sync), any other file's are taken from its lines.
-    fn synced_ids(&self, log: AgentLog, kind: ReadKind) -> (RecordIds, bool) {
+    fn synced_ids(&self, log: AgentLog, kind: ReadKind) -> (Arc<RecordIds>, bool) {
         match (kind, log.ids(self)) {
             (ReadKind::Unchanged, Some(ids)) => (ids.clone(), false),
-            _ => (self.record_ids(log), true),
+            _ => (Arc::new(self.record_ids(log)), true),
         }
     }
 
@@ -804,7 +808,7 @@ impl KeelDatabase {
         let shared = {
             let ids: Vec<(&RecordIds, bool)> = synced
                 .iter()
-                .filter_map(|file| Some((file.ids.as_ref()?, file.fresh)))
+                .filter_map(|file| Some((&**file.ids.as_ref()?, file.fresh)))
                 .collect();
             shared_files(&ids)
         };
@@ -821,11 +825,13 @@ impl KeelDatabase {
                     self.read_log(&**connector, file.found.clone(), Some(file.log), true, sync);
                 file.warnings = sync.warnings.split_off(warned);
                 file.read = !matches!(kind, ReadKind::Failed);
-                file.ids = Some(self.record_ids(log));
+                file.ids = Some(Arc::new(self.record_ids(log)));
                 file.fresh = true;
             }
-            if let Some(ids) = &mut file.ids {
-                ids.alone = false;
+            if let Some(ids) = &mut file.ids
+                && ids.alone
+            {
+                Arc::make_mut(ids).alone = false;
             }
         }
     }

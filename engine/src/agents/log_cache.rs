@@ -69,7 +69,7 @@ pub(crate) struct EntryFields {
     pub(crate) path: Vec<u8>,
     pub(crate) harness: String,
     pub(crate) read: ReadMark,
-    pub(crate) ids: RecordIds,
+    pub(crate) ids: Arc<RecordIds>,
     /// The lines read (none when the digest is kept).
     pub(crate) chunks: Vec<Arc<[LogLine]>>,
     /// The warnings reading the log gave, in order.

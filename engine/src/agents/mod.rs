@@ -232,7 +232,7 @@ pub struct AgentLog {
     /// false when another file shared one; `None` until then. Read by the sync (the next
     /// one compares only fresh files with the others), by no query.
     #[returns(ref)]
-    pub ids: Option<RecordIds>,
+    pub ids: Option<Arc<RecordIds>>,
 }
 
 /// A file's records as the claims fold them by themselves (`keel-queries::agents`

@@ -61,7 +61,7 @@ pub(crate) fn encode(digest: &FileDigest) -> Result<Vec<u8>, rmp_serde::encode::
 fn record(model: usize, call: &CountedCall) -> [u8; RECORD] {
     let mut out = [0u8; RECORD];
     out[..4].copy_from_slice(&u32::try_from(model).unwrap_or(u32::MAX).to_le_bytes());
-    out[4] = u8::from(call.fast) * FAST | u8::from(call.at.is_some()) * TIMED;
+    out[4] = (u8::from(call.fast) * FAST) | (u8::from(call.at.is_some()) * TIMED);
     out[5..13].copy_from_slice(&call.at.map_or(0, Instant::nanos).to_le_bytes());
     let tokens = call.tokens;
     let counts = [
@@ -84,7 +84,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<FileDigest, DigestTrouble> {
     let digest: FileDigest =
         rmp_serde::from_slice(head).map_err(|err| DigestTrouble::Facts(err.to_string()))?;
     let mut records = records.chunks_exact(RECORD);
-    if records.remainder().len() != 0 {
+    if !records.remainder().is_empty() {
         return Err(DigestTrouble::Records);
     }
     for session in &digest.sessions {

@@ -156,6 +156,13 @@ fn provider(harness: &str) -> Option<&'static str> {
     }
 }
 
+/// Decodes the bundled table now: tens of milliseconds, once per process, that the first
+/// call priced would otherwise wait for (`keel sessions` has it done on another thread
+/// while it reads the logs).
+pub fn load_bundled_table() {
+    let _table = genai_prices::Calculator::bundled();
+}
+
 /// The bundled table's price (rates in effect at the call's time).
 fn bundled_cost(call: &CallPrice<'_>) -> Result<Fixed, Unpriced> {
     use genai_prices::{Calculator, PriceRequest, Usage, UsageKey};
