@@ -103,6 +103,21 @@ impl Folders {
         }
     }
 
+    /// Where a process reads: the test's folders, with the cache or without.
+    fn sources(&self, cached: bool) -> LogSources {
+        LogSources {
+            claude_dirs: vec![self.claude.clone()],
+            codex_dirs: vec![self.codex.clone()],
+            gemini_dirs: Vec::new(),
+            opencode_dirs: Vec::new(),
+            env: LogEnv::default(),
+            cache: cached.then(|| LogCache {
+                folder: self.cache.join(BUILD),
+                build: BUILD.to_owned(),
+            }),
+        }
+    }
+
     /// One process: a fresh database reading every log, with the cache or without.
     fn process(&self, cached: bool) -> (AgentSessions, LogSync) {
         let (sessions, sync, _) = self.process_db(cached);
@@ -122,18 +137,8 @@ impl Folders {
         cached: bool,
         prices: BTreeMap<String, ModelPrices>,
     ) -> (AgentSessions, LogSync, KeelDatabase) {
-        let cache = cached.then(|| LogCache {
-            folder: self.cache.join(BUILD),
-            build: BUILD.to_owned(),
-        });
-        let sources = LogSources {
-            claude_dirs: vec![self.claude.clone()],
-            codex_dirs: vec![self.codex.clone()],
-            gemini_dirs: Vec::new(),
-            opencode_dirs: Vec::new(),
-            env: LogEnv::default(),
-            cache: cache.clone(),
-        };
+        let sources = self.sources(cached);
+        let cache = sources.cache.clone();
         let mut db = KeelDatabase::detached();
         let read = db
             .apply_changes(&[
@@ -349,6 +354,17 @@ fn write_own_logs(claude: &Path) {
     write_file(&claude.join("d-two.jsonl"), &two).expect("write the two sessions");
 }
 
+/// A resume that sorts first and replays the solo session's larger copy of m20 under a
+/// new session id, with its original time.
+fn write_replaying_resume(claude: &Path) {
+    write_file(
+        &claude.join("0-resume.jsonl"),
+        &(record("resume", "u21", 20, "m20", 12, "t20")
+            + &record("resume", "u50", 40, "m50", 9, "")),
+    )
+    .expect("write the resume");
+}
+
 #[test]
 fn a_log_whose_records_are_its_own_is_kept_as_its_digest_and_answers_as_its_lines() {
     let folders = Folders::new();
@@ -397,14 +413,8 @@ fn a_digested_log_that_grows_or_whose_record_a_new_log_replays_is_read_again_who
     );
     let (_, _, db) = folders.process_db(true);
     assert!(Folders::digested(&db).contains(&"c-solo.jsonl".to_owned()));
-    // A resume that sorts first and replays the solo session's larger copy of m20 under
-    // a new session id, with its original time: the call stays the solo session's.
-    write_file(
-        &folders.claude.join("0-resume.jsonl"),
-        &(record("resume", "u21", 20, "m20", 12, "t20")
-            + &record("resume", "u50", 40, "m50", 9, "")),
-    )
-    .expect("write the resume");
+    // The call m20 stays the solo session's.
+    write_replaying_resume(&folders.claude);
     let warm = folders.warm_equals_cold();
     assert_eq!(
         warm.files_read, 2,
@@ -493,23 +503,8 @@ fn a_process_that_reads_again_finds_a_new_log_replaying_a_record_of_a_digest_it_
     folders.process(true);
     let (_, _, mut db) = folders.process_db(true);
     assert!(Folders::digested(&db).contains(&"c-solo.jsonl".to_owned()));
-    write_file(
-        &folders.claude.join("0-resume.jsonl"),
-        &(record("resume", "u21", 20, "m20", 12, "t20")
-            + &record("resume", "u50", 40, "m50", 9, "")),
-    )
-    .expect("write the resume");
-    let sources = LogSources {
-        claude_dirs: vec![folders.claude.clone()],
-        codex_dirs: vec![folders.codex.clone()],
-        gemini_dirs: Vec::new(),
-        opencode_dirs: Vec::new(),
-        env: LogEnv::default(),
-        cache: Some(LogCache {
-            folder: folders.cache.join(BUILD),
-            build: BUILD.to_owned(),
-        }),
-    };
+    write_replaying_resume(&folders.claude);
+    let sources = folders.sources(true);
     let read = db
         .apply_changes(&[ChangeEvent::AgentLogsFrom(Box::new(sources))])
         .expect("the folders exist")
