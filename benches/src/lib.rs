@@ -4,7 +4,8 @@
 //! baselines that read many, [`quiet_git`], the git command every bench runs,
 //! [`git_stdout`], [`release_keel`], the `keel` binary the process benches drive, and
 //! [`count_arg`], how a bench reads a count flag's value, and what the benches that time the
-//! release binary share: [`keel_run`] (wall and CPU time, [`children_cpu`]), [`median_of`],
+//! release binary share: [`keel_run`] (wall and CPU time, [`children_cpu`]), [`own_cpu`] (the
+//! same work's CPU time in process), [`median_of`],
 //! [`ms`], [`check`], and [`spread_specs`] (a prepared repository's specs in every tip).
 //! Does not own: any measurement (each binary in `src/bin`).
 
@@ -185,15 +186,27 @@ pub fn keel_run(keel: &Path, repo: &Path, args: &[&str]) -> Result<KeelRun, Stri
     })
 }
 
-/// The CPU time of this process's waited-for children (user + system), from
-/// `/proc/self/stat` (Linux; in USER_HZ ticks, 100 a second): `None` elsewhere.
+/// The CPU time of this process's waited-for children (user + system, to the
+/// microsecond): `None` where the OS does not tell.
 pub fn children_cpu() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name, which is in parentheses: state is field 3.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks = |field: usize| fields.get(field - 3)?.parse::<u64>().ok();
-    let (user, system) = (ticks(16)?, ticks(17)?);
-    Some(Duration::from_millis((user + system) * 10))
+    cpu_of(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+}
+
+/// The CPU time of this process so far, every thread's (user + system, to the
+/// microsecond): `None` where the OS does not tell.
+pub fn own_cpu() -> Option<Duration> {
+    cpu_of(nix::sys::resource::UsageWho::RUSAGE_SELF)
+}
+
+fn cpu_of(who: nix::sys::resource::UsageWho) -> Option<Duration> {
+    let usage = nix::sys::resource::getrusage(who).ok()?;
+    let time = |value: nix::sys::time::TimeVal| {
+        Some(Duration::new(
+            u64::try_from(value.tv_sec()).ok()?,
+            u32::try_from(value.tv_usec()).ok()? * 1000,
+        ))
+    };
+    Some(time(usage.user_time())? + time(usage.system_time())?)
 }
 
 /// The median of some durations (the upper one of an even count).

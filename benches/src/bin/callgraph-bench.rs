@@ -1,4 +1,4 @@
-//! `callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--each-file] [--threads N] [--pycg]`: keel's call graph of a real
+//! `callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--each-file] [--threads N] [--keel BIN] [--pycg]`: keel's call graph of a real
 //! repository's sources, cold and after a one-file edit, in milliseconds per 1,000 lines —
 //! beside PyCG's time on the same Python files when `--pycg` is given (`python3 -m pycg`:
 //! the caller installs PyCG, `pip install pycg==0.0.7` or `pip install <checkout>` — PyPI's
@@ -13,21 +13,27 @@
 //! file with a function body is edited so in turn (after the largest), one table row
 //! each. The last warm answer is checked against a fresh database's. Both sides answer the same question,
 //! and both answers are checked (node and edge counts printed side by side).
-//! End to end (without `--under`): the release `keel callgraph --format json` in REPO, as a
-//! user runs it, beside the same work in process — opening the repository, listing and
-//! hashing the working tree's sources, the graph, the JSON — each phase timed; the
-//! binary's counts must equal the in-process graph's.
+//! End to end (with `--keel BIN`, or without `--under`: the release binary beside this
+//! bench): `BIN callgraph --format json` in REPO, as a user runs it, beside the same work
+//! in process — opening the repository, listing and hashing the working tree's sources,
+//! the graph, the JSON — each phase timed, wall and CPU (user + system: the child's from
+//! `getrusage(RUSAGE_CHILDREN)`, this process's from `RUSAGE_SELF`). `keel callgraph` has
+//! no scope flag, so both sides graph every source file of the working tree, whatever
+//! `--under` says (the lines per 1,000 are theirs). The binary runs cold — the cache
+//! folder (`.git/keel/`) removed before it, so that whatever it writes there is timed —
+//! then warm, a second process at once. Its JSON must be byte for byte the in-process
+//! JSON (so the same nodes, edges and unresolved sites).
 //! Owns: the command line, the timing and the table. The numbers belong in a closing
 //! note, never in a test.
 
-use keel_benches::{check, count_arg, keel_run, median_of, ms, release_keel};
+use keel_benches::{check, count_arg, keel_run, median_of, ms, own_cpu, release_keel};
 use keel_engine::settings::DEFAULT_MAX_FILE_BYTES;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
 use keel_queries::callgraph::python::{ReuseCounts, reuse_counts};
 use keel_queries::callgraph::{
     CallGraph, call_graph, call_graph_on_threads, graph_inputs, is_graph_input,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -38,6 +44,8 @@ struct Options {
     edits: usize,
     each_file: bool,
     threads: usize,
+    /// The binary timed end to end (`--keel BIN`).
+    keel: Option<PathBuf>,
     pycg: bool,
 }
 
@@ -56,7 +64,7 @@ fn main() -> ExitCode {
 
 fn options() -> Result<Options, String> {
     let usage = "usage: callgraph-bench REPO [--under DIR] [--runs N] [--edits N] [--each-file] \
-                 [--threads N] [--pycg]";
+                 [--threads N] [--keel BIN] [--pycg]";
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         repo: PathBuf::new(),
@@ -65,6 +73,7 @@ fn options() -> Result<Options, String> {
         edits: 1,
         each_file: false,
         threads: std::thread::available_parallelism().map_or(1, usize::from),
+        keel: None,
         pycg: false,
     };
     while let Some(arg) = args.next() {
@@ -73,6 +82,14 @@ fn options() -> Result<Options, String> {
             "--runs" => options.runs = count_arg(args.next(), usage)?,
             "--edits" => options.edits = count_arg(args.next(), usage)?,
             "--threads" => options.threads = count_arg(args.next(), usage)?,
+            // Absolute: the binary runs in REPO.
+            "--keel" => {
+                let keel = PathBuf::from(args.next().ok_or(usage)?);
+                options.keel = Some(
+                    std::path::absolute(&keel)
+                        .map_err(|e| format!("--keel {}: {e}", keel.display()))?,
+                );
+            }
             "--pycg" => options.pycg = true,
             "--each-file" => options.each_file = true,
             _ if options.repo.as_os_str().is_empty() => options.repo = PathBuf::from(arg),
@@ -201,8 +218,10 @@ fn run(options: &Options) -> Result<(), String> {
     if options.each_file {
         each_file_table(&targets, &warm, cold);
     }
-    if options.under.is_empty() {
-        end_to_end(options, kloc)?;
+    if let Some(keel) = &options.keel {
+        end_to_end(options, keel)?;
+    } else if options.under.is_empty() {
+        end_to_end(options, &release_keel()?)?;
     }
     if options.pycg {
         pycg(options, &files)?;
@@ -216,12 +235,18 @@ struct Phases {
     listing: Duration,
     graph: Duration,
     json: Duration,
-    answer: (usize, usize, usize),
+    /// This process's CPU time over the three.
+    cpu: Option<Duration>,
+    /// The JSON, as the binary prints it.
+    text: String,
+    lines: usize,
+    files: usize,
 }
 
 /// The command's work in process, on a new thread (no parse hint of an earlier run).
 fn in_process(options: &Options) -> Result<Phases, String> {
-    std::thread::scope(|scope| {
+    let cpu_before = own_cpu();
+    let phases = std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 let started = Instant::now();
@@ -233,67 +258,139 @@ fn in_process(options: &Options) -> Result<Phases, String> {
                 let tree = db.sources(graph_inputs(&files), DEFAULT_MAX_FILE_BYTES);
                 let graph = call_graph_on_threads(&db, tree, options.threads);
                 let built = Instant::now();
-                let text = keel_queries::callgraph::callgraph_json(graph).to_text();
+                let mut text = keel_queries::callgraph::callgraph_json(graph).to_text();
+                text.push('\n');
                 let written = Instant::now();
-                std::hint::black_box(text);
-                Ok(Phases {
+                let mut lines = 0;
+                for (_, oid) in &files {
+                    let bytes = db.objects().blob(*oid).map_err(|e| e.to_string())?;
+                    lines += bytes.iter().filter(|&&b| b == b'\n').count();
+                }
+                Ok::<_, String>(Phases {
                     listing: listed - started,
                     graph: built - listed,
                     json: written - built,
-                    answer: shape(graph),
+                    cpu: None,
+                    text,
+                    lines,
+                    files: files.len(),
                 })
             })
             .join()
             .map_err(|_| "a run panicked".to_owned())?
-    })
+    })?;
+    // The CPU time includes counting the lines (after the clock stopped): a few
+    // milliseconds at most, against the graph's tens.
+    let cpu = own_cpu()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    Ok(Phases { cpu, ..phases })
 }
 
-/// The release binary end to end beside the same work in process, `options.runs` times
-/// each, alternating; medians.
-fn end_to_end(options: &Options, kloc: f64) -> Result<(), String> {
-    let keel = release_keel()?;
-    let (mut walls, mut cpus, mut phases) = (Vec::new(), Vec::new(), Vec::new());
+/// One process's wall and CPU time.
+struct Timed {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+/// The binary end to end — cold (no cache folder) then warm — beside the same work in
+/// process, `options.runs` times each, alternating; medians. Both sides graph every
+/// source file of the working tree; the binary's JSON must equal the in-process JSON.
+fn end_to_end(options: &Options, keel: &Path) -> Result<(), String> {
+    let cache = KeelDatabase::open_objects(&options.repo)
+        .and_then(|db| db.cache_folder())
+        .map_err(|e| e.to_string())?;
+    let args = ["callgraph", "--format", "json"];
+    let (mut cold, mut warm, mut phases) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cache_written = false;
     for _ in 0..options.runs {
-        let run = keel_run(&keel, &options.repo, &["callgraph", "--format", "json"])?;
-        let json: serde_json::Value =
-            serde_json::from_str(&run.stdout).map_err(|e| format!("keel callgraph: {e}"))?;
-        let count = |key: &str| json[key].as_array().map_or(0, Vec::len);
-        let binary = (count("nodes"), count("edges"), count("unresolved"));
-        let here = in_process(options)?;
-        if !check(
-            "callgraph-bench",
-            binary == here.answer,
-            &format!(
-                "the binary's graph {binary:?} is the in-process one {:?}",
-                here.answer
-            ),
-        ) {
-            return Err("the two answers differ".to_owned());
+        if cache.exists() {
+            std::fs::remove_dir_all(&cache)
+                .map_err(|e| format!("cannot remove {}: {e}", cache.display()))?;
         }
-        walls.push(run.time);
-        cpus.extend(run.cpu);
+        let first = keel_run(keel, &options.repo, &args)?;
+        cache_written |= cache.exists();
+        let second = keel_run(keel, &options.repo, &args)?;
+        let here = in_process(options)?;
+        for run in [&first, &second] {
+            if !check(
+                "callgraph-bench",
+                run.stdout == here.text,
+                "the binary's JSON is the in-process JSON, byte for byte",
+            ) {
+                return Err(format!(
+                    "the two answers differ: the binary's {:?}, in process {:?} (nodes, edges, unresolved)",
+                    counts(&run.stdout),
+                    counts(&here.text)
+                ));
+            }
+        }
+        cold.push(Timed {
+            wall: first.time,
+            cpu: first.cpu,
+        });
+        warm.push(Timed {
+            wall: second.time,
+            cpu: second.cpu,
+        });
         phases.push(here);
     }
+    let (files, lines) = phases.last().map_or((0, 0), |p| (p.files, p.lines));
+    let kloc = lines as f64 / 1000.0;
+    let (nodes, edges, unresolved) = phases.last().map_or((0, 0, 0), |p| counts(&p.text));
+    println!(
+        "end to end: every source file of the working tree ({files} files, {lines} lines; \
+         `keel callgraph` has no scope flag), {nodes} nodes, {edges} edges, {unresolved} unresolved; \
+         the binary's JSON equals the in-process JSON"
+    );
     let listing = median_of(phases.iter().map(|p| p.listing));
     let graph = median_of(phases.iter().map(|p| p.graph));
     let json = median_of(phases.iter().map(|p| p.json));
     let total = median_of(phases.iter().map(|p| p.listing + p.graph + p.json));
-    let (wall, cpu) = (median_of(walls), median_of(cpus));
+    let cpu = median_of(phases.iter().filter_map(|p| p.cpu));
     println!(
-        "in process       {:>9.1} ms   (open and list {:.1}, graph {:.1}, JSON {:.1})",
+        "in process       {:>9.1} ms   {:>6.2} ms/kLoC   CPU {:>7.1} ms, {:>6.2} ms/kLoC   (open and list {:.1}, graph {:.1} = {:.2} ms/kLoC, JSON {:.1})",
         ms(total),
+        ms(total) / kloc,
+        ms(cpu),
+        ms(cpu) / kloc,
         ms(listing),
         ms(graph),
+        ms(graph) / kloc,
         ms(json)
     );
+    for (name, runs) in [("keel cold", &cold), ("keel warm", &warm)] {
+        let wall = median_of(runs.iter().map(|r| r.wall));
+        let run_cpu = median_of(runs.iter().filter_map(|r| r.cpu));
+        println!(
+            "{name:<16} {:>9.1} ms   {:>6.2} ms/kLoC   CPU {:>7.1} ms, {:>6.2} ms/kLoC   {:.2}x in process (CPU {:.2}x; {:.2}x its graph alone)",
+            ms(wall),
+            ms(wall) / kloc,
+            ms(run_cpu),
+            ms(run_cpu) / kloc,
+            ms(wall) / ms(total),
+            ms(run_cpu) / ms(cpu),
+            ms(wall) / ms(graph),
+        );
+    }
     println!(
-        "keel callgraph   {:>9.1} ms   {:>5.2}x in process; CPU {:.0} ms, {:.2} ms/kLoC (release binary, --format json)",
-        ms(wall),
-        ms(wall) / ms(total),
-        ms(cpu),
-        ms(cpu) / kloc
+        "  ({} {}; the cold run's cache folder {})",
+        keel.display(),
+        args.join(" "),
+        if cache_written {
+            "was written, and its time is the cold run's"
+        } else {
+            "was not written: the command keeps nothing"
+        }
     );
     Ok(())
+}
+
+/// The node, edge and unresolved-site counts of a `keel callgraph --format json` text.
+fn counts(text: &str) -> (usize, usize, usize) {
+    let json: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let count = |key: &str| json[key].as_array().map_or(0, Vec::len);
+    (count("nodes"), count("edges"), count("unresolved"))
 }
 
 /// Each edited file's edit time as a share of cold, then their median and largest.
