@@ -15,8 +15,8 @@
 //! process with the cache the last cold run wrote (the warm read: each run from a copy
 //! of that cache, so each reads the appended file anew), then a process with nothing
 //! changed since, then one with `--no-cache`; each answer summed from the exported
-//! records and checked against the generator's totals. Each figure is the best of the
-//! runs, cold and warm alike.
+//! records and checked against the generator's totals, beside the baseline (in process,
+//! as above). Each figure is the best of the runs, cold and warm alike.
 //! Does not own: the reading (`keel_engine::agents`) or the pricing (`keel_queries`).
 //!
 //! Usage: `cargo run --release -p keel-benches --bin logs-bench -- [--files N]
@@ -124,7 +124,7 @@ fn run(options: &Options) -> Result<bool, String> {
         started.elapsed().as_secs_f64()
     );
     if let Some(keel) = &options.keel {
-        return binary_runs(keel, corpus.path(), &projects, truth, options.runs);
+        return binary_runs(keel, corpus.path(), &projects, (truth, bytes), options.runs);
     }
     let mut ok = true;
     let (keel_time, keel_totals) = best_of(options.runs, || keel_read(&projects))?;
@@ -163,10 +163,12 @@ fn binary_runs(
     keel: &Path,
     home: &Path,
     projects: &Path,
-    truth: Totals,
+    (truth, bytes): (Totals, u64),
     runs: usize,
 ) -> Result<bool, String> {
     let mut ok = true;
+    let (baseline, baseline_totals) = best_of(runs, || baseline_read(projects))?;
+    ok &= check("baseline", baseline_totals, truth);
     let cache = home.join("cache");
     let (cold, totals) = best_of(runs, || {
         if cache.exists() {
@@ -198,9 +200,16 @@ fn binary_runs(
         uncached,
         expected,
     );
+    let rate = |time: Duration| bytes as f64 / 1e6 / time.as_secs_f64();
     println!(
-        "keel sessions export, cold (a new, empty cache, written):  {:8.1} ms",
-        ms(cold)
+        "keel sessions export, cold (a new, empty cache, written):  {:8.1} ms  {:6.1} MB/s",
+        ms(cold),
+        rate(cold)
+    );
+    println!(
+        "baseline (in process, serde_json::Value per line):          {:8.1} ms  {:6.1} MB/s",
+        ms(baseline),
+        rate(baseline)
     );
     println!(
         "keel sessions export --no-cache (after the append):       {:8.1} ms",
