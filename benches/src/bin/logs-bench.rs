@@ -180,11 +180,16 @@ fn binary_runs(
     let written = home.join("cache-written");
     copy_folder(&cache, &written).map_err(|error| format!("copy the cache: {error}"))?;
     append_line(projects)?;
-    let (warm, totals) = best_of(runs, || {
+    // Each run from a copy of the cache the cold run wrote, the copy not timed.
+    let mut warm = Duration::MAX;
+    let mut totals = Totals::default();
+    for _ in 0..runs {
         std::fs::remove_dir_all(&cache).map_err(|error| error.to_string())?;
         copy_folder(&written, &cache).map_err(|error| format!("copy the cache: {error}"))?;
-        binary_export(keel, home, projects, Some(&cache))
-    })?;
+        let started = Instant::now();
+        totals = binary_export(keel, home, projects, Some(&cache))?;
+        warm = warm.min(started.elapsed());
+    }
     let expected = Totals {
         calls: truth.calls + 1,
         tokens: truth.tokens + APPENDED_TOKENS,
