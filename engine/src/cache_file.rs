@@ -253,9 +253,19 @@ pub(crate) fn checked_body<'a>(
     fields.check(build, body).map(|()| body)
 }
 
+/// `first` length-prefixed (its length as 8 little-endian bytes), then `rest`: what
+/// [`split_prefixed`] splits.
+pub fn prefixed(first: &[u8], rest: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(8 + first.len() + rest.len());
+    bytes.extend_from_slice(&(first.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(first);
+    bytes.extend_from_slice(rest);
+    bytes
+}
+
 /// A body whose first part is length-prefixed (its length as 8 little-endian bytes):
 /// that part and the rest; `None` when the prefix is missing or overruns the body.
-pub(crate) fn split_prefixed(body: &[u8]) -> Option<(&[u8], &[u8])> {
+pub fn split_prefixed(body: &[u8]) -> Option<(&[u8], &[u8])> {
     let (length, rest) = body.split_first_chunk::<8>()?;
     let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
     (length <= rest.len()).then(|| rest.split_at(length))

@@ -18,6 +18,8 @@ pub mod agents;
 pub mod allocator;
 pub mod cache;
 mod cache_file;
+/// The length-prefixed layout of a cache body, also the queries' for what they keep in one.
+pub use cache_file::{prefixed, split_prefixed};
 pub mod changes;
 pub mod database;
 pub mod decimal;

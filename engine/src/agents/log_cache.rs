@@ -137,10 +137,7 @@ impl LogCache {
             reason: err.to_string(),
         })?;
         let digest = entry.digest.as_ref().map_or(&[][..], ClaimsDigest::bytes);
-        let mut body = Vec::with_capacity(8 + fields.len() + digest.len());
-        body.extend_from_slice(&(fields.len() as u64).to_le_bytes());
-        body.extend_from_slice(&fields);
-        body.extend_from_slice(digest);
+        let body = crate::cache_file::prefixed(&fields, digest);
         crate::cache_file::write_atomically(
             &file,
             &crate::cache_file::header(FORMAT, &self.build, &body),

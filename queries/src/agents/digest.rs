@@ -50,12 +50,7 @@ pub(crate) fn encode(digest: &FileDigest) -> Result<Vec<u8>, rmp_serde::encode::
         }
         session.facts.kept = kept;
     }
-    let head = rmp_serde::to_vec(&facts)?;
-    let mut bytes = Vec::with_capacity(8 + head.len() + records.len());
-    bytes.extend_from_slice(&(head.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&head);
-    bytes.extend_from_slice(&records);
-    Ok(bytes)
+    Ok(keel_engine::prefixed(&rmp_serde::to_vec(&facts)?, &records))
 }
 
 fn record(model: usize, call: &CountedCall) -> [u8; RECORD] {
@@ -80,7 +75,7 @@ fn record(model: usize, call: &CountedCall) -> [u8; RECORD] {
 /// The facts of a kept digest (each session's calls counted in `kept`, not listed),
 /// with every call record checked.
 pub(crate) fn decode(bytes: &[u8]) -> Result<FileDigest, DigestTrouble> {
-    let (head, records) = split(bytes).ok_or(DigestTrouble::Records)?;
+    let (head, records) = keel_engine::split_prefixed(bytes).ok_or(DigestTrouble::Records)?;
     let digest: FileDigest =
         rmp_serde::from_slice(head).map_err(|err| DigestTrouble::Facts(err.to_string()))?;
     let mut records = records.chunks_exact(RECORD);
@@ -106,7 +101,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<FileDigest, DigestTrouble> {
 /// Each session's calls, in the digest's session order, from `bytes` whose facts
 /// [`decode`] made `digest`.
 pub(crate) fn calls(bytes: &[u8], digest: &FileDigest) -> Vec<Vec<CountedCall>> {
-    let records = split(bytes).map_or(&[][..], |(_, records)| records);
+    let records = keel_engine::split_prefixed(bytes).map_or(&[][..], |(_, records)| records);
     let mut records = records.chunks_exact(RECORD);
     digest
         .sessions
@@ -139,13 +134,6 @@ fn call(record: &[u8], models: &[&Arc<str>]) -> Option<CountedCall> {
         at: (record[4] & TIMED != 0)
             .then(|| Instant::from_nanos(i64::from_le_bytes(le_bytes(&record[5..])))),
     })
-}
-
-/// The facts' MessagePack and the records after it.
-fn split(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (length, rest) = bytes.split_first_chunk::<8>()?;
-    let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
-    (length <= rest.len()).then(|| rest.split_at(length))
 }
 
 /// The first `N` bytes of `bytes` (callers pass a slice of a whole record, which holds
