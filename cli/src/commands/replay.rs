@@ -19,7 +19,7 @@ use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::Instant;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
 use keel_queries::lint::codes::{FINDING_CODES, code_doc};
-use keel_queries::lint::{LintError, LintReport, Scope, lint_at, lint_counting_parses};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses, lint_tally_at};
 use keel_queries::replay::{
     REPLAY_SCHEMA, TipSelection, TipTally, has_finding, judge_in_turn, replay_tips, tip_tally,
 };
@@ -162,7 +162,7 @@ pub(crate) fn cmd_replay(args: &ReplayArgs) -> Result<ExitStatus, CommandError> 
 ///
 /// The first tip is a cold lint, on every core. The others add little each, so they are
 /// judged side by side instead: one thread per core takes the next tip and judges it
-/// through its own database handle (`lint_at`: no tip input moves), sharing every memo;
+/// through its own database handle (`lint_tally_at`: no tip input moves), sharing every memo;
 /// the lines are printed in tip order as they come in.
 fn replay(
     db: &mut KeelDatabase,
@@ -344,8 +344,10 @@ fn judge(
     let judged = if threads > 1 {
         lint_counting_parses(db, threads, Scope::Full)
     } else {
+        // A line tallies findings and prints no repair: a dead anchor's repair is not
+        // searched for (it read the tip's other files, at every tip anew).
         let before = thread_parse_counts(db.hints());
-        lint_at(db, tip, Scope::Full)
+        lint_tally_at(db, tip, Scope::Full)
             .map(|report| (report, thread_parse_counts(db.hints()).since(before)))
     };
     match judged {

@@ -27,7 +27,7 @@ use super::judge::{EntryState, EntryWindow, Governed, NodeJudge};
 use super::nodes::spec_nodes;
 use super::settings::tip_settings;
 use super::state::{LintState, NodeState};
-use super::{LintError, LintReport, Scope, scoped_nodes};
+use super::{LintError, LintReport, Repairs, Scope, scoped_nodes};
 use crate::drift::{Anchor, PathMatcher, PathPattern, scoped_change};
 use crate::events::authored;
 use crate::history::{ChangeKind, commit_facts, path_changed};
@@ -92,7 +92,7 @@ pub fn extend(
     let bound = FileBound(settings.max_file_bytes);
     let mut states = Vec::with_capacity(nodes.len());
     for (node, state) in nodes.iter().zip(&kept.nodes) {
-        let mut judge = NodeJudge::new(db, tip, node, bound);
+        let mut judge = NodeJudge::new(db, tip, node, bound, Repairs::Full);
         let mut entries = Vec::with_capacity(node.entries.len());
         for (entry, judged) in node.entries.iter().zip(&state.entries) {
             let governs = Governs::new(entry);

@@ -9,6 +9,7 @@
 //! file (`drift`), which events are in a window (`window`), nor a window extended by new
 //! commits (`extend`).
 
+use super::Repairs;
 use super::home;
 use super::report::{Finding, HitRecord, Severity, Unverified};
 use crate::anchors::{ImageUnits, LineRange, Selector, Side, Verdict, classify};
@@ -324,17 +325,25 @@ pub(super) struct NodeJudge<'a, 'db> {
     node: &'a SpecNode,
     /// `[lint] max_file_bytes` of the tip.
     bound: FileBound,
+    repairs: Repairs,
     findings: Vec<Finding>,
     unverified: Vec<Unverified>,
 }
 
 impl<'a, 'db> NodeJudge<'a, 'db> {
-    pub(super) fn new(db: &'db dyn Db, tip: Commit, node: &'a SpecNode, bound: FileBound) -> Self {
+    pub(super) fn new(
+        db: &'db dyn Db,
+        tip: Commit,
+        node: &'a SpecNode,
+        bound: FileBound,
+        repairs: Repairs,
+    ) -> Self {
         Self {
             db,
             tip,
             node,
             bound,
+            repairs,
             findings: Vec::new(),
             unverified: Vec::new(),
         }
@@ -716,7 +725,7 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
 
     /// The repair of a dead anchor: where each of its selectors (those `dead` picks)
     /// likely is now ([`home::homes`]), then `fallback`; `fallback` alone when keel
-    /// knows no way forward.
+    /// knows no way forward, or when the report is only tallied ([`Repairs::Tally`]).
     fn dead_repair(
         &self,
         path: &str,
@@ -725,6 +734,9 @@ impl<'a, 'db> NodeJudge<'a, 'db> {
         units: &ImageUnits,
         fallback: &str,
     ) -> Result<String, ObjectError> {
+        if self.repairs == Repairs::Tally {
+            return Ok(fallback.to_owned());
+        }
         let mut advice = Vec::new();
         for (selector, _) in verdicts.iter().filter(|(_, verdict)| dead(verdict)) {
             let homes = home::homes(self.db, self.tip, self.bound, path, selector, units)?;

@@ -114,12 +114,44 @@ pub fn lint_at(
     Ok(lint_state_at(db, tip, scope)?.1)
 }
 
+/// How fully a lint words its repairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repairs {
+    /// Every repair as `keel lint` prints it: a dead anchor's names where its unit
+    /// likely went, found by reading the tip's other files (`home`).
+    Full,
+    /// A dead anchor's repair without that search (the rest of the report is the
+    /// same): for a caller that tallies findings and prints no repair (`keel replay`).
+    Tally,
+}
+
+/// [`lint_at`] for a caller that only tallies the report: the same findings, debt and
+/// verdicts, but a dead anchor's repair does not search the tip's files for where its
+/// unit went ([`Repairs::Tally`]).
+pub fn lint_tally_at(
+    db: &dyn Db,
+    tip: Option<keel_engine::inputs::Commit>,
+    scope: Scope,
+) -> Result<LintReport, LintError> {
+    Ok(judged_state(db, tip, scope, Repairs::Tally)?.1)
+}
+
 /// [`lint_at`], also giving the state the report was assembled from (`None` without a
 /// tip), which a later process can extend ([`extend`]).
 pub fn lint_state_at(
     db: &dyn Db,
     tip: Option<keel_engine::inputs::Commit>,
     scope: Scope,
+) -> Result<(Option<LintState>, LintReport), LintError> {
+    judged_state(db, tip, scope, Repairs::Full)
+}
+
+/// The lint of `tip` and its state, with repairs worded as `repairs` says.
+fn judged_state(
+    db: &dyn Db,
+    tip: Option<keel_engine::inputs::Commit>,
+    scope: Scope,
+    repairs: Repairs,
 ) -> Result<(Option<LintState>, LintReport), LintError> {
     let Some(tip) = tip else {
         let report = LintReport {
@@ -137,7 +169,7 @@ pub fn lint_state_at(
     let (nodes, leading) = judged_nodes(db, tip, scope)?;
     let mut judged = Vec::with_capacity(nodes.len());
     for node in &nodes {
-        let mut judge = NodeJudge::new(db, tip, node, bound);
+        let mut judge = NodeJudge::new(db, tip, node, bound, repairs);
         let mut findings: Vec<Finding> = nodes::empty_node_finding(node).into_iter().collect();
         judge.shallow_history()?;
         let (shallow, unverified) = judge.take();

@@ -214,3 +214,73 @@ fn moving_past_commits_that_rename_nothing_reuses_the_projection() {
         }
     }
 }
+
+#[test]
+fn a_tallied_lint_skips_only_the_home_search_of_a_dead_anchors_repair() {
+    use crate::support::{commit, count_named, repo, spec};
+    use keel_queries::lint::{Repairs, Scope, lint_at, lint_tally_at};
+    let mut repo = repo();
+    commit(
+        &mut repo,
+        &[
+            (".spec/app/spec.md", &spec(&["app.py#kept,gone"], &[])),
+            ("app.py", "def kept():\n    return 1\n"),
+            ("moved.py", "def gone():\n    return 2\n"),
+        ],
+        "Add the files and a spec one of whose anchors is dead",
+    );
+    let judged = |repairs: Repairs| {
+        let db = KeelDatabase::open(repo.path()).expect("opens");
+        let tip = Tip::get(&db).commit(&db);
+        let report = match repairs {
+            Repairs::Full => lint_at(&db, tip, Scope::Full),
+            Repairs::Tally => lint_tally_at(&db, tip, Scope::Full),
+        };
+        (report.expect("lints"), db.take_executed_queries())
+    };
+    let (full, full_run) = judged(Repairs::Full);
+    let (tally, tally_run) = judged(Repairs::Tally);
+    assert_eq!(
+        count_named(&full_run, "image_words"),
+        1,
+        "the full lint reads moved.py for the dead anchor's home: {full_run:?}"
+    );
+    assert_eq!(
+        count_named(&tally_run, "image_words"),
+        0,
+        "the tallied lint reads no other file: {tally_run:?}"
+    );
+    let dead = |report: &LintReport| {
+        report
+            .findings
+            .iter()
+            .find(|finding| finding.code == "dead-anchor")
+            .cloned()
+            .expect("a dead anchor")
+    };
+    let (full_dead, tally_dead) = (dead(&full), dead(&tally));
+    assert!(
+        full_dead
+            .repair
+            .starts_with("gone has the same qualified name at `moved.py#gone`"),
+        "{}",
+        full_dead.repair
+    );
+    assert_eq!(
+        tally_dead.repair,
+        "follow the rename: write the unit's current qualified name, or remove the selector"
+    );
+    let without_repairs = |report: &LintReport| {
+        let mut report = report.clone();
+        for finding in &mut report.findings {
+            finding.repair.clear();
+        }
+        report
+    };
+    assert_eq!(
+        without_repairs(&tally),
+        without_repairs(&full),
+        "everything but the repair is the same"
+    );
+    assert_eq!(tip_tally(&tally), tip_tally(&full));
+}
