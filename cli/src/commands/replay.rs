@@ -19,7 +19,7 @@ use keel_engine::inputs::{Commit, Tip};
 use keel_engine::sessions::Instant;
 use keel_engine::{ChangeEvent, Db as _, KeelDatabase};
 use keel_queries::lint::codes::{FINDING_CODES, code_doc};
-use keel_queries::lint::{LintError, LintReport, Scope, lint_counting_parses, lint_tally_at};
+use keel_queries::lint::{LintError, LintReport, Scope, lint_tally_at, lint_tally_counting_parses};
 use keel_queries::replay::{
     REPLAY_SCHEMA, TipSelection, TipTally, has_finding, judge_in_turn, replay_tips, tip_tally,
 };
@@ -341,11 +341,11 @@ fn judge(
     tip: Option<Commit>,
     threads: usize,
 ) -> Result<(Result<LintReport, String>, ParseCounts), CommandError> {
+    // A line tallies findings and prints no repair: a dead anchor's repair is not
+    // searched for (it reads the tip's other files, at every tip anew).
     let judged = if threads > 1 {
-        lint_counting_parses(db, threads, Scope::Full)
+        lint_tally_counting_parses(db, threads, Scope::Full)
     } else {
-        // A line tallies findings and prints no repair: a dead anchor's repair is not
-        // searched for (it read the tip's other files, at every tip anew).
         let before = thread_parse_counts(db.hints());
         lint_tally_at(db, tip, Scope::Full)
             .map(|report| (report, thread_parse_counts(db.hints()).since(before)))

@@ -224,6 +224,28 @@ pub fn lint_state_counting_parses<D: Db + Clone + Send>(
     threads: usize,
     scope: Scope,
 ) -> Result<(Option<LintState>, LintReport, ParseCounts), LintError> {
+    judged_on_threads(db, threads, scope, Repairs::Full)
+}
+
+/// [`lint_counting_parses`] for a caller that only tallies the report (as
+/// [`lint_tally_at`]).
+pub fn lint_tally_counting_parses<D: Db + Clone + Send>(
+    db: &D,
+    threads: usize,
+    scope: Scope,
+) -> Result<(LintReport, ParseCounts), LintError> {
+    judged_on_threads(db, threads, scope, Repairs::Tally)
+        .map(|(_, report, parses)| (report, parses))
+}
+
+/// The tip's lint after warming on `threads` threads, with repairs worded as `repairs`
+/// says, its state, and how its images were parsed.
+fn judged_on_threads<D: Db + Clone + Send>(
+    db: &D,
+    threads: usize,
+    scope: Scope,
+    repairs: Repairs,
+) -> Result<(Option<LintState>, LintReport, ParseCounts), LintError> {
     let threads = threads.min(MAX_THREADS);
     let mut parses = ParseCounts::default();
     if threads > 1 {
@@ -252,7 +274,7 @@ pub fn lint_state_counting_parses<D: Db + Clone + Send>(
         });
     }
     let before = thread_parse_counts(db.hints());
-    let (state, report) = lint_state_at(db, Tip::get(db).commit(db), scope)?;
+    let (state, report) = judged_state(db, Tip::get(db).commit(db), scope, repairs)?;
     Ok((
         state,
         report,
