@@ -42,8 +42,8 @@ pub struct TreeItem {
 pub struct TreeListing(Listing);
 
 enum Listing {
-    /// A tree object's bytes (they decoded when read) in the repository's hash.
-    Read(Vec<u8>, gix::hash::Kind),
+    /// A tree object's id and bytes (not decoded yet) in the repository's hash.
+    Read(Oid, Vec<u8>, gix::hash::Kind),
     /// A tree keel built ([`ObjectStore::insert_tree`]).
     Built(Vec<TreeItem>),
 }
@@ -59,21 +59,22 @@ pub struct TreeEntry<'a> {
 }
 
 impl TreeListing {
-    /// The entries, in git's order.
-    pub fn entries(&self) -> Vec<TreeEntry<'_>> {
+    /// The entries, in git's order; a tree object that does not decode fails here, as
+    /// [`ObjectStore::tree`] fails on it.
+    pub fn entries(&self) -> Result<Vec<TreeEntry<'_>>, ObjectError> {
         match &self.0 {
-            // The bytes decoded when they were read (`ObjectStore::tree_listing`), so no
-            // entry fails to decode here.
-            Listing::Read(data, hash) => gix::objs::TreeRefIter::from_bytes(data, *hash)
-                .filter_map(Result::ok)
-                .map(|entry| TreeEntry {
-                    name: String::from_utf8_lossy(entry.filename),
-                    kind: entry_kind(entry.mode),
-                    oid: Oid(entry.oid.to_owned()),
-                    symlink: entry.mode.is_link(),
+            Listing::Read(oid, data, hash) => gix::objs::TreeRefIter::from_bytes(data, *hash)
+                .map(|entry| {
+                    let entry = entry.map_err(|e| object_error(*oid, &e))?;
+                    Ok(TreeEntry {
+                        name: String::from_utf8_lossy(entry.filename),
+                        kind: entry_kind(entry.mode),
+                        oid: Oid(entry.oid.to_owned()),
+                        symlink: entry.mode.is_link(),
+                    })
                 })
                 .collect(),
-            Listing::Built(items) => items
+            Listing::Built(items) => Ok(items
                 .iter()
                 .map(|item| TreeEntry {
                     name: std::borrow::Cow::Borrowed(&item.name),
@@ -81,7 +82,7 @@ impl TreeListing {
                     oid: item.oid,
                     symlink: item.symlink,
                 })
-                .collect(),
+                .collect()),
         }
     }
 }
@@ -367,15 +368,15 @@ impl ObjectStore {
         })
     }
 
-    /// One tree as read ([`TreeListing`]), failing as [`Self::tree`] fails.
+    /// One tree as read ([`TreeListing`]), failing as [`Self::tree`] fails when it
+    /// cannot be found; its entries decode once, when they are asked for.
     pub fn tree_listing(&self, oid: Oid) -> Result<TreeListing, ObjectError> {
         if let Some(items) = self.with_built_tree(oid, Vec::clone) {
             return Ok(TreeListing(Listing::Built(items)));
         }
         self.with_repo(oid, |repo| {
             let mut tree = repo.find_tree(oid.0).map_err(|e| object_error(oid, &e))?;
-            tree.decode().map_err(|e| object_error(oid, &e))?;
-            Ok(TreeListing(Listing::Read(tree.take_data(), self.hash)))
+            Ok(TreeListing(Listing::Read(oid, tree.take_data(), self.hash)))
         })
     }
 
@@ -392,7 +393,7 @@ impl ObjectStore {
         self.read_tree_entries(oid, |entries| {
             entries
                 .iter()
-                .find(|entry| String::from_utf8_lossy(entry.filename) == name)
+                .find(|entry| names_match(entry.filename, name))
                 .map(|entry| tree_item(entry, name.to_owned()))
         })
     }
@@ -436,6 +437,14 @@ impl ObjectStore {
         found.sort();
         Ok(found)
     }
+}
+
+/// Is a tree entry's raw `filename` the entry keel names `name` (its UTF-8 decoding, each
+/// invalid byte replaced with U+FFFD, as [`ObjectStore::tree`] names it)? A UTF-8 name
+/// decodes to itself, so the bytes decide unless `name` holds a replacement character.
+fn names_match(filename: &[u8], name: &str) -> bool {
+    filename == name.as_bytes()
+        || (name.contains(char::REPLACEMENT_CHARACTER) && String::from_utf8_lossy(filename) == name)
 }
 
 /// A tree entry as keel names it (`name`, as the caller spelled it from the entry).

@@ -17,7 +17,7 @@
 
 use crate::renames::tree_renames;
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, FileChanges, RepoPath, lookup, tree_diff};
+use crate::tree::{FileChange, FileChanges, RepoPath, lookup_all, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::{Commit, KnownCommits};
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -292,16 +292,19 @@ fn differing(
     changes: Vec<FileChange>,
     kind: EntryKind,
 ) -> Result<Vec<FileChange>, ObjectError> {
-    let mut kept = Vec::with_capacity(changes.len());
-    for change in changes {
-        let theirs = lookup(db, other, &change.path)?
-            .filter(|entry| entry.kind == kind)
-            .map(|entry| entry.oid);
-        if theirs != change.new {
-            kept.push(change);
-        }
-    }
-    Ok(kept)
+    let paths: Vec<&str> = changes.iter().map(|change| change.path.as_str()).collect();
+    let theirs = lookup_all(db, other, &paths)?;
+    Ok(changes
+        .into_iter()
+        .zip(theirs)
+        .filter(|(change, theirs)| {
+            let theirs = theirs
+                .filter(|entry| entry.kind == kind)
+                .map(|entry| entry.oid);
+            theirs != change.new
+        })
+        .map(|(change, _)| change)
+        .collect())
 }
 
 /// What `commit` authored at `path` (see [`commit_changes`]), if anything.

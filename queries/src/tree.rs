@@ -12,7 +12,6 @@ use keel_engine::Db;
 use keel_engine::Oid;
 use keel_engine::inputs::Commit;
 use keel_engine::objects::{EntryKind, ObjectError, TreeEntry, TreeItem, TreeListing};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A repository-relative path, interned so queries can be keyed by it.
@@ -145,6 +144,63 @@ pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, O
     Ok(Some(current))
 }
 
+/// [`lookup`] of each of `paths` in the tree `root`, in their order, each folder on the
+/// way read once however many of the paths pass through it: a merge's changed paths,
+/// looked up in its other parents, share most of their folders.
+pub fn lookup_all(
+    db: &dyn Db,
+    root: Oid,
+    paths: &[&str],
+) -> Result<Vec<Option<PathEntry>>, ObjectError> {
+    let mut found = vec![None; paths.len()];
+    let pending = paths.iter().copied().enumerate().collect();
+    lookup_below(db, root, pending, &mut found)?;
+    Ok(found)
+}
+
+/// Finds each `(index, rest)` of `pending` under the tree `tree` into `found[index]`,
+/// reading the tree once and each subfolder the rests pass through once.
+fn lookup_below(
+    db: &dyn Db,
+    tree: Oid,
+    pending: Vec<(usize, &str)>,
+    found: &mut [Option<PathEntry>],
+) -> Result<(), ObjectError> {
+    let listing = db.objects().tree_listing(tree)?;
+    let entries = listing.entries()?;
+    let mut deeper: Vec<(Oid, Vec<(usize, &str)>)> = Vec::new();
+    for (index, rest) in pending {
+        let (name, below) = match rest.split_once('/') {
+            Some((name, below)) => (name, Some(below)),
+            None => (rest, None),
+        };
+        // The first entry of that name, as `ObjectStore::tree_entry` finds it.
+        let Some(entry) = entries.iter().find(|entry| entry.name == name) else {
+            continue;
+        };
+        match below {
+            None => {
+                found[index] = Some(PathEntry {
+                    kind: entry.kind,
+                    oid: entry.oid,
+                    symlink: entry.symlink,
+                });
+            }
+            Some(below) if entry.kind == EntryKind::Tree => {
+                match deeper.iter_mut().find(|(oid, _)| *oid == entry.oid) {
+                    Some((_, group)) => group.push((index, below)),
+                    None => deeper.push((entry.oid, vec![(index, below)])),
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    for (subtree, group) in deeper {
+        lookup_below(db, subtree, group, found)?;
+    }
+    Ok(())
+}
+
 /// Every file (path, blob) under `prefix` (`""` for the whole tree) of the tree `root`,
 /// sorted by path.
 pub fn files_under(
@@ -194,16 +250,13 @@ fn diff_into(
     // changed entry's path is built.
     let old_tree = old.map(|oid| db.objects().tree_listing(oid)).transpose()?;
     let new_tree = new.map(|oid| db.objects().tree_listing(oid)).transpose()?;
-    let old_items = old_tree.as_ref().map(TreeListing::entries);
-    let new_items = new_tree.as_ref().map(TreeListing::entries);
-    let mut sides: BTreeMap<&str, (Option<&TreeEntry>, Option<&TreeEntry>)> = BTreeMap::new();
-    for item in old_items.iter().flatten() {
-        sides.entry(item.name.as_ref()).or_default().0 = Some(item);
-    }
-    for item in new_items.iter().flatten() {
-        sides.entry(item.name.as_ref()).or_default().1 = Some(item);
-    }
-    for (name, (before, after)) in sides {
+    let old_items = old_tree.as_ref().map(TreeListing::entries).transpose()?;
+    let new_items = new_tree.as_ref().map(TreeListing::entries).transpose()?;
+    let sides = paired(
+        old_items.as_deref().unwrap_or_default(),
+        new_items.as_deref().unwrap_or_default(),
+    );
+    for (name, before, after) in sides {
         // Same kind and id on both sides: no subtree, submodule or file to report.
         if before.map(|i| (i.kind, i.oid)) == after.map(|i| (i.kind, i.oid)) {
             continue;
@@ -321,6 +374,40 @@ fn entries_under(
     }
     found.sort();
     Ok(found)
+}
+
+/// The entries of two listings paired by name, in name order: each name with its old
+/// and its new entry (the last of that name on each side; a valid tree has one). One sort
+/// of both sides together, which finds the two sides' own orders as runs and merges
+/// them, instead of a map built entry by entry.
+fn paired<'e, 'a>(
+    old: &'e [TreeEntry<'a>],
+    new: &'e [TreeEntry<'a>],
+) -> Vec<(
+    &'e str,
+    Option<&'e TreeEntry<'a>>,
+    Option<&'e TreeEntry<'a>>,
+)> {
+    let mut all: Vec<(&'e str, bool, &'e TreeEntry<'a>)> = old
+        .iter()
+        .map(|entry| (entry.name.as_ref(), false, entry))
+        .chain(new.iter().map(|entry| (entry.name.as_ref(), true, entry)))
+        .collect();
+    // Stable: within a name, old entries stay before new ones, each side in its order.
+    all.sort_by(|a, b| a.0.cmp(b.0));
+    let last_of = |group: &[(&'e str, bool, &'e TreeEntry<'a>)], new_side: bool| {
+        group
+            .iter()
+            .rev()
+            .find(|(_, is_new, _)| *is_new == new_side)
+            .map(|(_, _, entry)| *entry)
+    };
+    all.chunk_by(|a, b| a.0 == b.0)
+        .filter_map(|group| {
+            let (name, _, _) = group.first()?;
+            Some((*name, last_of(group, false), last_of(group, true)))
+        })
+        .collect()
 }
 
 fn join(prefix: &str, name: &str) -> String {

@@ -2,7 +2,8 @@
 //!
 //! `positive_control` proves the harness can observe a known hit before any other
 //! comparison means anything; `drift` pins the seed's judgement rules, `history` its rename, merge, ancestry-base and
-//! shallow-clone rules, `checkpoint` its ack checkpoints; `no_silent_pass`
+//! shallow-clone rules, `commit_changes` what each commit authored to `git diff-tree`,
+//! `checkpoint` its ack checkpoints; `no_silent_pass`
 //! pins that odd or empty input gives a finding or a refusal, never a clean pass;
 //! `incremental` proves which queries re-run, `kept_answer` that a kept lint state
 //! extended by new commits reads only them; `agreement` compares lint with an oracle
@@ -28,6 +29,7 @@ mod callgraph_python_reach;
 mod callgraph_typescript;
 mod candidate;
 mod checkpoint;
+mod commit_changes;
 mod drift;
 mod fresh;
 mod history;
