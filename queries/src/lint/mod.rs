@@ -282,6 +282,9 @@ fn judged_on_threads<D: Db + Clone + Send>(
     ))
 }
 
+/// How many neighbouring commits of the walk one warming share diffs in a row.
+const WARM_RUN: usize = 64;
+
 /// More threads than this only contend for the same few files.
 pub const MAX_THREADS: usize = 8;
 
@@ -300,11 +303,16 @@ pub fn warm_share(
     let Some(tip) = Tip::get(db).commit(db) else {
         return;
     };
-    // The tip index reads every commit's tree diff: each share takes every count-th commit
-    // of the walk first, so the index is assembled from warm memos.
-    for (position, commit) in crate::history::history(db, tip).into_iter().enumerate() {
+    // The tip index reads every commit's tree diff: each share takes every count-th run
+    // of the walk first, so the index is assembled from warm memos. A run of neighbours
+    // diffs a commit's trees against its parent's, which the next diff in the run reads
+    // again: taken together, the second read finds them in the share's object cache.
+    let walk = crate::history::history(db, tip);
+    for (position, run) in walk.chunks(WARM_RUN).enumerate() {
         if position % count.max(1) == index {
-            let _ = crate::history::commit_changes(db, commit);
+            for &commit in run {
+                let _ = crate::history::commit_changes(db, commit);
+            }
         }
     }
     let Ok((nodes, _)) = judged_nodes(db, tip, scope) else {
