@@ -435,18 +435,27 @@ impl KeelDatabase {
             return Err(self.unreadable(&"no repository is open"));
         };
         let shallow = shallow_commits(&repo).map_err(|err| self.unreadable(&err))?;
-        let mut read: HashMap<Oid, RawCommit> = HashMap::new();
+        let mut read = crate::ancestors::read_unknown_ancestors(
+            oid,
+            &|id| self.commits.contains_key(id),
+            &shallow,
+            &|| self.objects.fresh_handle(),
+        )
+        .map_err(|err| self.unreadable(&err))?;
         let mut created = Vec::new();
         let mut stack = vec![oid];
+        // Parents first, in the order of a depth-first walk from `oid`, whatever order the
+        // commits were read in: the inputs are numbered as they are created.
+        let mut entered: HashSet<Oid> = HashSet::new();
         while let Some(&id) = stack.last() {
             if self.commits.contains_key(&id) {
                 stack.pop();
                 continue;
             }
-            if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(id) {
-                let raw = read_commit(&repo, id, &shallow).map_err(|err| self.unreadable(&err))?;
-                stack.extend(raw.parents.iter().filter(|p| !self.commits.contains_key(p)));
-                slot.insert(raw);
+            if entered.insert(id) {
+                if let Some(raw) = read.get(&id) {
+                    stack.extend(raw.parents.iter().filter(|p| !self.commits.contains_key(p)));
+                }
                 continue;
             }
             stack.pop();

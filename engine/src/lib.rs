@@ -16,6 +16,7 @@
 pub mod ack;
 pub mod agents;
 pub mod allocator;
+mod ancestors;
 pub mod cache;
 mod cache_file;
 /// The length-prefixed layout of a cache body, also the queries' for what they keep in one.
