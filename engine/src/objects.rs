@@ -485,6 +485,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tree_entry_matches_the_name_its_lossy_decoding_gives() {
+        let cases: [(&[u8], &str, bool); 5] = [
+            (b"caf\xc3\xa9.py", "caf\u{e9}.py", true),
+            (b"caf\xe9.py", "caf\u{fffd}.py", true),
+            (b"caf\xe9.py", "caf\u{e9}.py", false),
+            (b"a.py", "b.py", false),
+            (b"\xef\xbf\xbd", "\u{fffd}", true),
+        ];
+        for (filename, name, expected) in cases {
+            assert_eq!(
+                names_match(filename, name),
+                String::from_utf8_lossy(filename) == name,
+                "{filename:?} {name:?}: the bytes decide as the decoding does"
+            );
+            assert_eq!(
+                names_match(filename, name),
+                expected,
+                "{filename:?} {name:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_hashed_blob_has_the_id_git_gives_it_and_reads_back() {
         let store = ObjectStore::empty();
         // `printf 'hello\n' | git hash-object --stdin`, and the empty blob's well-known id.

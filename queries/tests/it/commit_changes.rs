@@ -9,6 +9,7 @@ use crate::support::{commit, git, repo};
 use keel_engine::{KeelDatabase, Oid};
 use keel_fixtures::FixtureRepo;
 use keel_queries::history::commit_changes;
+use keel_queries::tree::{lookup, lookup_all};
 
 /// One file a commit authored: its path, the first parent's blob and the commit's blob.
 type Authored = (String, Option<Oid>, Option<Oid>);
@@ -149,5 +150,38 @@ fn what_each_commit_authored_is_what_git_diff_tree_says() {
         (3, 1),
         "the history holds two merges that author nothing (one takes both sides, one keeps \
          main's a.py over side's) and one that authors files"
+    );
+}
+
+#[test]
+fn paths_looked_up_together_are_found_as_each_is_alone() {
+    let repo = branchy_history();
+    let db = KeelDatabase::open(repo.path()).expect("fixture repository opens");
+    let tip =
+        Oid::from_hex(repo.git(&["rev-parse", "HEAD"]).expect("HEAD").trim()).expect("a full id");
+    let root = db.commit_tree(tip).expect("the tip's tree");
+    let paths = [
+        "src/pkg/x.py",
+        "src/pkg/deep/w.py",
+        "src/pkg/deep",
+        "d/inner.py",
+        "d",
+        "a.py/below",
+        "src/pkg/gone.py",
+        "src/missing/y.py",
+        "src/pkg/x.py",
+        "",
+        "a.py",
+    ];
+    let together = lookup_all(&db, root, &paths).expect("objects read");
+    let alone: Vec<_> = paths
+        .iter()
+        .map(|path| lookup(&db, root, path).expect("objects read"))
+        .collect();
+    assert_eq!(together, alone);
+    let found = alone.iter().filter(|entry| entry.is_some()).count();
+    assert_eq!(
+        found, 7,
+        "files, folders and a repeated path are found; the rest are not"
     );
 }
