@@ -2,18 +2,47 @@
 //! on several threads: a cold lint of pytest read its 17,000 commits one by one before
 //! any other work could start, an eighth of its wall time, most of it inflating them.
 //!
-//! Owns: the parallel walk (a shared frontier; each thread reads a commit with its own
-//! repository handle and adds the parents nobody has taken). Does not own: what is kept
-//! of a commit (`database::read_commit`) nor the order in which commits become inputs
-//! (`KeelDatabase::commit_input`, parents first, the same whatever order they were read
-//! in).
+//! Owns: reading a commit object (what keel keeps of it, [`RawCommit`]) and the parallel
+//! walk (a shared frontier; each thread reads a commit with its own repository handle and
+//! adds the parents nobody has taken). Does not own: the order in which commits become
+//! inputs (`KeelDatabase::commit_input`, parents first, the same whatever order they were
+//! read in).
 
-use crate::database::{RawCommit, read_commit};
 use crate::oid::Oid;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 type ReadError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The fields keel keeps of a commit object.
+pub(crate) struct RawCommit {
+    pub(crate) parents: Vec<Oid>,
+    pub(crate) tree: Oid,
+    pub(crate) message: String,
+    pub(crate) committer_time: i64,
+}
+
+/// What keel keeps of the commit `id`; a commit `shallow` lists has no parents (a shallow
+/// clone cut them off).
+pub(crate) fn read_commit(
+    repo: &gix::Repository,
+    id: Oid,
+    shallow: &HashSet<Oid>,
+) -> Result<RawCommit, ReadError> {
+    let commit = repo.find_commit(id.0)?;
+    let decoded = commit.decode()?;
+    let parents = if shallow.contains(&id) {
+        Vec::new()
+    } else {
+        decoded.parents().map(Oid).collect()
+    };
+    Ok(RawCommit {
+        parents,
+        tree: Oid(decoded.tree()),
+        message: String::from_utf8_lossy(decoded.message).into_owned(),
+        committer_time: decoded.committer()?.seconds(),
+    })
+}
 
 /// More threads than this contend for the frontier of all but the widest histories.
 const MAX_THREADS: usize = 4;

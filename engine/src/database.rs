@@ -534,34 +534,6 @@ fn names_head(rev: &str, branch: &str) -> bool {
     matches!(start, "HEAD" | "@") || start == branch
 }
 
-/// The fields keel keeps of a commit object.
-pub(crate) struct RawCommit {
-    pub(crate) parents: Vec<Oid>,
-    pub(crate) tree: Oid,
-    pub(crate) message: String,
-    pub(crate) committer_time: i64,
-}
-
-pub(crate) fn read_commit(
-    repo: &gix::Repository,
-    id: Oid,
-    shallow: &HashSet<Oid>,
-) -> Result<RawCommit, Box<dyn std::error::Error + Send + Sync>> {
-    let commit = repo.find_commit(id.0)?;
-    let decoded = commit.decode()?;
-    let parents = if shallow.contains(&id) {
-        Vec::new()
-    } else {
-        decoded.parents().map(Oid).collect()
-    };
-    Ok(RawCommit {
-        parents,
-        tree: Oid(decoded.tree()),
-        message: String::from_utf8_lossy(decoded.message).into_owned(),
-        committer_time: decoded.committer()?.seconds(),
-    })
-}
-
 /// Commits whose parents a shallow clone cut off.
 fn shallow_commits(
     repo: &gix::Repository,

@@ -163,7 +163,7 @@ impl KeelDatabase {
         let Some(repo) = self.objects_store().fresh_handle() else {
             return Err(self.unreadable(&"no repository is open"));
         };
-        let Ok(raw) = crate::database::read_commit(&repo, kept, &Default::default()) else {
+        let Ok(raw) = crate::ancestors::read_commit(&repo, kept, &Default::default()) else {
             return Ok(false);
         };
         let stand_in = Commit::builder(
