@@ -70,15 +70,28 @@ pub(crate) fn read_unknown_ancestors(
         }),
         changed: Condvar::new(),
     };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, MAX_THREADS);
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(|| walk.work(known, shallow, handles));
-        }
-        walk.work(known, shallow, handles);
-    });
+    let Some(repo) = handles() else {
+        return Err("no repository is open".into());
+    };
+    // The first commit on this thread: when its parents are all known (a commit made on
+    // a tip this database has read), no other thread is started.
+    if let Some(id) = walk.next() {
+        walk.read(&repo, id, known, shallow);
+    }
+    if !walk.lock().pending.is_empty() {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, MAX_THREADS);
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|| match handles() {
+                    Some(repo) => walk.work(&repo, known, shallow),
+                    None => walk.fail("no repository is open".into()),
+                });
+            }
+            walk.work(&repo, known, shallow);
+        });
+    }
     let frontier = walk
         .frontier
         .into_inner()
@@ -107,43 +120,50 @@ struct Frontier {
 }
 
 impl Walk {
-    /// One thread's part: takes a pending commit, reads it, adds its untaken unknown
-    /// parents, until nothing is pending and no thread is reading (or a read failed).
+    /// One thread's part: reads pending commits until nothing is pending and no thread
+    /// is reading (or a read failed).
     fn work(
         &self,
+        repo: &gix::Repository,
         known: &(dyn Fn(&Oid) -> bool + Sync),
         shallow: &HashSet<Oid>,
-        handles: &(dyn Fn() -> Option<gix::Repository> + Sync),
     ) {
-        let Some(repo) = handles() else {
-            self.fail("no repository is open".into());
-            return;
-        };
         while let Some(id) = self.next() {
-            // A panic in the object reader must not leave the others waiting for this
-            // thread's parents: it ends the walk as a failed read.
-            let raw = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                read_commit(&repo, id, shallow)
-            }))
-            .unwrap_or_else(|_| Err(format!("reading commit {id} panicked").into()));
-            let mut frontier = self.lock();
-            frontier.busy -= 1;
-            match raw {
-                Ok(raw) => {
-                    for &parent in &raw.parents {
-                        if !known(&parent) && frontier.taken.insert(parent) {
-                            frontier.pending.push(parent);
-                        }
-                    }
-                    frontier.read.insert(id, raw);
-                }
-                Err(error) => {
-                    frontier.failed.get_or_insert(error);
-                }
-            }
-            drop(frontier);
-            self.changed.notify_all();
+            self.read(repo, id, known, shallow);
         }
+    }
+
+    /// Reads the taken commit `id` and adds its untaken unknown parents to the frontier.
+    fn read(
+        &self,
+        repo: &gix::Repository,
+        id: Oid,
+        known: &(dyn Fn(&Oid) -> bool + Sync),
+        shallow: &HashSet<Oid>,
+    ) {
+        // A panic in the object reader must not leave the others waiting for this
+        // thread's parents: it ends the walk as a failed read.
+        let raw = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_commit(repo, id, shallow)
+        }))
+        .unwrap_or_else(|_| Err(format!("reading commit {id} panicked").into()));
+        let mut frontier = self.lock();
+        frontier.busy -= 1;
+        match raw {
+            Ok(raw) => {
+                for &parent in &raw.parents {
+                    if !known(&parent) && frontier.taken.insert(parent) {
+                        frontier.pending.push(parent);
+                    }
+                }
+                frontier.read.insert(id, raw);
+            }
+            Err(error) => {
+                frontier.failed.get_or_insert(error);
+            }
+        }
+        drop(frontier);
+        self.changed.notify_all();
     }
 
     /// The next commit to read, or `None` once the walk is over.

@@ -380,21 +380,33 @@ impl ObjectStore {
         })
     }
 
-    /// The entry of one tree named `name` (as [`Self::tree`] names it), if any: one
-    /// entry found without listing the others, so a path lookup allocates nothing for
-    /// the entries it passes over.
-    pub fn tree_entry(&self, oid: Oid, name: &str) -> Result<Option<TreeItem>, ObjectError> {
+    /// The entry of one tree named by each of `names` (as [`Self::tree`] names it), if
+    /// any, in their order: the tree decoded once, and only the entries found are built,
+    /// so a path lookup allocates nothing for the entries it passes over.
+    pub fn tree_entries(
+        &self,
+        oid: Oid,
+        names: &[&str],
+    ) -> Result<Vec<Option<TreeItem>>, ObjectError> {
         let built = self.with_built_tree(oid, |items| {
-            items.iter().find(|item| item.name == name).cloned()
+            names
+                .iter()
+                .map(|name| items.iter().find(|item| item.name == *name).cloned())
+                .collect()
         });
         if let Some(found) = built {
             return Ok(found);
         }
         self.read_tree_entries(oid, |entries| {
-            entries
+            names
                 .iter()
-                .find(|entry| names_match(entry.filename, name))
-                .map(|entry| tree_item(entry, name.to_owned()))
+                .map(|name| {
+                    entries
+                        .iter()
+                        .find(|entry| names_match(entry.filename, name))
+                        .map(|entry| tree_item(entry, (*name).to_owned()))
+                })
+                .collect()
         })
     }
 

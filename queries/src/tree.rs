@@ -118,35 +118,17 @@ pub fn tip_entry<'db>(
     lookup(db, tip.tree(db), path.text(db))
 }
 
-/// Walks `path` down from the tree `root`, one entry per folder read from the object
-/// store, not through [`tree_items`]: lookups of history's paths (each event's images, a
-/// merge's paths in its other parents) meet a new tree at almost every commit, and
-/// memoized for the process those listings grew with the history.
+/// What the tree `root` holds at `path`: [`lookup_all`] of the one path.
 pub fn lookup(db: &dyn Db, root: Oid, path: &str) -> Result<Option<PathEntry>, ObjectError> {
-    let mut current = PathEntry {
-        kind: EntryKind::Tree,
-        oid: root,
-        symlink: false,
-    };
-    for part in path.split('/') {
-        if current.kind != EntryKind::Tree {
-            return Ok(None);
-        }
-        let Some(item) = db.objects().tree_entry(current.oid, part)? else {
-            return Ok(None);
-        };
-        current = PathEntry {
-            kind: item.kind,
-            oid: item.oid,
-            symlink: item.symlink,
-        };
-    }
-    Ok(Some(current))
+    Ok(lookup_all(db, root, &[path])?.pop().flatten())
 }
 
-/// [`lookup`] of each of `paths` in the tree `root`, in their order, each folder on the
-/// way read once however many of the paths pass through it: a merge's changed paths,
-/// looked up in its other parents, share most of their folders.
+/// What the tree `root` holds at each of `paths`, in their order. Walks the paths down
+/// from `root`, each folder on the way read once from the object store however many of
+/// the paths pass through it (a merge's changed paths, looked up in its other parents,
+/// share most of their folders), and not through [`tree_items`]: lookups of history's
+/// paths meet a new tree at almost every commit, and memoized for the process those
+/// listings grew with the history.
 pub fn lookup_all(
     db: &dyn Db,
     root: Oid,
@@ -166,16 +148,18 @@ fn lookup_below(
     pending: Vec<(usize, &str)>,
     found: &mut [Option<PathEntry>],
 ) -> Result<(), ObjectError> {
-    let listing = db.objects().tree_listing(tree)?;
-    let entries = listing.entries()?;
+    let split: Vec<(usize, &str, Option<&str>)> = pending
+        .into_iter()
+        .map(|(index, rest)| match rest.split_once('/') {
+            Some((name, below)) => (index, name, Some(below)),
+            None => (index, rest, None),
+        })
+        .collect();
+    let names: Vec<&str> = split.iter().map(|&(_, name, _)| name).collect();
+    let entries = db.objects().tree_entries(tree, &names)?;
     let mut deeper: Vec<(Oid, Vec<(usize, &str)>)> = Vec::new();
-    for (index, rest) in pending {
-        let (name, below) = match rest.split_once('/') {
-            Some((name, below)) => (name, Some(below)),
-            None => (rest, None),
-        };
-        // The first entry of that name, as `ObjectStore::tree_entry` finds it.
-        let Some(entry) = entries.iter().find(|entry| entry.name == name) else {
+    for ((index, _, below), entry) in split.into_iter().zip(entries) {
+        let Some(entry) = entry else {
             continue;
         };
         match below {

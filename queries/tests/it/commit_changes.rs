@@ -184,4 +184,18 @@ fn paths_looked_up_together_are_found_as_each_is_alone() {
         found, 7,
         "files, folders and a repeated path are found; the rest are not"
     );
+    // Each answer is git's: the object `HEAD:path` names, or none where git finds none
+    // (the empty path, which git reads as the root tree itself, names no entry for keel).
+    for (path, entry) in paths
+        .iter()
+        .zip(&together)
+        .filter(|(path, _)| !path.is_empty())
+    {
+        let git_says = repo
+            .git(&["rev-parse", "--verify", "-q", &format!("HEAD:{path}")])
+            .ok()
+            .and_then(|id| Oid::from_hex(id.trim()));
+        let keel_says = entry.map(|entry| entry.oid);
+        assert_eq!(keel_says, git_says, "{path:?}");
+    }
 }
