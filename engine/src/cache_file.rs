@@ -1,8 +1,9 @@
 //! One file in one of keel's caches (the repository's `.git/keel/`, the user's cache of
 //! agent logs): what can go wrong with it, reading it, writing it atomically (a temporary
-//! file in its folder, named as `keel cache clear` finds it, then a rename), and its
-//! header line (`<format> <build> <CRC-32 of the body> <body length>`), checked before a
-//! byte of the body is used.
+//! file in its folder, named as `keel cache clear` finds it, then a rename) from a body
+//! in memory or streamed as it is produced ([`write_streamed`], the memo), and its header
+//! line (`<format> <build> <CRC-32 of the body> <body length>`), checked before a byte of
+//! the body is used.
 //!
 //! Owns: these mechanics. Does not own: where a cache is or what its files hold
 //! (`crate::cache`, `crate::memo`, `crate::kept_lint`, `crate::agents`).
@@ -293,4 +294,240 @@ pub(crate) fn split<'a>(format: &str, bytes: &'a [u8]) -> Option<(Fields<'a>, &'
 /// SHA-256's cost on every run, read and write.
 fn digest(body: &[u8]) -> String {
     format!("{:08x}", crc32fast::hash(body))
+}
+
+/// What [`write_streamed`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Streamed {
+    /// The file holds the body, of this many bytes.
+    Written(u64),
+    /// The body grew past the bound: nothing was written (the writing stopped there).
+    TooLarge,
+}
+
+/// Why [`write_streamed`] failed: the file system refused, or the body's producer did.
+#[derive(Debug)]
+pub(crate) enum StreamFailure<E> {
+    Cache(CacheTrouble),
+    Body(E),
+}
+
+/// Writes a file of `format` whose body `produce` writes as it goes, atomically (as
+/// [`write_atomically`]): the body goes to the temporary file while its digest and length
+/// are taken, and the header is written last over a placeholder of its own width (the
+/// length zero-padded to a fixed width, which [`split`] reads like any number). So the
+/// largest body never sits in memory whole. A body longer than `max_body` bytes stops
+/// the writing and leaves no file ([`Streamed::TooLarge`]).
+pub(crate) fn write_streamed<E>(
+    path: &Path,
+    format: &str,
+    build: &str,
+    max_body: u64,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> Result<(), E>,
+) -> Result<Streamed, StreamFailure<E>> {
+    use std::io::{Seek as _, SeekFrom};
+    let folder = folder_of(path);
+    let failed = |at: &Path, err: &std::io::Error| {
+        StreamFailure::Cache(CacheTrouble::of(folder, at, CacheAction::Write, err))
+    };
+    std::fs::create_dir_all(folder).map_err(|err| failed(folder, &err))?;
+    let temporary = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .suffix(TEMPORARY_SUFFIX)
+        .rand_bytes(TEMPORARY_RANDOM)
+        .tempfile_in(folder)
+        .map_err(|err| failed(folder, &err))?;
+    let temporary_path = temporary.path().to_owned();
+    let placeholder = fixed_width_header(format, build, 0, 0);
+    let mut body = std::io::BufWriter::with_capacity(
+        STREAM_BUFFER,
+        CheckedBody {
+            file: temporary,
+            digest: crc32fast::Hasher::new(),
+            length: 0,
+            max_length: max_body,
+            trouble: None,
+        },
+    );
+    let produced = body
+        .get_mut()
+        .file
+        .write_all(placeholder.as_bytes())
+        .map_err(|err| failed(&temporary_path, &err))
+        .map(|()| produce(&mut body));
+    let flushed = body.flush();
+    match body.get_mut().trouble.take() {
+        // Dropping the writer drops the temporary file.
+        Some(BodyTrouble::TooLong) => return Ok(Streamed::TooLarge),
+        Some(BodyTrouble::Io(err)) => return Err(failed(&temporary_path, &err)),
+        None => {}
+    }
+    produced?.map_err(StreamFailure::Body)?;
+    flushed.map_err(|err| failed(&temporary_path, &err))?;
+    let mut checked = body
+        .into_inner()
+        .map_err(|err| failed(&temporary_path, err.error()))?;
+    let header = fixed_width_header(format, build, checked.digest.finalize(), checked.length);
+    checked
+        .file
+        .seek(SeekFrom::Start(0))
+        .and_then(|_| checked.file.write_all(header.as_bytes()))
+        .map_err(|err| failed(&temporary_path, &err))?;
+    checked
+        .file
+        .persist(path)
+        .map_err(|err| failed(path, &err.error))?;
+    Ok(Streamed::Written(checked.length))
+}
+
+/// The buffer between a streamed body's producer and its file.
+const STREAM_BUFFER: usize = 256 << 10;
+
+/// The digits of a streamed file's length field: any `u64`.
+const LENGTH_DIGITS: usize = 20;
+
+/// [`header`]'s line for a body with this digest and length, the length zero-padded to
+/// [`LENGTH_DIGITS`]: every such line of one format and build is as wide as another.
+fn fixed_width_header(format: &str, build: &str, digest: u32, length: u64) -> String {
+    format!("{format} {build} {digest:08x} {length:0LENGTH_DIGITS$}\n")
+}
+
+/// The file a streamed body goes to, with the body's digest and length so far.
+struct CheckedBody {
+    file: tempfile::NamedTempFile,
+    digest: crc32fast::Hasher,
+    length: u64,
+    max_length: u64,
+    /// What stopped the writing, kept so it is told apart from the producer's own errors.
+    trouble: Option<BodyTrouble>,
+}
+
+/// Why a streamed body's writing stopped.
+#[derive(Debug)]
+enum BodyTrouble {
+    TooLong,
+    Io(std::io::Error),
+}
+
+impl std::io::Write for CheckedBody {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.length + bytes.len() as u64 > self.max_length {
+            self.trouble = Some(BodyTrouble::TooLong);
+            return Err(std::io::Error::other("the body is past its bound"));
+        }
+        match self.file.write(bytes) {
+            Ok(written) => {
+                self.digest.update(&bytes[..written]);
+                self.length += written as u64;
+                Ok(written)
+            }
+            Err(err) => {
+                let reported = std::io::Error::new(err.kind(), err.to_string());
+                self.trouble.get_or_insert(BodyTrouble::Io(err));
+                Err(reported)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FORMAT: &str = "keel-test 1";
+
+    fn stream(path: &Path, body: &[u8], max_body: u64) -> Result<Streamed, StreamFailure<String>> {
+        write_streamed(path, FORMAT, "b1", max_body, |out| {
+            // Small writes, as an encoder makes them, so the buffer is crossed many times.
+            for chunk in body.chunks(7) {
+                out.write_all(chunk).map_err(|err| err.to_string())?;
+            }
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_streamed_body_reads_back_as_a_file_written_whole() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("memo.bin");
+        let body: Vec<u8> = (0..(3 * STREAM_BUFFER + 11))
+            .map(|n| (n % 251) as u8)
+            .collect();
+        let written = stream(&path, &body, u64::MAX).expect("written");
+        assert_eq!(written, Streamed::Written(body.len() as u64));
+        let bytes = std::fs::read(&path).expect("the file");
+        assert_eq!(
+            checked_body(FORMAT, "b1", &bytes).expect("a good body"),
+            body
+        );
+        let (fields, _) = split(FORMAT, &bytes).expect("a header");
+        assert_eq!(fields.digest, digest(&body));
+        assert_eq!(fields.length, body.len());
+        let whole = header(FORMAT, "b1", &body);
+        let line = bytes.split(|&b| b == b'\n').next().expect("a first line");
+        assert_ne!(
+            line,
+            whole.trim_end().as_bytes(),
+            "the length is zero-padded"
+        );
+    }
+
+    #[test]
+    fn a_body_past_its_bound_leaves_no_file_and_removes_nothing_else() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("memo.bin");
+        assert_eq!(
+            stream(&path, b"12345", 5).expect("fits"),
+            Streamed::Written(5)
+        );
+        assert_eq!(
+            stream(&path, b"123456", 5).expect("stopped"),
+            Streamed::TooLarge
+        );
+        let names: Vec<_> = std::fs::read_dir(folder.path())
+            .expect("the folder")
+            .map(|entry| entry.expect("an entry").file_name())
+            .collect();
+        assert_eq!(names, ["memo.bin"], "no temporary file is left");
+        let bytes = std::fs::read(&path).expect("the earlier file");
+        assert_eq!(
+            checked_body(FORMAT, "b1", &bytes).expect("intact"),
+            b"12345"
+        );
+    }
+
+    #[test]
+    fn a_producer_that_fails_writes_nothing() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let path = folder.path().join("memo.bin");
+        let failed = write_streamed(&path, FORMAT, "b1", u64::MAX, |out| {
+            out.write_all(b"half").map_err(|err| err.to_string())?;
+            Err("the encoder refused".to_owned())
+        });
+        assert!(
+            matches!(failed, Err(StreamFailure::Body(reason)) if reason == "the encoder refused")
+        );
+        assert_eq!(
+            std::fs::read_dir(folder.path())
+                .expect("the folder")
+                .count(),
+            0
+        );
+    }
+
+    #[test]
+    fn a_folder_that_cannot_be_made_is_the_cache_s_trouble() {
+        let folder = tempfile::tempdir().expect("a temporary folder");
+        let file = folder.path().join("keel");
+        std::fs::write(&file, b"not a folder").expect("a file");
+        let failed = stream(&file.join("memo.bin"), b"body", u64::MAX);
+        assert!(matches!(
+            failed,
+            Err(StreamFailure::Cache(CacheTrouble::NotAFolder { .. }))
+        ));
+    }
 }

@@ -20,8 +20,9 @@
 //! kept.
 //!
 //! The file is a header line and a body:
-//! `keel-memo 3 <build> <CRC-32 of the body> <body length>\n`; the body is the commit
-//! index (its length as 8 bytes, then MessagePack: the history fingerprint and each
+//! `keel-memo 3 <build> <CRC-32 of the body> <body length, zero-padded>\n`, the body
+//! written to the file as it is encoded (`crate::cache_file::write_streamed`), never held
+//! whole. The body is the commit index (its length as 8 bytes, then MessagePack: the history fingerprint and each
 //! commit id's input) and salsa's MessagePack (`rmp-serde`), in which object ids are raw
 //! bytes and the values the memo holds most of (an image's units, a commit's changes) are
 //! packed (`crate::packed`). `<build>` names the exact
@@ -50,9 +51,9 @@
 //! tip's history that a reset dropped) stay until a process that no longer reads them
 //! writes the file without them — they are only kept while some process still loads them.
 
-use crate::cache::{CacheError, CacheTrouble, MEMO_FILE, read_file, remove_file, write_atomically};
+use crate::cache::{CacheError, CacheTrouble, MEMO_FILE, read_file, remove_file};
 pub use crate::cache_file::MemoDiscard;
-use crate::cache_file::split;
+use crate::cache_file::{StreamFailure, Streamed, split, write_streamed};
 pub(crate) use crate::cache_file::{checked_body, header};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
@@ -149,24 +150,25 @@ impl KeelDatabase {
                 .map(|(oid, commit)| (*oid, salsa::plumbing::AsId::as_id(commit).as_bits()))
                 .collect(),
         };
-        // One buffer for the whole body, salsa's part encoded straight into it after the
-        // index (no second copy of the largest part): the index's length is patched in.
-        let mut body = vec![0; 8];
-        rmp_serde::encode::write(&mut body, &index).map_err(|err| self.unreadable(&err))?;
-        let index_len = (body.len() - 8) as u64;
-        body[..8].copy_from_slice(&index_len.to_le_bytes());
-        let written =
-            rmp_serde::encode::write(&mut body, &<dyn salsa::Database>::as_serialize(self));
-        written.map_err(|err| self.unreadable(&err))?;
-        if body.len() > MAX_BYTES {
-            remove_file(&path)?;
-            return Ok(());
+        // The index first, length-prefixed; salsa's part is then encoded straight into the
+        // file (its largest part never sits in memory whole: a cold lint of a long history
+        // peaked at the copy its buffer made growing).
+        let index = rmp_serde::to_vec(&index).map_err(|err| self.unreadable(&err))?;
+        let written = write_streamed(&path, FORMAT, build, MAX_BYTES as u64, |body| {
+            // A failed write is reported by `write_streamed` itself (the file's trouble).
+            let prefixed = |body: &mut dyn std::io::Write| {
+                body.write_all(&(index.len() as u64).to_le_bytes())?;
+                body.write_all(&index)
+            };
+            prefixed(body).map_err(|err| rmp_serde::encode::Error::Syntax(err.to_string()))?;
+            rmp_serde::encode::write(body, &<dyn salsa::Database>::as_serialize(self))
+        });
+        match written {
+            Ok(Streamed::Written(_)) => Ok(()),
+            Ok(Streamed::TooLarge) => remove_file(&path).map(drop).map_err(CacheError::from),
+            Err(StreamFailure::Cache(trouble)) => Err(trouble.into()),
+            Err(StreamFailure::Body(err)) => Err(self.unreadable(&err).into()),
         }
-        Ok(write_atomically(
-            &path,
-            &header(FORMAT, build, &body),
-            &body,
-        )?)
     }
 
     /// What the memo file holds, for `keel cache info`.
