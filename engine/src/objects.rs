@@ -177,6 +177,12 @@ struct Pool {
 /// CPU time.
 const OBJECT_CACHE_BYTES: usize = 1 << 20;
 
+/// How many decoded delta bases each handle keeps (gix's default is 64). A history's
+/// reads chain through few bases at a time: at 16 a cold lint takes the same time as at
+/// 64 (click, pytest) and peaks 10-14 MB lower, the bases of large files no longer held
+/// once per thread. Set on every handle, whatever `core.deltaBaseCacheLimit` says.
+const PACK_CACHE_ENTRIES: usize = 16;
+
 impl ObjectStore {
     pub(crate) fn new(repo: gix::Repository) -> Self {
         Self {
@@ -486,9 +492,14 @@ fn object_error(oid: Oid, err: &dyn std::fmt::Display) -> ObjectError {
     }
 }
 
-/// A handle with keel's object cache size.
+/// A handle with keel's object and delta-base cache sizes.
 fn cached(mut repo: gix::Repository) -> gix::Repository {
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+    repo.objects.set_pack_cache(|| {
+        Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<
+            PACK_CACHE_ENTRIES,
+        >::default())
+    });
     repo
 }
 
