@@ -258,6 +258,7 @@ fn judged_on_threads<D: Db + Clone + Send>(
                     let next = &next;
                     spawner.spawn(move || {
                         let before = thread_parse_counts(clone.hints());
+                        crate::extract::history_only(clone.hints());
                         warm_share(&clone, index, threads, scope, next);
                         let parsed = thread_parse_counts(clone.hints()).since(before);
                         // A warming thread's hints are of files the lint below finds
