@@ -17,7 +17,7 @@
 
 use crate::renames::tree_renames;
 use crate::trailers::parse_trailers;
-use crate::tree::{FileChange, FileChanges, RepoPath, lookup_all, tree_diff};
+use crate::tree::{FileChange, FileChanges, RepoPath, diff_trees, lookup_all, tree_diff};
 use keel_engine::Db;
 use keel_engine::inputs::{Commit, KnownCommits};
 use keel_engine::objects::{EntryKind, ObjectError};
@@ -271,10 +271,12 @@ fn authored_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, ObjectEr
     let Some((first, others)) = parents.split_first() else {
         return tree_diff(db, None, tree).clone();
     };
-    let diff = tree_diff(db, Some(first.tree(db)), tree).clone()?;
     if others.is_empty() {
-        return Ok(diff);
+        return tree_diff(db, Some(first.tree(db)), tree).clone();
     }
+    // A merge keeps only what it authored of this diff: the whole of it (a side branch's
+    // every change) is not memoized.
+    let diff = diff_trees(db, Some(first.tree(db)), tree)?;
     let mut changes: Vec<FileChange> = diff.to_vec();
     let mut gitlinks: Vec<FileChange> = diff.gitlinks().to_vec();
     for other in others {

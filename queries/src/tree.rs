@@ -203,6 +203,13 @@ pub fn files_under(
 /// The submodules that differ ride along ([`FileChanges::gitlinks`]).
 #[salsa::tracked(returns(ref))]
 pub fn tree_diff(db: &dyn Db, old: Option<Oid>, new: Oid) -> Result<FileChanges, ObjectError> {
+    diff_trees(db, old, new)
+}
+
+/// [`tree_diff`], computed and not memoized: for a caller that keeps only part of the
+/// answer (a merge's diff against its first parent, of which `history::commit_changes`
+/// keeps the paths the merge authored).
+pub fn diff_trees(db: &dyn Db, old: Option<Oid>, new: Oid) -> Result<FileChanges, ObjectError> {
     let mut changes = Diffed::default();
     diff_into(db, String::new(), old, Some(new), &mut changes)?;
     changes.files.sort_by(|a, b| a.path.cmp(&b.path));
