@@ -127,7 +127,9 @@ pub struct KeelDatabase {
     git_dir: Option<PathBuf>,
     /// The working tree's root (none for a bare repository or a detached database).
     work_dir: Option<PathBuf>,
-    pub(crate) commits: HashMap<Oid, Commit>,
+    /// Shared by the database's clones (a lint's warming threads read it, never write it):
+    /// written through `Arc::make_mut`, so a clone copies no map.
+    pub(crate) commits: Arc<HashMap<Oid, Commit>>,
     /// Editors' unsaved buffers by repository path, read over the working tree's files
     /// (`ChangeEvent::Buffer`).
     pub(crate) buffers: std::collections::BTreeMap<String, Arc<[u8]>>,
@@ -208,7 +210,7 @@ impl KeelDatabase {
             objects: Arc::new(objects),
             hints: Arc::default(),
             log,
-            commits: HashMap::new(),
+            commits: Arc::default(),
             buffers: Default::default(),
             worktree_files: Default::default(),
             memo_commits: None,
@@ -477,7 +479,7 @@ impl KeelDatabase {
             )
             .durability(Durability::HIGH)
             .new(&*self);
-            self.commits.insert(id, input);
+            Arc::make_mut(&mut self.commits).insert(id, input);
             created.push(input);
         }
         self.remember_commits(&created);

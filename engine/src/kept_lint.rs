@@ -176,7 +176,7 @@ impl KeelDatabase {
         )
         .durability(Durability::HIGH)
         .new(&*self);
-        self.commits.insert(kept, stand_in);
+        std::sync::Arc::make_mut(&mut self.commits).insert(kept, stand_in);
         self.remember_commits(&[stand_in]);
         Ok(true)
     }

@@ -246,7 +246,7 @@ impl KeelDatabase {
             })
             .collect();
         let read: Vec<Commit> = loaded.iter().map(|&(_, commit)| commit).collect();
-        self.commits = loaded.into_iter().collect();
+        self.commits = std::sync::Arc::new(loaded.into_iter().collect());
         self.remember_commits(&read);
         self.memo_commits = Some(self.commits.len());
         Ok(())

@@ -109,7 +109,7 @@ impl KeelDatabase {
                 .durability(Durability::HIGH)
                 .new(&*self),
             };
-            self.commits.insert(id, input);
+            std::sync::Arc::make_mut(&mut self.commits).insert(id, input);
             self.remember_commits(&[input]);
             self.worktree_files.tip = Some(id);
         }
@@ -166,7 +166,7 @@ impl KeelDatabase {
         let Some(previous) = self.worktree_files.tip.take() else {
             return;
         };
-        if let Some(input) = self.commits.remove(&previous) {
+        if let Some(input) = std::sync::Arc::make_mut(&mut self.commits).remove(&previous) {
             self.forget_commits(&[input]);
         }
     }
