@@ -8,7 +8,7 @@
 use super::graph_base::{Base, base_settings, graph_inputs_of, warn_not_in_graph};
 use super::{CommandError, Format, write_stdout};
 use crate::exit::ExitStatus;
-use keel_engine::KeelDatabase;
+use keel_engine::{Db as _, KeelDatabase};
 use keel_queries::callgraph::{CallGraph, call_graph_on_threads, callgraph_json, graph_inputs};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -31,6 +31,8 @@ pub(crate) struct CallgraphArgs {
 
 pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(&args.repo)?;
+    // One graph, then the process exits: no parse hint is read again.
+    keel_queries::extract::single_use(db.hints());
     let base = Base::of(&db, args.rev.as_deref())?;
     let (files, not_utf8) = graph_inputs_of(&db, base)?;
     warn_not_in_graph(&not_utf8);
