@@ -32,7 +32,7 @@ pub(crate) struct CallgraphArgs {
 pub(crate) fn cmd_callgraph(args: &CallgraphArgs) -> Result<ExitStatus, CommandError> {
     let db = KeelDatabase::open_objects(&args.repo)?;
     // One graph, then the process exits: no parse hint is read again.
-    keel_queries::extract::single_use(db.hints());
+    keel_queries::callgraph::single_use(db.hints());
     let base = Base::of(&db, args.rev.as_deref())?;
     let (files, not_utf8) = graph_inputs_of(&db, base)?;
     warn_not_in_graph(&not_utf8);

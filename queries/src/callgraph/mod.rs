@@ -23,6 +23,9 @@ pub mod python;
 pub mod typescript;
 
 use crate::extract::Language;
+/// For a command that builds one graph and exits: its parse caches keep only the latest
+/// hints (see the function).
+pub use crate::extract::single_use;
 use crate::images::Image;
 /// A tree's entry at a path and its files: how a front end reads the base a graph is
 /// built from.
