@@ -8,7 +8,7 @@
 //! Owns: these mechanics. Does not own: where a cache is or what its files hold
 //! (`crate::cache`, `crate::memo`, `crate::kept_lint`, `crate::agents`).
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The writer's temporary files: `<PREFIX><RANDOM alphanumerics><SUFFIX>`.
@@ -182,13 +182,7 @@ pub(crate) fn write_atomically(path: &Path, header: &str, body: &[u8]) -> Result
     let folder = folder_of(path);
     let in_folder =
         |err: std::io::Error| CacheTrouble::of(folder, folder, CacheAction::Write, &err);
-    std::fs::create_dir_all(folder).map_err(in_folder)?;
-    let mut temporary = tempfile::Builder::new()
-        .prefix(TEMPORARY_PREFIX)
-        .suffix(TEMPORARY_SUFFIX)
-        .rand_bytes(TEMPORARY_RANDOM)
-        .tempfile_in(folder)
-        .map_err(in_folder)?;
+    let mut temporary = temporary_in(folder).map_err(in_folder)?;
     temporary
         .write_all(header.as_bytes())
         .and_then(|()| temporary.write_all(body))
@@ -197,6 +191,17 @@ pub(crate) fn write_atomically(path: &Path, header: &str, body: &[u8]) -> Result
         .persist(path)
         .map_err(|err| CacheTrouble::of(folder, path, CacheAction::Write, &err.error))?;
     Ok(())
+}
+
+/// A new temporary file in `folder` (made if missing), named as `keel cache clear` finds
+/// the writer's leftovers.
+fn temporary_in(folder: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    std::fs::create_dir_all(folder)?;
+    tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .suffix(TEMPORARY_SUFFIX)
+        .rand_bytes(TEMPORARY_RANDOM)
+        .tempfile_in(folder)
 }
 
 /// The folder a cache file is in.
@@ -258,10 +263,17 @@ pub(crate) fn checked_body<'a>(
 /// [`split_prefixed`] splits.
 pub fn prefixed(first: &[u8], rest: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(8 + first.len() + rest.len());
-    bytes.extend_from_slice(&(first.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(first);
+    // Writing to a `Vec` cannot fail.
+    let _ = write_prefix(&mut bytes, first);
     bytes.extend_from_slice(rest);
     bytes
+}
+
+/// Writes `first` length-prefixed to `out`, the start of what [`prefixed`] makes, for a
+/// body whose rest is written after it as it is produced.
+pub(crate) fn write_prefix(out: &mut dyn Write, first: &[u8]) -> std::io::Result<()> {
+    out.write_all(&(first.len() as u64).to_le_bytes())?;
+    out.write_all(first)
 }
 
 /// A body whose first part is length-prefixed (its length as 8 little-endian bytes):
@@ -330,13 +342,7 @@ pub(crate) fn write_streamed<E>(
     let failed = |at: &Path, err: &std::io::Error| {
         StreamFailure::Cache(CacheTrouble::of(folder, at, CacheAction::Write, err))
     };
-    std::fs::create_dir_all(folder).map_err(|err| failed(folder, &err))?;
-    let temporary = tempfile::Builder::new()
-        .prefix(TEMPORARY_PREFIX)
-        .suffix(TEMPORARY_SUFFIX)
-        .rand_bytes(TEMPORARY_RANDOM)
-        .tempfile_in(folder)
-        .map_err(|err| failed(folder, &err))?;
+    let temporary = temporary_in(folder).map_err(|err| failed(folder, &err))?;
     let temporary_path = temporary.path().to_owned();
     let placeholder = fixed_width_header(format, build, 0, 0);
     let mut body = std::io::BufWriter::with_capacity(

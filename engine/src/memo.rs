@@ -22,8 +22,8 @@
 //! The file is a header line and a body:
 //! `keel-memo 3 <build> <CRC-32 of the body> <body length, zero-padded>\n`, the body
 //! written to the file as it is encoded (`crate::cache_file::write_streamed`), never held
-//! whole. The body is the commit index (its length as 8 bytes, then MessagePack: the history fingerprint and each
-//! commit id's input) and salsa's MessagePack (`rmp-serde`), in which object ids are raw
+//! whole. The body is the commit index (length-prefixed, `crate::cache_file::prefixed`:
+//! MessagePack of the history fingerprint and each commit id's input) and salsa's MessagePack (`rmp-serde`), in which object ids are raw
 //! bytes and the values the memo holds most of (an image's units, a commit's changes) are
 //! packed (`crate::packed`). `<build>` names the exact
 //! keel build (a hash of its sources, `Cargo.lock`, compiler and profile, given by the
@@ -53,7 +53,7 @@
 
 use crate::cache::{CacheError, CacheTrouble, MEMO_FILE, read_file, remove_file};
 pub use crate::cache_file::MemoDiscard;
-use crate::cache_file::{StreamFailure, Streamed, split, write_streamed};
+use crate::cache_file::{StreamFailure, Streamed, split, write_prefix, write_streamed};
 pub(crate) use crate::cache_file::{checked_body, header};
 use crate::database::{EngineError, KeelDatabase};
 use crate::inputs::Commit;
@@ -156,11 +156,8 @@ impl KeelDatabase {
         let index = rmp_serde::to_vec(&index).map_err(|err| self.unreadable(&err))?;
         let written = write_streamed(&path, FORMAT, build, MAX_BYTES as u64, |body| {
             // A failed write is reported by `write_streamed` itself (the file's trouble).
-            let prefixed = |body: &mut dyn std::io::Write| {
-                body.write_all(&(index.len() as u64).to_le_bytes())?;
-                body.write_all(&index)
-            };
-            prefixed(body).map_err(|err| rmp_serde::encode::Error::Syntax(err.to_string()))?;
+            write_prefix(body, &index)
+                .map_err(|err| rmp_serde::encode::Error::Syntax(err.to_string()))?;
             rmp_serde::encode::write(body, &<dyn salsa::Database>::as_serialize(self))
         });
         match written {

@@ -271,12 +271,13 @@ fn authored_changes(db: &dyn Db, commit: Commit) -> Result<FileChanges, ObjectEr
     let Some((first, others)) = parents.split_first() else {
         return tree_diff(db, None, tree).clone();
     };
+    let old = Some(first.tree(db));
     if others.is_empty() {
-        return tree_diff(db, Some(first.tree(db)), tree).clone();
+        return tree_diff(db, old, tree).clone();
     }
     // A merge keeps only what it authored of this diff: the whole of it (a side branch's
     // every change) is not memoized.
-    let diff = diff_trees(db, Some(first.tree(db)), tree)?;
+    let diff = diff_trees(db, old, tree)?;
     let mut changes: Vec<FileChange> = diff.to_vec();
     let mut gitlinks: Vec<FileChange> = diff.gitlinks().to_vec();
     for other in others {

@@ -27,9 +27,9 @@ mod typescript;
 pub(crate) use python::python_identifier;
 pub(crate) use reuse::python_tree;
 pub use reuse::{
-    EditScript, Hints, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, SINGLE_USE_HINTS,
-    adopt_hints, cached_tree, extract_reusing, history_only, remember_hunks, retire_thread,
-    single_use, take_new_hints, thread_hints, thread_parse_counts,
+    EditScript, Hints, MAX_HINT_BYTES, MAX_HINTS, ParseCache, ParseCounts, adopt_hints,
+    cached_tree, extract_reusing, history_only, remember_hunks, retire_thread, single_use,
+    take_new_hints, thread_hints, thread_parse_counts,
 };
 pub use splice::{Level as SpliceLevel, Refusal as SpliceRefusal};
 use std::borrow::Cow;

@@ -525,13 +525,13 @@ fn with_cache<R>(store: &HintStore, work: impl FnOnce(&mut ParseCache) -> R) -> 
 
 /// The hints a thread's cache keeps in a store that answers once ([`single_use`]): the
 /// parse just made, whose tree the call graph's facts read next, and the one before.
-pub const SINGLE_USE_HINTS: usize = 2;
+const SINGLE_USE_HINTS: usize = 2;
 
-/// Makes every thread's cache in `store` keep at most [`SINGLE_USE_HINTS`] hints, for a
-/// database that answers one question and is dropped (`keel callgraph`): no later parse
+/// Makes every thread's cache in `store` keep at most two hints (`SINGLE_USE_HINTS`), for
+/// a database that answers one question and is dropped (`keel callgraph`): no later parse
 /// reuses a hint of another file, and the trees of the last [`MAX_HINTS`] files kept by
 /// each thread only grew the process (a cold call graph of a TypeScript repository
-/// faulted in 30% fewer pages and took 8% less CPU). A database that answers again (a
+/// faulted in 30% fewer pages and took 9-15% less CPU). A database that answers again (a
 /// watch loop, the language server, `keel impact`'s patched tree) keeps the default.
 pub fn single_use(store: &HintStore) {
     store
