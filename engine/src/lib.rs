@@ -25,6 +25,7 @@ pub mod changes;
 pub mod database;
 pub mod decimal;
 pub mod events;
+mod handle_pool;
 pub mod hints;
 pub mod hook;
 pub mod inputs;

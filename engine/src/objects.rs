@@ -11,6 +11,7 @@
 //! Does not own: refs, HEAD or the working tree (they move; the database reads them into
 //! inputs), nor any diff (`keel-queries` pins the diff).
 
+use crate::handle_pool::{Handle, HandlePool};
 use crate::oid::Oid;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -109,10 +110,10 @@ pub struct ObjectError {
 /// database opened without a repository: every read then fails).
 ///
 /// Reads may come from several threads at once (database clones warming memos): each
-/// read borrows a repository handle from a small pool, so threads never wait on each
-/// other's decompression.
+/// read borrows a repository handle from a pool (`handle_pool`), its own thread's
+/// first, so threads never wait on each other's decompression.
 pub struct ObjectStore {
-    repo: Option<Pool>,
+    repo: Option<HandlePool>,
     /// The hash the repository names its objects with (SHA-1, or SHA-256 for a repository
     /// made with `--object-format=sha256`): the ids keel gives objects it builds itself.
     hash: gix::hash::Kind,
@@ -165,12 +166,6 @@ impl PartialClone {
     }
 }
 
-/// Thread-local repository handles over one shared object database.
-struct Pool {
-    shared: gix::ThreadSafeRepository,
-    idle: Mutex<Vec<gix::Repository>>,
-}
-
 /// gix's object cache per handle, for the trees a commit's diff and its child's both
 /// read. Small: blobs pass through it too, and each thread's handle keeps its own, so at
 /// 16 MiB it held a fifth of a cold lint's peak memory (pytest) for under a tenth of its
@@ -188,10 +183,7 @@ impl ObjectStore {
         Self {
             hash: repo.object_hash(),
             partial_clone: PartialClone::of(&repo),
-            repo: Some(Pool {
-                shared: repo.clone().into_sync(),
-                idle: Mutex::new(vec![cached(repo)]),
-            }),
+            repo: Some(HandlePool::new(repo, cached)),
             hashed: Mutex::default(),
             built_trees: Mutex::default(),
         }
@@ -282,9 +274,7 @@ impl ObjectStore {
     /// A new handle on the repository (refs and the shallow file are read afresh through
     /// it; it shares the object database), `None` when no repository is open.
     pub(crate) fn fresh_handle(&self) -> Option<gix::Repository> {
-        self.repo
-            .as_ref()
-            .map(|pool| cached(pool.shared.to_thread_local()))
+        self.repo.as_ref().map(HandlePool::fresh)
     }
 
     fn with_repo<T>(
@@ -292,29 +282,28 @@ impl ObjectStore {
         oid: Oid,
         read: impl FnOnce(&gix::Repository) -> Result<T, ObjectError>,
     ) -> Result<T, ObjectError> {
+        self.with_handle(oid, |handle| read(&handle.repo))
+    }
+
+    /// Runs `read` with a handle of the pool; a read that fails on an object a partial
+    /// clone left out says so.
+    fn with_handle<T>(
+        &self,
+        oid: Oid,
+        read: impl FnOnce(&mut Handle) -> Result<T, ObjectError>,
+    ) -> Result<T, ObjectError> {
         let Some(pool) = &self.repo else {
             return Err(ObjectError {
                 oid,
                 reason: "no repository is open".to_owned(),
             });
         };
-        // A panic while holding the lock cannot leave the list half-updated: it is only
-        // pushed to and popped from.
-        let taken = pool
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        let repo = taken.unwrap_or_else(|| cached(pool.shared.to_thread_local()));
-        let result = read(&repo).map_err(|err| match &self.partial_clone {
-            Some(partial) if !repo.has_object(oid.0) => partial.missing(oid),
-            _ => err,
-        });
-        pool.idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(repo);
-        result
+        pool.with_handle(|handle| {
+            read(handle).map_err(|err| match &self.partial_clone {
+                Some(partial) if !handle.repo.has_object(oid.0) => partial.missing(oid),
+                _ => err,
+            })
+        })
     }
 
     /// The bytes of a blob.
@@ -322,9 +311,17 @@ impl ObjectStore {
         if let Some(bytes) = self.hashed_blob(oid) {
             return Ok(bytes);
         }
-        self.with_repo(oid, |repo| {
-            let blob = repo.find_blob(oid.0).map_err(|e| object_error(oid, &e))?;
-            Ok(Arc::from(blob.data.as_slice()))
+        self.with_handle(oid, |handle| {
+            if let Some(bytes) = handle.recent.get(oid) {
+                return Ok(bytes);
+            }
+            let blob = handle
+                .repo
+                .find_blob(oid.0)
+                .map_err(|e| object_error(oid, &e))?;
+            let bytes: Arc<[u8]> = Arc::from(blob.data.as_slice());
+            handle.recent.put(oid, Arc::clone(&bytes));
+            Ok(bytes)
         })
     }
 
@@ -570,6 +567,34 @@ mod tests {
             .expect("hex")
             .trim()
             .to_owned()
+    }
+
+    #[test]
+    fn a_blob_read_again_comes_from_the_handle_s_recent_blobs() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .expect("git runs");
+        assert!(init.success());
+        let written = std::process::Command::new("sh")
+            .args(["-c", "printf 'hello\\n' | git hash-object -w --stdin"])
+            .current_dir(dir.path())
+            .output()
+            .expect("git runs");
+        assert!(written.status.success());
+        let oid = Oid::from_hex(String::from_utf8_lossy(&written.stdout).trim())
+            .expect("git prints an id");
+        let store = ObjectStore::new(gix::open(dir.path()).expect("gix opens it"));
+        let first = store.blob(oid).expect("the blob git wrote");
+        assert_eq!(&first[..], b"hello\n");
+        // Read from the object database, the bytes would be a new allocation.
+        let again = store.blob(oid).expect("the blob git wrote");
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "the second read is the kept copy"
+        );
     }
 
     #[test]
