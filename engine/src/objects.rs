@@ -315,6 +315,15 @@ impl ObjectStore {
             if let Some(bytes) = handle.recent.get(oid) {
                 return Ok(bytes);
             }
+            if let Some(bytes) = handle.plan.take(oid) {
+                handle.recent.put(oid, Arc::clone(&bytes));
+                return Ok(bytes);
+            }
+            self.read_ahead(handle, oid);
+            if let Some(bytes) = handle.plan.take(oid) {
+                handle.recent.put(oid, Arc::clone(&bytes));
+                return Ok(bytes);
+            }
             let blob = handle
                 .repo
                 .find_blob(oid.0)
@@ -323,6 +332,44 @@ impl ObjectStore {
             handle.recent.put(oid, Arc::clone(&bytes));
             Ok(bytes)
         })
+    }
+
+    /// Announces the blobs this thread reads next (a lint's stretch of one file's
+    /// history): at the first of them read that is not at hand, all are read in the
+    /// order they lie in the pack and kept until the next announcement (see
+    /// `handle_pool::ReadPlan`). Announcing nothing drops what the last plan kept.
+    /// A blob past `max_bytes` (the lint's file bound, past which it reads no image) is
+    /// not read ahead.
+    pub fn plan_reads(&self, blobs: Vec<Oid>, max_bytes: u64) {
+        if let Some(pool) = &self.repo {
+            pool.with_handle(|handle| handle.plan.replace(blobs, max_bytes));
+        }
+    }
+
+    /// Reads the chunk of the handle's plan that `oid` starts (if it is planned) in pack
+    /// order, into the plan. A blob past the plan's bound or that cannot be read is left
+    /// out: its own read then reads it, or reports why.
+    fn read_ahead(&self, handle: &mut Handle, oid: Oid) {
+        let Some(pool) = &self.repo else {
+            return;
+        };
+        let chunk = handle.plan.chunk_for(oid);
+        if chunk.is_empty() {
+            return;
+        }
+        let max_bytes = handle.plan.max_bytes();
+        for planned in pool.pack_order(chunk) {
+            let fits = handle
+                .repo
+                .find_header(planned.0)
+                .is_ok_and(|header| header.size() <= max_bytes);
+            if let Some(blob) = fits
+                .then(|| handle.repo.find_blob(planned.0).ok())
+                .flatten()
+            {
+                handle.plan.keep(planned, Arc::from(blob.data.as_slice()));
+            }
+        }
     }
 
     /// The size in bytes of a blob, read from its object header (nothing is inflated).
@@ -572,20 +619,11 @@ mod tests {
     #[test]
     fn a_blob_read_again_comes_from_the_handle_s_recent_blobs() {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let init = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(dir.path())
-            .status()
-            .expect("git runs");
-        assert!(init.success());
-        let written = std::process::Command::new("sh")
-            .args(["-c", "printf 'hello\\n' | git hash-object -w --stdin"])
-            .current_dir(dir.path())
-            .output()
-            .expect("git runs");
-        assert!(written.status.success());
-        let oid = Oid::from_hex(String::from_utf8_lossy(&written.stdout).trim())
-            .expect("git prints an id");
+        let written = sh(
+            dir.path(),
+            "git init -q && printf 'hello\\n' | git hash-object -w --stdin",
+        );
+        let oid = Oid::from_hex(written.trim()).expect("git prints an id");
         let store = ObjectStore::new(gix::open(dir.path()).expect("gix opens it"));
         let first = store.blob(oid).expect("the blob git wrote");
         assert_eq!(&first[..], b"hello\n");
@@ -595,6 +633,76 @@ mod tests {
             Arc::ptr_eq(&first, &again),
             "the second read is the kept copy"
         );
+    }
+
+    /// Runs `script` in `dir` with a fixed identity and dates; its standard output.
+    fn sh(dir: &std::path::Path, script: &str) -> String {
+        let output = std::process::Command::new("sh")
+            .args(["-c", script])
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "keel")
+            .env("GIT_AUTHOR_EMAIL", "keel@example.com")
+            .env("GIT_COMMITTER_NAME", "keel")
+            .env("GIT_COMMITTER_EMAIL", "keel@example.com")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+            .output()
+            .expect("sh runs");
+        assert!(
+            output.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    #[test]
+    fn planned_blobs_are_ordered_as_git_packed_them_and_read_back_whole() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        // Twelve versions of one file, each a line longer: packed, most are deltas.
+        sh(
+            dir.path(),
+            "git init -q && for i in $(seq 1 12); do seq 1 $((200 + i)) > f.txt; \
+             git add f.txt && git commit -qm v$i; done && git gc -q --aggressive",
+        );
+        let blobs: Vec<Oid> = sh(dir.path(), "git log --format= --raw --no-abbrev -- f.txt")
+            .lines()
+            .filter_map(|line| line.split_whitespace().nth(3))
+            .filter_map(Oid::from_hex)
+            .collect();
+        assert_eq!(blobs.len(), 12);
+        // git's own answer: the pack's objects with their offsets (`verify-pack -v`).
+        let listing = sh(dir.path(), "git verify-pack -v .git/objects/pack/*.idx");
+        let mut by_offset: Vec<(u64, Oid)> = listing
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                let oid = Oid::from_hex(fields.first()?)?;
+                let offset = fields.get(4)?.parse().ok()?;
+                blobs.contains(&oid).then_some((offset, oid))
+            })
+            .collect();
+        by_offset.sort_unstable();
+        let expected: Vec<Oid> = by_offset.into_iter().map(|(_, oid)| oid).collect();
+        assert_eq!(expected.len(), 12, "every version is in the pack");
+        // Oldest first, as a reader walking forward would ask: not the pack's order.
+        let oldest_first: Vec<Oid> = blobs.iter().rev().copied().collect();
+        assert_ne!(expected, oldest_first);
+
+        let store = ObjectStore::new(gix::open(dir.path()).expect("gix opens it"));
+        let pool = store.repo.as_ref().expect("a repository is open");
+        assert_eq!(pool.pack_order(oldest_first), expected);
+
+        // Planned newest first and read so: the first read reads them all, in pack order,
+        // and each reads back whole.
+        store.plan_reads(blobs.clone(), u64::MAX);
+        for (newer, &blob) in blobs.iter().enumerate() {
+            let bytes = store.blob(blob).expect("a planned blob");
+            let lines = bytes.iter().filter(|&&byte| byte == b'\n').count();
+            assert_eq!(lines, 212 - newer);
+        }
     }
 
     #[test]
@@ -621,20 +729,13 @@ mod tests {
                 oid: oid.0,
             }],
         };
-        let mktree = std::process::Command::new("sh")
-            .args(["-c", &format!("printf 'hello\\n' | git hash-object -w --stdin >/dev/null; printf '100644 blob {oid}\\thello.txt\\n' | git mktree")])
-            .current_dir(dir.path())
-            .output()
-            .expect("git runs");
-        assert!(
-            mktree.status.success(),
-            "{}",
-            String::from_utf8_lossy(&mktree.stderr)
+        let listed = sh(
+            dir.path(),
+            &format!(
+                "printf 'hello\\n' | git hash-object -w --stdin >/dev/null; printf '100644 blob {oid}\\thello.txt\\n' | git mktree"
+            ),
         );
         let tree_id = store.insert_tree(&tree);
-        assert_eq!(
-            tree_id.to_string(),
-            String::from_utf8_lossy(&mktree.stdout).trim()
-        );
+        assert_eq!(tree_id.to_string(), listed.trim());
     }
 }

@@ -41,7 +41,7 @@ impl Share {
     /// The whole window.
     pub(super) const ALL: Self = Self { index: 0, count: 1 };
 
-    fn holds(self, position: usize, len: usize) -> bool {
+    pub(super) fn holds(self, position: usize, len: usize) -> bool {
         let count = self.count.max(1);
         position * count / len.max(1) == self.index
     }

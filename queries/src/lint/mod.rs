@@ -335,8 +335,12 @@ pub fn warm_share(
     loop {
         let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(stretch) = stretches.get(taken) else {
+            // The last stretch's blobs are not read again.
+            db.objects().plan_reads(Vec::new(), bound.0);
             return;
         };
+        db.objects()
+            .plan_reads(stretch_blobs(db, tip, &scoped, stretch), bound.0);
         for &(node, path, selectors) in scoped.iter().filter(|(_, p, _)| **p == stretch.path) {
             // The first stretch starts at the newest event, whose image is usually the
             // tip's: parsed first, it is the reparse hint for the next. Errors here are
@@ -349,6 +353,42 @@ pub fn warm_share(
             let _ = scoped_window(db, tip, node, path, selectors, bound, stretch.share);
         }
     }
+}
+
+/// The blobs a stretch's events change (each event's first-parent diff at its path, both
+/// sides), for the thread to read together in pack order (`ObjectStore::plan_reads`):
+/// read in history order, each version of a file decodes its delta chain anew. Reads
+/// only memoized commit facts; an event it cannot place is left to its own reads.
+fn stretch_blobs(
+    db: &dyn Db,
+    tip: keel_engine::inputs::Commit,
+    scoped: &[ScopedEntry<'_>],
+    stretch: &Stretch,
+) -> Vec<keel_engine::Oid> {
+    let mut blobs = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for &(node, path, _) in scoped.iter().filter(|(_, p, _)| **p == stretch.path) {
+        let Ok(window) = crate::window::window(db, tip, Node::new(db, node.id.clone())) else {
+            continue;
+        };
+        let Ok(events) = window.events(path) else {
+            continue;
+        };
+        for (position, event) in events.iter().enumerate() {
+            if !stretch.share.holds(position, events.len()) {
+                continue;
+            }
+            let Ok(Some(change)) = crate::history::change_at(db, event.commit, &event.path) else {
+                continue;
+            };
+            for oid in [change.old, change.new].into_iter().flatten() {
+                if seen.insert(oid) {
+                    blobs.push(oid);
+                }
+            }
+        }
+    }
+    blobs
 }
 
 /// A scoped entry: its node, path and selectors.
