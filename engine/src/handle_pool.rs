@@ -140,25 +140,23 @@ pub(crate) struct ReadPlan {
     planned: Vec<Oid>,
     /// Where the next chunk starts in `planned`.
     next: usize,
-    /// The largest blob read ahead.
-    max_bytes: u64,
     /// The chunk's blobs not asked for yet.
     kept: Vec<(Oid, Arc<[u8]>)>,
 }
 
 impl ReadPlan {
     /// Replaces the plan (and drops what the last one kept).
-    pub(crate) fn replace(&mut self, blobs: Vec<Oid>, max_bytes: u64) {
+    pub(crate) fn replace(&mut self, blobs: Vec<Oid>) {
         *self = Self {
             planned: blobs,
-            max_bytes,
             ..Self::default()
         };
     }
 
-    /// The largest blob the plan reads ahead.
-    pub(crate) fn max_bytes(&self) -> u64 {
-        self.max_bytes
+    /// How many blobs read ahead wait to be asked for.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        self.kept.len()
     }
 
     /// The bytes of `oid` if the plan read it and it was not asked for since (a blob
@@ -260,8 +258,7 @@ mod tests {
         let len = u8::try_from(3 + 2 * PLAN_CHUNK - 5).unwrap_or(u8::MAX);
         let planned: Vec<Oid> = (0..len).map(oid).collect();
         let mut plan = ReadPlan::default();
-        plan.replace(planned.clone(), 100);
-        assert_eq!(plan.max_bytes(), 100);
+        plan.replace(planned.clone());
         // Unplanned: nothing to read.
         assert!(plan.chunk_for(oid(200)).is_empty());
         // Asked for blob 3 first: the chunk starts there (0..3 are skipped).
@@ -280,7 +277,7 @@ mod tests {
         assert_eq!(rest, planned[3 + PLAN_CHUNK..]);
         assert_eq!(plan.take(oid(5)), None);
         // A new plan starts afresh.
-        plan.replace(vec![oid(1)], 100);
+        plan.replace(vec![oid(1)]);
         assert_eq!(plan.chunk_for(oid(1)), vec![oid(1)]);
     }
 }

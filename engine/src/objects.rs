@@ -315,40 +315,39 @@ impl ObjectStore {
             if let Some(bytes) = handle.recent.get(oid) {
                 return Ok(bytes);
             }
-            if let Some(bytes) = handle.plan.take(oid) {
-                handle.recent.put(oid, Arc::clone(&bytes));
-                return Ok(bytes);
-            }
-            self.read_ahead(handle, oid);
-            if let Some(bytes) = handle.plan.take(oid) {
-                handle.recent.put(oid, Arc::clone(&bytes));
-                return Ok(bytes);
-            }
-            let blob = handle
-                .repo
-                .find_blob(oid.0)
-                .map_err(|e| object_error(oid, &e))?;
-            let bytes: Arc<[u8]> = Arc::from(blob.data.as_slice());
+            let planned = handle.plan.take(oid).or_else(|| {
+                self.read_ahead(handle, oid);
+                handle.plan.take(oid)
+            });
+            let bytes: Arc<[u8]> = match planned {
+                Some(bytes) => bytes,
+                None => {
+                    let blob = handle
+                        .repo
+                        .find_blob(oid.0)
+                        .map_err(|e| object_error(oid, &e))?;
+                    Arc::from(blob.data.as_slice())
+                }
+            };
             handle.recent.put(oid, Arc::clone(&bytes));
             Ok(bytes)
         })
     }
 
-    /// Announces the blobs this thread reads next (a lint's stretch of one file's
-    /// history): at the first of them read that is not at hand, all are read in the
-    /// order they lie in the pack and kept until the next announcement (see
-    /// `handle_pool::ReadPlan`). Announcing nothing drops what the last plan kept.
-    /// A blob past `max_bytes` (the lint's file bound, past which it reads no image) is
-    /// not read ahead.
-    pub fn plan_reads(&self, blobs: Vec<Oid>, max_bytes: u64) {
+    /// Announces the blobs this thread reads next, in the order it reads them (a lint's
+    /// stretch of one file's history): at the first of them that is not at hand, it and
+    /// the next ones are read a chunk at a time in the order they lie in the pack (see
+    /// `handle_pool::ReadPlan`). Announcing nothing drops what the last plan kept. The
+    /// caller announces only blobs it will read (none past its file bound).
+    pub fn plan_reads(&self, blobs: Vec<Oid>) {
         if let Some(pool) = &self.repo {
-            pool.with_handle(|handle| handle.plan.replace(blobs, max_bytes));
+            pool.with_handle(|handle| handle.plan.replace(blobs));
         }
     }
 
     /// Reads the chunk of the handle's plan that `oid` starts (if it is planned) in pack
-    /// order, into the plan. A blob past the plan's bound or that cannot be read is left
-    /// out: its own read then reads it, or reports why.
+    /// order, into the plan. A blob that cannot be read is left out: its own read then
+    /// reports why.
     fn read_ahead(&self, handle: &mut Handle, oid: Oid) {
         let Some(pool) = &self.repo else {
             return;
@@ -357,16 +356,8 @@ impl ObjectStore {
         if chunk.is_empty() {
             return;
         }
-        let max_bytes = handle.plan.max_bytes();
         for planned in pool.pack_order(chunk) {
-            let fits = handle
-                .repo
-                .find_header(planned.0)
-                .is_ok_and(|header| header.size() <= max_bytes);
-            if let Some(blob) = fits
-                .then(|| handle.repo.find_blob(planned.0).ok())
-                .flatten()
-            {
+            if let Ok(blob) = handle.repo.find_blob(planned.0) {
                 handle.plan.keep(planned, Arc::from(blob.data.as_slice()));
             }
         }
@@ -697,12 +688,17 @@ mod tests {
 
         // Planned newest first and read so: the first read reads them all, in pack order,
         // and each reads back whole.
-        store.plan_reads(blobs.clone(), u64::MAX);
+        store.plan_reads(blobs.clone());
         for (newer, &blob) in blobs.iter().enumerate() {
             let bytes = store.blob(blob).expect("a planned blob");
             let lines = bytes.iter().filter(|&&byte| byte == b'\n').count();
             assert_eq!(lines, 212 - newer);
+            if newer == 0 {
+                // The first read read the other eleven ahead, held until asked for.
+                assert_eq!(pool.with_handle(|handle| handle.plan.held()), 11);
+            }
         }
+        assert_eq!(pool.with_handle(|handle| handle.plan.held()), 0);
     }
 
     #[test]

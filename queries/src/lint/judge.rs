@@ -41,9 +41,18 @@ impl Share {
     /// The whole window.
     pub(super) const ALL: Self = Self { index: 0, count: 1 };
 
-    pub(super) fn holds(self, position: usize, len: usize) -> bool {
+    fn holds(self, position: usize, len: usize) -> bool {
         let count = self.count.max(1);
         position * count / len.max(1) == self.index
+    }
+
+    /// The events of this share, in their order.
+    pub(super) fn of<T>(self, events: &[T]) -> impl Iterator<Item = &T> {
+        events
+            .iter()
+            .enumerate()
+            .filter(move |(position, _)| self.holds(*position, events.len()))
+            .map(|(_, event)| event)
     }
 }
 
@@ -83,10 +92,7 @@ fn window_changes<'db>(
     let events = window.events(path)?;
     // A lineage holds few paths: each is interned with the selectors once.
     let mut anchors: Vec<(&str, Anchor<'db>)> = Vec::new();
-    for (position, event) in events.iter().enumerate() {
-        if !share.holds(position, events.len()) {
-            continue;
-        }
+    for event in share.of(&events) {
         let anchor = match anchors.iter().find(|(known, _)| *known == event.path) {
             Some(&(_, anchor)) => anchor,
             None => {

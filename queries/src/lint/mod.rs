@@ -336,11 +336,11 @@ pub fn warm_share(
         let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(stretch) = stretches.get(taken) else {
             // The last stretch's blobs are not read again.
-            db.objects().plan_reads(Vec::new(), bound.0);
+            db.objects().plan_reads(Vec::new());
             return;
         };
         db.objects()
-            .plan_reads(stretch_blobs(db, tip, &scoped, stretch), bound.0);
+            .plan_reads(stretch_blobs(db, tip, &scoped, stretch, bound));
         for &(node, path, selectors) in scoped.iter().filter(|(_, p, _)| **p == stretch.path) {
             // The first stretch starts at the newest event, whose image is usually the
             // tip's: parsed first, it is the reparse hint for the next. Errors here are
@@ -356,14 +356,16 @@ pub fn warm_share(
 }
 
 /// The blobs a stretch's events change (each event's first-parent diff at its path, both
-/// sides), for the thread to read together in pack order (`ObjectStore::plan_reads`):
-/// read in history order, each version of a file decodes its delta chain anew. Reads
-/// only memoized commit facts; an event it cannot place is left to its own reads.
+/// sides) within the file bound (an image past it is never read), for the thread to read
+/// in pack order (`ObjectStore::plan_reads`): read in history order, each version of a
+/// file decodes its delta chain anew. Reads only memoized commit facts and sizes; an
+/// event it cannot place is left to its own reads.
 fn stretch_blobs(
     db: &dyn Db,
     tip: keel_engine::inputs::Commit,
     scoped: &[ScopedEntry<'_>],
     stretch: &Stretch,
+    bound: FileBound,
 ) -> Vec<keel_engine::Oid> {
     let mut blobs = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();
@@ -374,15 +376,13 @@ fn stretch_blobs(
         let Ok(events) = window.events(path) else {
             continue;
         };
-        for (position, event) in events.iter().enumerate() {
-            if !stretch.share.holds(position, events.len()) {
-                continue;
-            }
+        for event in stretch.share.of(&events) {
             let Ok(Some(change)) = crate::history::change_at(db, event.commit, &event.path) else {
                 continue;
             };
             for oid in [change.old, change.new].into_iter().flatten() {
-                if seen.insert(oid) {
+                let image = crate::images::Image::at(db, oid, event.path.clone());
+                if !bound.excludes(db, image) && seen.insert(oid) {
                     blobs.push(oid);
                 }
             }
